@@ -1,0 +1,82 @@
+# MoonRunner — the two commands of the README are `make run` and `make test`.
+# Both install the Debian packages they need first (apt-get, as root or via sudo).
+
+SWIFT      ?= swift
+DATA       ?= ../shared/data
+PREFIX     ?= /usr/local
+SPEED      ?= 10
+DEB_PKGS   := libgps-dev libi2c-dev libsystemd-dev zlib1g-dev pkg-config gpsd gpsd-clients python3 \
+              gpsbabel librsvg2-bin
+SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+DEBUG_BIN   = .build/debug
+RELEASE_BIN = .build/release
+
+.PHONY: all deps build release run test unit-test accuracy bench soak install uninstall clean
+
+all: build
+
+## Installs the missing Debian packages (nothing when all are present).
+deps:
+	@missing=""; for p in $(DEB_PKGS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+## Replays the bundled demo walk through gpsd (gpsfake) and moonrunnerd, shows `moonrunner watch`.
+run: release
+	SPEED=$(SPEED) BIN=$(RELEASE_BIN) Tests/Tools/demo.sh
+
+## The whole suite: unit and end-to-end tests, then the accuracy checks on the labelled data.
+test: deps
+	$(SWIFT) build --build-tests
+	MOONRUNNER_BIN=$(DEBUG_BIN) MOONRUNNER_DATA=$(DATA) $(SWIFT) test --skip-build
+	$(MAKE) --no-print-directory accuracy BIN=$(DEBUG_BIN)
+
+BIN ?= $(RELEASE_BIN)
+accuracy:
+	@for t in Tests/Tools/eval_*.py; do \
+	  [ -f "$$t" ] || continue; \
+	  echo "== $$t"; python3 $$t --bin $(BIN)/moonrunner --data $(DATA) --check || exit 1; \
+	done
+
+## Speed figures, release build.
+bench: release
+	$(RELEASE_BIN)/moonrunner-bench --bin $(RELEASE_BIN)/moonrunner
+
+## Long-running proofs (more trials than `make test`).
+soak: deps
+	$(SWIFT) build --build-tests
+	MOONRUNNER_BIN=$(DEBUG_BIN) MOONRUNNER_DATA=$(DATA) MOONRUNNER_SOAK=1 $(SWIFT) test --skip-build
+
+## Installs binaries, config, units and the service user (needs root).
+install: release
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)/etc/moonrunner $(DESTDIR)/etc/systemd/system \
+	  $(DESTDIR)$(PREFIX)/share/doc/moonrunner
+	install -m 0755 $(RELEASE_BIN)/moonrunnerd $(RELEASE_BIN)/moonrunner $(DESTDIR)$(PREFIX)/bin/
+	[ -f $(DESTDIR)/etc/moonrunner/moonrunner.yaml ] || install -m 0644 config/moonrunner.yaml $(DESTDIR)/etc/moonrunner/
+	install -m 0644 systemd/moonrunnerd.service systemd/moonrunnerd.socket $(DESTDIR)/etc/systemd/system/
+	install -m 0644 README.md $(DESTDIR)$(PREFIX)/share/doc/moonrunner/
+	getent group i2c >/dev/null || groupadd --system i2c
+	getent group moonrunner >/dev/null || groupadd --system moonrunner
+	id moonrunner >/dev/null 2>&1 || useradd --system --gid moonrunner --groups i2c \
+	  --home-dir /var/lib/moonrunner --no-create-home --shell /usr/sbin/nologin moonrunner
+	-systemctl daemon-reload 2>/dev/null
+	@echo "installed; enable with: systemctl enable --now moonrunnerd.socket moonrunnerd.service"
+
+uninstall:
+	-systemctl disable --now moonrunnerd.service moonrunnerd.socket 2>/dev/null
+	rm -f $(DESTDIR)$(PREFIX)/bin/moonrunnerd $(DESTDIR)$(PREFIX)/bin/moonrunner \
+	  $(DESTDIR)/etc/systemd/system/moonrunnerd.service $(DESTDIR)/etc/systemd/system/moonrunnerd.socket
+
+clean:
+	rm -rf .build

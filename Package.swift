@@ -1,0 +1,68 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "MoonRunner",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "moonrunnerd", targets: ["moonrunnerd"]),
+        .executable(name: "moonrunner", targets: ["moonrunner"]),
+        .executable(name: "moonrunner-bench", targets: ["moonrunner-bench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+    ],
+    targets: [
+        // System libraries: thin module maps over the C APIs.
+        .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"])]),
+        .systemLibrary(name: "CI2C", providers: [.apt(["libi2c-dev"])]),
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+
+        // Pure algorithms and models: no I/O, no clocks.
+        .target(name: "MoonRunnerCore"),
+        // Input adapters: gpsd client, I2C bus, IMU drivers, emulator, trace readers.
+        .target(name: "MoonRunnerSensors", dependencies: ["MoonRunnerCore", "CGPS", "CI2C", "CZlib"]),
+        // SQLite (WAL) store.
+        .target(name: "MoonRunnerStore", dependencies: [
+            "MoonRunnerCore", .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        // File writers (GPX, TCX, FIT, GeoJSON, CSV, SVG).
+        .target(name: "MoonRunnerExport", dependencies: ["MoonRunnerCore"]),
+        // Socket protocol request/response types shared by daemon and CLI.
+        .target(name: "MoonRunnerProtocol", dependencies: ["MoonRunnerCore"]),
+        // Daemon shell: config, wiring, control server, lifecycle.
+        .target(name: "MoonRunnerDaemon", dependencies: [
+            "MoonRunnerCore", "MoonRunnerSensors", "MoonRunnerStore", "MoonRunnerExport",
+            "MoonRunnerProtocol", "CSystemd",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Yams", package: "Yams"),
+        ]),
+        .executableTarget(name: "moonrunnerd", dependencies: [
+            "MoonRunnerDaemon",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "moonrunner", dependencies: [
+            "MoonRunnerCore", "MoonRunnerSensors", "MoonRunnerProtocol", "MoonRunnerExport",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "moonrunner-bench", dependencies: ["MoonRunnerCore", "MoonRunnerSensors"]),
+
+        .testTarget(name: "MoonRunnerCoreTests", dependencies: ["MoonRunnerCore"]),
+        .testTarget(name: "MoonRunnerSensorsTests", dependencies: ["MoonRunnerSensors"]),
+        .testTarget(name: "MoonRunnerStoreTests", dependencies: ["MoonRunnerStore"]),
+        .testTarget(name: "MoonRunnerExportTests", dependencies: ["MoonRunnerExport"]),
+        .testTarget(name: "MoonRunnerProtocolTests", dependencies: ["MoonRunnerProtocol"]),
+        .testTarget(name: "MoonRunnerDaemonTests", dependencies: ["MoonRunnerDaemon"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["MoonRunnerCore", "MoonRunnerProtocol", "MoonRunnerStore"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,40 @@
+import Foundation
+
+/// Metric or imperial display.
+public enum UnitSystem: String, Sendable, Codable, CaseIterable {
+    case metric, imperial
+
+    /// Metres in one display unit of distance (km or mile).
+    public var metresPerUnit: Double { self == .metric ? 1000 : 1609.344 }
+    public var distanceSymbol: String { self == .metric ? "km" : "mi" }
+}
+
+/// The seed app's display formats: `3.42 km`, `00:25:13`, `7:22 min/km`.
+public enum Formatting {
+    /// Distance with two decimals and its unit.
+    public static func distance(_ metres: Double, _ units: UnitSystem = .metric) -> String {
+        String(format: "%.2f %@", metres / units.metresPerUnit, units.distanceSymbol)
+    }
+
+    /// hh:mm:ss, hours unbounded.
+    public static func duration(_ seconds: Double) -> String {
+        guard seconds.isFinite, seconds >= 0 else { return "--:--:--" }
+        let s = Int(seconds.rounded(.down))
+        return String(format: "%02d:%02d:%02d", s / 3600, (s / 60) % 60, s % 60)
+    }
+
+    /// m:ss min/km (or min/mi) from a speed in m/s; `--:--` when not moving.
+    public static func pace(speed: Double, _ units: UnitSystem = .metric) -> String {
+        let unit = "min/\(units.distanceSymbol)"
+        guard speed.isFinite, speed > 0.05 else { return "--:-- \(unit)" }
+        let secondsPerUnit = Int((units.metresPerUnit / speed).rounded())
+        guard secondsPerUnit < 100 * 60 else { return "--:-- \(unit)" }
+        return String(format: "%d:%02d %@", secondsPerUnit / 60, secondsPerUnit % 60, unit)
+    }
+
+    /// Speed in km/h or mph with one decimal.
+    public static func speed(_ mps: Double, _ units: UnitSystem = .metric) -> String {
+        let v = mps.isFinite ? mps * 3600 / units.metresPerUnit : 0
+        return String(format: "%.1f %@", v, units == .metric ? "km/h" : "mph")
+    }
+}

@@ -1,0 +1,43 @@
+/// Everything the pure core needs to know from the configuration.
+public struct EngineConfig: Sendable, Equatable {
+    public var detector: StepDetectorKind = .adaptive
+    public var gps = GPSFilterConfig()
+    public var autoPause = AutoPauseConfig()
+    /// Seconds without a step after which the IMU calls the wearer still.
+    public var stillAfter = 3.0
+    /// Below this standard deviation of |a| (g) the IMU calls the device still.
+    public var stillAccelStd = 0.05
+
+    public init() {}
+}
+
+/// What the engine tells its owner, in order.
+public enum EngineOutput: Sendable, Equatable {
+    /// A counted step at this instant.
+    case step(Double)
+    case event(SessionEvent)
+    /// An accepted track point while recording.
+    case point(TrackPoint)
+    /// A fix the filter refused, with the reason.
+    case rejected(FixRejection, GPSFix, at: Double)
+}
+
+/// What is needed to carry an open session across a daemon restart.
+public struct SessionSnapshot: Sendable, Equatable, Codable {
+    public var state: SessionState
+    public var stats: SessionStats
+    public var pauses: [PauseInterval]
+    /// Engine-clock instant of the latest input reflected in `stats`.
+    public var lastTime: Double
+
+    public init(state: SessionState, stats: SessionStats, pauses: [PauseInterval], lastTime: Double) {
+        self.state = state
+        self.stats = stats
+        self.pauses = pauses
+        self.lastTime = lastTime
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case state, stats, pauses, lastTime = "last_time"
+    }
+}

@@ -1,0 +1,260 @@
+/// The heart of MoonRunner: one workout's state machine and statistics.
+///
+/// A pure value: IMU samples, GPS fixes, commands and the passing of time
+/// come in with explicit timestamps (the engine clock), and what happened
+/// goes out through `emit`, in order. The daemon runs it live, `moonrunner
+/// analyze` runs it over recorded traces, tests run it over anything.
+public struct SessionEngine: Sendable {
+    public let config: EngineConfig
+    public private(set) var state: SessionState = .idle
+    public private(set) var stats = SessionStats()
+    public private(set) var pauses: [PauseInterval] = []
+    /// Latest instant the engine has seen.
+    public private(set) var now = -Double.infinity
+    /// IMU samples refused as implausible (non-finite or beyond full scale).
+    public private(set) var rejectedSamples = 0
+
+    private var detector: AnyStepDetector
+    private var cadence = CadenceEstimator()
+    private var energy = MotionEnergy()
+    private var autoPause: AutoPauseDetector
+    private var gps: GPSFilter
+    private var lastStep = -Double.infinity
+    private var lastSampleTime = -Double.infinity
+    private var lastFixTime = -Double.infinity
+    /// Total of closed pauses, so that moving time costs O(1) per sample.
+    private var closedPauses = 0.0
+
+    public init(config: EngineConfig = EngineConfig()) {
+        self.config = config
+        detector = AnyStepDetector(kind: config.detector)
+        autoPause = AutoPauseDetector(config: config.autoPause)
+        gps = GPSFilter(config: config.gps)
+    }
+
+    /// Current GPS signal grade.
+    public var signal: SignalGrade { gps.signal }
+    /// True when IMU samples arrived within the last two seconds.
+    public var hasIMU: Bool { now - lastSampleTime <= 2 }
+    /// True when a position fix arrived within the last five seconds.
+    public var hasGPS: Bool { now - lastFixTime <= 5 }
+    /// The snapshot the store keeps so that a restart can carry on.
+    public var snapshot: SessionSnapshot {
+        SessionSnapshot(state: state, stats: stats, pauses: pauses, lastTime: now)
+    }
+
+    // MARK: Commands
+
+    public mutating func start(activity: Activity, at t: Double, emit: (EngineOutput) -> Void) throws(SessionCommandError) {
+        guard !state.isActive else { throw SessionCommandError(command: "start", state: state) }
+        advanceClock(t)
+        stats = SessionStats()
+        stats.activity = activity
+        stats.startTime = t
+        pauses = []
+        closedPauses = 0
+        state = .recording
+        autoPause.restart(at: t)
+        gps.breakSegment()
+        emit(.event(SessionEvent(kind: .start, time: t, detectedAt: t, cause: "command", state: state,
+                                 detail: activity.rawValue)))
+    }
+
+    public mutating func pause(at t: Double, emit: (EngineOutput) -> Void) throws(SessionCommandError) {
+        guard state == .recording || state == .autoPaused else {
+            throw SessionCommandError(command: "pause", state: state)
+        }
+        advance(to: t, emit: emit)
+        if state == .autoPaused, let i = pauses.indices.last {
+            // Already stopped: the wearer makes it their own pause, from when it began.
+            pauses[i].automatic = false
+        } else {
+            pauses.append(PauseInterval(start: t, end: .nan, detectedAt: t, automatic: false))
+        }
+        state = .paused
+        refreshTimes()
+        emit(.event(SessionEvent(kind: .pause, time: t, detectedAt: t, cause: "command", state: state)))
+    }
+
+    public mutating func resume(at t: Double, emit: (EngineOutput) -> Void) throws(SessionCommandError) {
+        guard state == .paused || state == .autoPaused else {
+            throw SessionCommandError(command: "resume", state: state)
+        }
+        advanceClock(t)
+        closePause(at: t)
+        state = .recording
+        autoPause.restart(at: t)
+        gps.breakSegment()
+        refreshTimes()
+        emit(.event(SessionEvent(kind: .resume, time: t, detectedAt: t, cause: "command", state: state)))
+    }
+
+    public mutating func lap(at t: Double, emit: (EngineOutput) -> Void) throws(SessionCommandError) {
+        guard state.isActive else { throw SessionCommandError(command: "lap", state: state) }
+        advance(to: t, emit: emit)
+        stats.laps += 1
+        emit(.event(SessionEvent(kind: .lap, time: t, detectedAt: t, cause: "command", state: state,
+                                 detail: String(stats.laps))))
+    }
+
+    public mutating func stop(at t: Double, emit: (EngineOutput) -> Void) throws(SessionCommandError) {
+        guard state.isActive else { throw SessionCommandError(command: "stop", state: state) }
+        advance(to: t, emit: emit)
+        closePause(at: now)
+        refreshTimes()
+        state = .stopped
+        stats.speed = 0
+        stats.cadence = 0
+        emit(.event(SessionEvent(kind: .stop, time: now, detectedAt: now, cause: "command", state: state)))
+    }
+
+    /// Carries on a session that a crash or restart interrupted. The time the
+    /// daemon was away counts as a pause: nobody knows what happened in it.
+    public mutating func restore(_ snapshot: SessionSnapshot, at t: Double, emit: (EngineOutput) -> Void) {
+        advanceClock(max(t, snapshot.lastTime))
+        stats = snapshot.stats
+        pauses = snapshot.pauses
+        state = snapshot.state == .paused ? .paused : .recording
+        if state == .recording {
+            if let last = pauses.last, last.end.isNaN {
+                pauses[pauses.count - 1].end = snapshot.lastTime
+            }
+            if now > snapshot.lastTime {
+                pauses.append(PauseInterval(start: snapshot.lastTime, end: now, detectedAt: now, automatic: true))
+            }
+        }
+        closedPauses = pauses.reduce(0) { $0 + ($1.end.isNaN ? 0 : $1.end - $1.start) }
+        autoPause.restart(at: now)
+        gps.reset()
+        refreshTimes()
+        emit(.event(SessionEvent(kind: .resume, time: now, detectedAt: now, cause: "recovery", state: state)))
+    }
+
+    // MARK: Inputs
+
+    /// One IMU sample. Implausible samples are refused and counted.
+    public mutating func ingest(_ sample: IMUSample, emit: (EngineOutput) -> Void) {
+        guard sample.isPlausible else {
+            rejectedSamples += 1
+            return
+        }
+        if sample.t <= lastSampleTime {
+            // Out of order or repeated: the detector's filters assume a forward clock.
+            rejectedSamples += 1
+            return
+        }
+        lastSampleTime = sample.t
+        advanceClock(sample.t)
+        energy.process(sample)
+        // The detector is a small plain value: working on a copy lets its
+        // callback update the rest of the engine without overlapping access.
+        var d = detector
+        d.process(sample) { t in stepDetected(at: t, emit: emit) }
+        detector = d
+        if state == .recording {
+            autoPause.rotation(max(abs(sample.gy.isNaN ? 0 : sample.gy), abs(sample.gz.isNaN ? 0 : sample.gz)),
+                               at: sample.t)
+        }
+        checkAutoPause(emit: emit)
+    }
+
+    /// One gpsd fix that arrived at engine-clock instant `t`.
+    public mutating func ingest(_ fix: GPSFix, at t: Double, emit: (EngineOutput) -> Void) {
+        advanceClock(t)
+        let still = hasIMU && t - lastStep > config.stillAfter && energy.accelStd < config.stillAccelStd
+            && !(fix.speed.isFinite && fix.speed > config.autoPause.moveSpeed)
+        if fix.hasPosition { lastFixTime = t }
+        let out = gps.process(fix, at: t, stationary: still)
+        if let reason = out.rejection {
+            if state.isActive { stats.rejectedFixes += 1 }
+            emit(.rejected(reason, fix, at: t))
+        }
+        if let point = out.point, state == .recording {
+            stats.distance += out.distance
+            stats.elevationGain += out.elevationGain
+            stats.elevationLoss += out.elevationLoss
+            stats.speed = point.speed
+            stats.maxSpeed = max(stats.maxSpeed, point.speed)
+            stats.points += 1
+            emit(.point(point))
+        }
+        if state == .recording || state == .autoPaused, fix.hasPosition, !(hasIMU && still) {
+            handle(autoPause.gpsSpeed(fix.speed, at: t), emit: emit)
+        }
+        checkAutoPause(emit: emit)
+    }
+
+    /// Time passes without input (the daemon's 1 Hz tick).
+    public mutating func advance(to t: Double, emit: (EngineOutput) -> Void) {
+        advanceClock(t)
+        checkAutoPause(emit: emit)
+    }
+
+    // MARK: Internals
+
+    private mutating func stepDetected(at t: Double, emit: (EngineOutput) -> Void) {
+        lastStep = t
+        cadence.addStep(at: t)
+        guard state == .recording || state == .autoPaused else { return }
+        stats.steps += 1
+        emit(.step(t))
+        if state == .autoPaused {
+            handle(autoPause.step(at: t), emit: emit)
+        } else {
+            _ = autoPause.step(at: t)
+        }
+    }
+
+    private mutating func checkAutoPause(emit: (EngineOutput) -> Void) {
+        // Stillness must be observed: with neither IMU samples nor fixes
+        // arriving, nothing is known and nothing is paused.
+        if state == .recording && (hasIMU || hasGPS) {
+            handle(autoPause.tick(at: now), emit: emit)
+        }
+        refreshTimes()
+    }
+
+    private mutating func handle(_ decision: AutoPauseDetector.Decision?, emit: (EngineOutput) -> Void) {
+        switch decision {
+        case nil:
+            return
+        case let .pause(since, at, cause):
+            guard state == .recording else { return }
+            // Never back-date into an earlier pause or before the start.
+            let start = max(since, pauses.last?.end ?? stats.startTime, stats.startTime)
+            pauses.append(PauseInterval(start: start, end: .nan, detectedAt: at, automatic: true))
+            state = .autoPaused
+            stats.speed = 0
+            refreshTimes()
+            emit(.event(SessionEvent(kind: .autopause, time: start, detectedAt: at, cause: cause, state: state)))
+        case let .resume(since, at, cause):
+            guard state == .autoPaused else { return }
+            let open = pauses.last?.start ?? since
+            closePause(at: max(since, open))
+            state = .recording
+            gps.breakSegment()
+            refreshTimes()
+            emit(.event(SessionEvent(kind: .autoresume, time: max(since, open), detectedAt: at, cause: cause,
+                                     state: state)))
+        }
+    }
+
+    private mutating func closePause(at t: Double) {
+        guard let i = pauses.indices.last, pauses[i].end.isNaN else { return }
+        pauses[i].end = max(t, pauses[i].start)
+        closedPauses += pauses[i].end - pauses[i].start
+    }
+
+    private mutating func advanceClock(_ t: Double) {
+        if t > now { now = t }
+    }
+
+    private mutating func refreshTimes() {
+        guard state.isActive, stats.startTime.isFinite else { return }
+        stats.elapsed = max(0, now - stats.startTime)
+        var paused = closedPauses
+        if let open = pauses.last, open.end.isNaN { paused += max(0, now - open.start) }
+        stats.moving = max(0, stats.elapsed - paused)
+        stats.cadence = state == .recording ? cadence.cadence(at: now) : 0
+    }
+}

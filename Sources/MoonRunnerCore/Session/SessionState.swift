@@ -1,0 +1,101 @@
+/// Where a workout is in its life.
+public enum SessionState: String, Sendable, Codable, CaseIterable {
+    /// No session.
+    case idle
+    case recording
+    /// Paused by the motion detector; resumes by itself.
+    case autoPaused
+    /// Paused by the wearer; never resumed automatically.
+    case paused
+    case stopped
+
+    /// True while a session is open (recording or paused in any way).
+    public var isActive: Bool { self == .recording || self == .autoPaused || self == .paused }
+}
+
+/// The kind of workout, which sets speed limits and calorie equations.
+public enum Activity: String, Sendable, Codable, CaseIterable {
+    case run, walk
+}
+
+/// What happened, for the journal and for watchers.
+public enum SessionEventKind: String, Sendable, Codable, CaseIterable {
+    case start, pause, resume, autopause, autoresume, lap, stop, badge, fault
+}
+
+/// A timestamped transition or notable moment of a session.
+public struct SessionEvent: Sendable, Equatable, Codable {
+    public var kind: SessionEventKind
+    /// When it happened (engine clock); pauses are back-dated to when motion stopped.
+    public var time: Double
+    /// When the engine decided it (engine clock); equals `time` for commands.
+    public var detectedAt: Double
+    /// Why: "command", "steps", "no_motion", "gps_speed", ...
+    public var cause: String
+    /// The state after the event.
+    public var state: SessionState
+    /// Free-form detail (lap number, badge name, fault text).
+    public var detail: String?
+
+    public init(kind: SessionEventKind, time: Double, detectedAt: Double, cause: String,
+                state: SessionState, detail: String? = nil) {
+        self.kind = kind
+        self.time = time
+        self.detectedAt = detectedAt
+        self.cause = cause
+        self.state = state
+        self.detail = detail
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case kind = "event", time, detectedAt = "detected_at", cause, state, detail
+    }
+}
+
+/// One interval the workout was paused, in engine-clock seconds.
+public struct PauseInterval: Sendable, Equatable, Codable {
+    public var start: Double
+    /// NaN while the pause is still open.
+    public var end: Double
+    /// When the pause was decided (for manual pauses the same as `start`).
+    public var detectedAt: Double
+    public var automatic: Bool
+
+    public init(start: Double, end: Double, detectedAt: Double, automatic: Bool) {
+        self.start = start
+        self.end = end
+        self.detectedAt = detectedAt
+        self.automatic = automatic
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case start, end, detectedAt = "detected_at", automatic
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        start = try c.decode(Double.self, forKey: .start)
+        end = try c.decodeIfPresent(Double.self, forKey: .end) ?? .nan
+        detectedAt = try c.decode(Double.self, forKey: .detectedAt)
+        automatic = try c.decodeIfPresent(Bool.self, forKey: .automatic) ?? true
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(start, forKey: .start)
+        if end.isFinite { try c.encode(end, forKey: .end) } else { try c.encodeNil(forKey: .end) }
+        try c.encode(detectedAt, forKey: .detectedAt)
+        try c.encode(automatic, forKey: .automatic)
+    }
+}
+
+/// A command refused in the current state.
+public struct SessionCommandError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var command: String
+    public var state: SessionState
+    public init(command: String, state: SessionState) {
+        self.command = command
+        self.state = state
+    }
+    public var description: String { "cannot \(command) while \(state.rawValue)" }
+}

@@ -1,0 +1,74 @@
+/// Live and final figures of a session. Times in seconds, distances in
+/// metres, speeds in m/s.
+public struct SessionStats: Sendable, Equatable, Codable {
+    public var activity: Activity = .run
+    public var startTime: Double = .nan
+    public var elapsed: Double = 0
+    public var moving: Double = 0
+    public var distance: Double = 0
+    public var steps: Int = 0
+    /// Current cadence, steps/min.
+    public var cadence: Double = 0
+    /// Current speed, m/s (0 when paused).
+    public var speed: Double = 0
+    public var maxSpeed: Double = 0
+    public var elevationGain: Double = 0
+    public var elevationLoss: Double = 0
+    public var laps: Int = 0
+    public var points: Int = 0
+    public var rejectedFixes: Int = 0
+
+    public init() {}
+
+    /// Average speed over moving time, m/s.
+    public var averageSpeed: Double { moving > 0 ? distance / moving : 0 }
+    /// Average cadence over moving time, steps/min.
+    public var averageCadence: Double { moving > 0 ? Double(steps) / moving * 60 : 0 }
+    /// Average pace, seconds per km (NaN when not moving).
+    public var averagePace: Double { averageSpeed > 0.05 ? 1000 / averageSpeed : .nan }
+    /// Current pace, seconds per km (NaN when not moving).
+    public var pace: Double { speed > 0.05 ? 1000 / speed : .nan }
+
+    private enum CodingKeys: String, CodingKey {
+        case activity, startTime = "start_time", elapsed = "elapsed_s", moving = "moving_s",
+             distance = "distance_m", steps, cadence = "cadence_spm", speed = "speed_mps",
+             maxSpeed = "max_speed_mps", elevationGain = "elevation_gain_m",
+             elevationLoss = "elevation_loss_m", laps, points, rejectedFixes = "rejected_fixes"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        activity = try c.decodeIfPresent(Activity.self, forKey: .activity) ?? .run
+        startTime = try c.decodeIfPresent(Double.self, forKey: .startTime) ?? .nan
+        elapsed = try c.decodeIfPresent(Double.self, forKey: .elapsed) ?? 0
+        moving = try c.decodeIfPresent(Double.self, forKey: .moving) ?? 0
+        distance = try c.decodeIfPresent(Double.self, forKey: .distance) ?? 0
+        steps = try c.decodeIfPresent(Int.self, forKey: .steps) ?? 0
+        cadence = try c.decodeIfPresent(Double.self, forKey: .cadence) ?? 0
+        speed = try c.decodeIfPresent(Double.self, forKey: .speed) ?? 0
+        maxSpeed = try c.decodeIfPresent(Double.self, forKey: .maxSpeed) ?? 0
+        elevationGain = try c.decodeIfPresent(Double.self, forKey: .elevationGain) ?? 0
+        elevationLoss = try c.decodeIfPresent(Double.self, forKey: .elevationLoss) ?? 0
+        laps = try c.decodeIfPresent(Int.self, forKey: .laps) ?? 0
+        points = try c.decodeIfPresent(Int.self, forKey: .points) ?? 0
+        rejectedFixes = try c.decodeIfPresent(Int.self, forKey: .rejectedFixes) ?? 0
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(activity, forKey: .activity)
+        if startTime.isFinite { try c.encode(startTime, forKey: .startTime) }
+        try c.encode(elapsed, forKey: .elapsed)
+        try c.encode(moving, forKey: .moving)
+        try c.encode(distance, forKey: .distance)
+        try c.encode(steps, forKey: .steps)
+        try c.encode(cadence, forKey: .cadence)
+        try c.encode(speed, forKey: .speed)
+        try c.encode(maxSpeed, forKey: .maxSpeed)
+        try c.encode(elevationGain, forKey: .elevationGain)
+        try c.encode(elevationLoss, forKey: .elevationLoss)
+        try c.encode(laps, forKey: .laps)
+        try c.encode(points, forKey: .points)
+        try c.encode(rejectedFixes, forKey: .rejectedFixes)
+    }
+}

@@ -1,0 +1,113 @@
+/// Runs the session engine over recorded inputs, as `moonrunner analyze`
+/// does: the session starts at the first input and stops at the last.
+/// Inputs must be fed in time order.
+public struct TraceAnalysis: Sendable {
+    public private(set) var engine: SessionEngine
+    private var recorder = Recorder()
+    private let activity: Activity
+    private var started = false
+
+    /// What the engine emitted, kept for the summary.
+    private struct Recorder: Sendable {
+        var stepTimes: [Double] = []
+        var events: [SessionEvent] = []
+        var rejections: [FixRejection: Int] = [:]
+
+        mutating func record(_ output: EngineOutput) {
+            switch output {
+            case let .step(t): stepTimes.append(t)
+            case let .event(e): events.append(e)
+            case .point: break
+            case let .rejected(reason, _, _): rejections[reason, default: 0] += 1
+            }
+        }
+    }
+
+    public init(config: EngineConfig = EngineConfig(), activity: Activity = .run) {
+        engine = SessionEngine(config: config)
+        self.activity = activity
+    }
+
+    public var stepTimes: [Double] { recorder.stepTimes }
+    public var events: [SessionEvent] { recorder.events }
+
+    public mutating func feed(_ sample: IMUSample) {
+        startIfNeeded(at: sample.t)
+        withRecorder { engine, rec in engine.ingest(sample) { rec.record($0) } }
+    }
+
+    public mutating func feed(_ fix: GPSFix, at t: Double) {
+        startIfNeeded(at: t)
+        withRecorder { engine, rec in engine.ingest(fix, at: t) { rec.record($0) } }
+    }
+
+    /// Stops the session at `t` (the last input's time) and returns the summary.
+    public mutating func finish(at t: Double) -> AnalysisSummary {
+        if started {
+            withRecorder { engine, rec in try? engine.stop(at: t) { rec.record($0) } }
+        }
+        return AnalysisSummary(stats: engine.stats, stepTimes: recorder.stepTimes, pauses: engine.pauses,
+                               events: recorder.events, rejectedSamples: engine.rejectedSamples,
+                               rejections: recorder.rejections)
+    }
+
+    private mutating func startIfNeeded(at t: Double) {
+        guard !started else { return }
+        started = true
+        let activity = self.activity
+        withRecorder { engine, rec in try? engine.start(activity: activity, at: t) { rec.record($0) } }
+    }
+
+    /// Lends the engine and the recorder out as two separate variables (the
+    /// engine's callback may not capture `self`); swapping keeps the arrays
+    /// uniquely owned so appending never copies them.
+    private mutating func withRecorder(_ body: (inout SessionEngine, inout Recorder) -> Void) {
+        var rec = Recorder()
+        swap(&rec, &recorder)
+        body(&engine, &rec)
+        swap(&rec, &recorder)
+    }
+}
+
+/// What `moonrunner analyze --json` prints.
+public struct AnalysisSummary: Sendable, Codable, Equatable {
+    public var steps: Int
+    public var stepTimes: [Double]
+    public var cadence: Double
+    public var distance: Double
+    public var elapsed: Double
+    public var moving: Double
+    public var elevationGain: Double
+    public var elevationLoss: Double
+    public var maxSpeed: Double
+    public var points: Int
+    public var pauses: [PauseInterval]
+    public var events: [SessionEvent]
+    public var rejectedSamples: Int
+    public var rejectedFixes: [String: Int]
+
+    public init(stats: SessionStats, stepTimes: [Double], pauses: [PauseInterval], events: [SessionEvent],
+                rejectedSamples: Int, rejections: [FixRejection: Int]) {
+        steps = stats.steps
+        self.stepTimes = stepTimes
+        cadence = stats.averageCadence
+        distance = stats.distance
+        elapsed = stats.elapsed
+        moving = stats.moving
+        elevationGain = stats.elevationGain
+        elevationLoss = stats.elevationLoss
+        maxSpeed = stats.maxSpeed
+        points = stats.points
+        self.pauses = pauses
+        self.events = events
+        self.rejectedSamples = rejectedSamples
+        rejectedFixes = Dictionary(uniqueKeysWithValues: rejections.map { ($0.key.rawValue, $0.value) })
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case steps, stepTimes = "step_times", cadence = "cadence_spm", distance = "distance_m",
+             elapsed = "elapsed_s", moving = "moving_s", elevationGain = "elevation_gain_m",
+             elevationLoss = "elevation_loss_m", maxSpeed = "max_speed_mps", points, pauses, events,
+             rejectedSamples = "rejected_samples", rejectedFixes = "rejected_fixes"
+    }
+}

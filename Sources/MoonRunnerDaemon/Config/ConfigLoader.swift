@@ -1,0 +1,262 @@
+import Foundation
+import MoonRunnerCore
+import MoonRunnerSensors
+import Yams
+
+/// Reads `moonrunner.yaml` into a `DaemonConfig`, strictly: unknown keys,
+/// wrong types and out-of-range values are errors that name the key.
+public enum ConfigLoader {
+    /// Every key the file may hold, with how to apply it.
+    private static let keys: [String: @Sendable (inout DaemonConfig, String, Any) throws(ConfigError) -> Void] = [
+        "gpsd.host": { c, k, v throws(ConfigError) in c.gpsdHost = try string(k, v, nonEmpty: true) },
+        "gpsd.port": { c, k, v throws(ConfigError) in c.gpsdPort = try int(k, v, 1...65535) },
+        "imu.source": { c, k, v throws(ConfigError) in c.imuSource = try imuSource(k, v) },
+        "imu.rate_hz": { c, k, v throws(ConfigError) in c.imuRateHz = try int(k, v, 25...1000) },
+        "imu.accel_range_g": { c, k, v throws(ConfigError) in c.imuAccelRangeG = try oneOf(k, v, [2, 4, 8, 16]) },
+        "imu.gyro_range_dps": { c, k, v throws(ConfigError) in c.imuGyroRangeDps = try oneOf(k, v, [250, 500, 1000, 2000]) },
+        "state_dir": { c, k, v throws(ConfigError) in c.stateDir = try path(k, v) },
+        "socket.path": { c, k, v throws(ConfigError) in c.socketPath = try socketPath(k, v) },
+        "socket.mode": { c, k, v throws(ConfigError) in c.socketMode = try mode(k, v) },
+        "socket.control_group": { c, k, v throws(ConfigError) in c.controlGroup = try string(k, v, nonEmpty: false) },
+        "socket.max_line_bytes": { c, k, v throws(ConfigError) in c.maxLineBytes = try int(k, v, 256...1_048_576) },
+        "socket.max_clients": { c, k, v throws(ConfigError) in c.maxClients = try int(k, v, 1...4096) },
+        "socket.idle_timeout_s": { c, k, v throws(ConfigError) in c.idleTimeout = try double(k, v, 1...86_400) },
+        "socket.max_requests_per_s": { c, k, v throws(ConfigError) in c.maxRequestsPerSecond = try int(k, v, 1...100_000) },
+        "store.commit_interval_s": { c, k, v throws(ConfigError) in c.commitInterval = try double(k, v, 0.1...60) },
+        "store.recovery_window_s": { c, k, v throws(ConfigError) in c.recoveryWindow = try double(k, v, 0...604_800) },
+        "store.retention_days": { c, k, v throws(ConfigError) in c.retentionDays = try int(k, v, 0...36_500) },
+        "session.activity": { c, k, v throws(ConfigError) in c.defaultActivity = try enumValue(k, v, Activity.self) },
+        "units": { c, k, v throws(ConfigError) in c.units = try enumValue(k, v, UnitSystem.self) },
+        "body_mass_kg": { c, k, v throws(ConfigError) in c.bodyMassKg = try double(k, v, 20...300) },
+        "steps.detector": { c, k, v throws(ConfigError) in c.detector = try enumValue(k, v, StepDetectorKind.self) },
+        "gps_filter.max_accuracy_m": { c, k, v throws(ConfigError) in c.gpsMaxAccuracy = try double(k, v, 1...1000) },
+        "gps_filter.max_age_s": { c, k, v throws(ConfigError) in c.gpsMaxAge = try double(k, v, 0.5...120) },
+        "gps_filter.max_speed_mps": { c, k, v throws(ConfigError) in c.gpsMaxSpeed = try double(k, v, 1...100) },
+        "auto_pause.enabled": { c, k, v throws(ConfigError) in c.autoPauseEnabled = try bool(k, v) },
+        "auto_pause.dwell_s": { c, k, v throws(ConfigError) in c.autoPauseDwell = try double(k, v, 1...120) },
+        "auto_pause.resume_steps": { c, k, v throws(ConfigError) in c.autoPauseResumeSteps = try int(k, v, 1...4) },
+        "auto_pause.move_speed_mps": { c, k, v throws(ConfigError) in c.autoPauseMoveSpeed = try double(k, v, 0.2...10) },
+        "auto_pause.gyro_threshold_rad_s": { c, k, v throws(ConfigError) in c.autoPauseGyroThreshold = try double(k, v, 0.1...30) },
+        "hooks.on_transition": { c, k, v throws(ConfigError) in c.hookCommand = try string(k, v, nonEmpty: false) },
+        "hooks.timeout_s": { c, k, v throws(ConfigError) in c.hookTimeout = try double(k, v, 0.1...300) },
+        "log_level": { c, k, v throws(ConfigError) in
+            c.logLevel = try oneOfStrings(k, v, ["trace", "debug", "info", "notice", "warning", "error", "critical"])
+        },
+    ]
+
+    /// All documented keys, sorted (for messages and the config file test).
+    public static var knownKeys: [String] { keys.keys.sorted() }
+
+    /// Loads a file on top of the defaults.
+    public static func load(path: String, into base: DaemonConfig = DaemonConfig()) throws(ConfigError) -> DaemonConfig {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw ConfigError(key: "--config", value: path, allowed: "a readable YAML file (\(error.localizedDescription))")
+        }
+        return try parse(yaml: text, into: base, source: path)
+    }
+
+    public static func parse(yaml text: String, into base: DaemonConfig = DaemonConfig(),
+                             source: String = "config") throws(ConfigError) -> DaemonConfig {
+        let root: Any?
+        do {
+            root = try Yams.load(yaml: text)
+        } catch {
+            throw ConfigError(key: "(file)", value: source, allowed: "valid YAML: \(error)")
+        }
+        var config = base
+        guard let root else { return config }
+        guard let map = root as? [String: Any] else {
+            throw ConfigError(key: "(file)", value: source, allowed: "a mapping of keys to values at the top level")
+        }
+        var flat: [(String, Any)] = []
+        flatten(map, prefix: "", into: &flat)
+        for (key, value) in flat.sorted(by: { $0.0 < $1.0 }) {
+            guard let apply = keys[key] else {
+                let hint = knownKeys.min(by: { editDistance($0, key) < editDistance($1, key) }) ?? ""
+                throw ConfigError(key: key, value: describe(value),
+                                  allowed: "unknown key (did you mean \(hint)?)")
+            }
+            try apply(&config, key, value)
+        }
+        return config
+    }
+
+    private static func flatten(_ map: [String: Any], prefix: String, into out: inout [(String, Any)]) {
+        for (k, v) in map {
+            let key = prefix.isEmpty ? k : "\(prefix).\(k)"
+            if let sub = v as? [String: Any] {
+                flatten(sub, prefix: key, into: &out)
+            } else {
+                out.append((key, v))
+            }
+        }
+    }
+
+    // MARK: Value checks (also used for command-line flags)
+
+    static func describe(_ v: Any) -> String {
+        if v is NSNull { return "null" }
+        return "\(v)"
+    }
+
+    static func string(_ k: String, _ v: Any, nonEmpty: Bool) throws(ConfigError) -> String {
+        guard let s = v as? String else {
+            if v is NSNull && !nonEmpty { return "" }
+            throw ConfigError(key: k, value: describe(v), allowed: "a string")
+        }
+        if nonEmpty && s.trimmingCharacters(in: .whitespaces).isEmpty {
+            throw ConfigError(key: k, value: s, allowed: "a non-empty string")
+        }
+        return s
+    }
+
+    static func int(_ k: String, _ v: Any, _ range: ClosedRange<Int>) throws(ConfigError) -> Int {
+        let n: Int?
+        if v is Bool { n = nil } else if let i = v as? Int { n = i } else if let s = v as? String { n = Int(s) } else { n = nil }
+        guard let n, range.contains(n) else {
+            throw ConfigError(key: k, value: describe(v), allowed: "an integer from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return n
+    }
+
+    static func double(_ k: String, _ v: Any, _ range: ClosedRange<Double>) throws(ConfigError) -> Double {
+        let d: Double?
+        if v is Bool { d = nil } else if let x = v as? Double { d = x } else if let i = v as? Int { d = Double(i) }
+        else if let s = v as? String { d = Double(s) } else { d = nil }
+        guard let d, d.isFinite, range.contains(d) else {
+            throw ConfigError(key: k, value: describe(v),
+                              allowed: "a number from \(fmt(range.lowerBound)) to \(fmt(range.upperBound))")
+        }
+        return d
+    }
+
+    static func bool(_ k: String, _ v: Any) throws(ConfigError) -> Bool {
+        guard let b = v as? Bool else { throw ConfigError(key: k, value: describe(v), allowed: "true or false") }
+        return b
+    }
+
+    static func oneOf(_ k: String, _ v: Any, _ allowed: [Int]) throws(ConfigError) -> Int {
+        guard !(v is Bool), let i = v as? Int, allowed.contains(i) else {
+            throw ConfigError(key: k, value: describe(v), allowed: "one of \(allowed.map(String.init).joined(separator: ", "))")
+        }
+        return i
+    }
+
+    static func oneOfStrings(_ k: String, _ v: Any, _ allowed: [String]) throws(ConfigError) -> String {
+        guard let s = v as? String, allowed.contains(s) else {
+            throw ConfigError(key: k, value: describe(v), allowed: "one of \(allowed.joined(separator: ", "))")
+        }
+        return s
+    }
+
+    static func enumValue<E: RawRepresentable & CaseIterable>(_ k: String, _ v: Any, _: E.Type) throws(ConfigError) -> E
+    where E.RawValue == String {
+        guard let s = v as? String, let e = E(rawValue: s) else {
+            throw ConfigError(key: k, value: describe(v),
+                              allowed: "one of \(E.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return e
+    }
+
+    static func path(_ k: String, _ v: Any) throws(ConfigError) -> String {
+        let s = try string(k, v, nonEmpty: true)
+        guard !s.contains("\0") else { throw ConfigError(key: k, value: s, allowed: "a file system path") }
+        return s
+    }
+
+    static func socketPath(_ k: String, _ v: Any) throws(ConfigError) -> String {
+        let s = try path(k, v)
+        // sockaddr_un.sun_path holds 108 bytes including the terminator.
+        guard s.utf8.count < 108 else {
+            throw ConfigError(key: k, value: s, allowed: "a path shorter than 108 bytes (a Unix socket limit)")
+        }
+        return s
+    }
+
+    static func mode(_ k: String, _ v: Any) throws(ConfigError) -> Int {
+        let text: String
+        if let s = v as? String { text = s } else if let i = v as? Int { text = String(i) } else { text = describe(v) }
+        let digits = text.hasPrefix("0o") ? String(text.dropFirst(2)) : text
+        guard !digits.isEmpty, digits.count <= 4, let m = Int(digits, radix: 8), m & ~0o777 == 0 else {
+            throw ConfigError(key: k, value: text, allowed: "octal permission bits such as \"0660\"")
+        }
+        guard m & 0o007 == 0 else {
+            throw ConfigError(key: k, value: text, allowed: "no permissions for others (e.g. 0660); access is by user and group")
+        }
+        return m
+    }
+
+    static func imuSource(_ k: String, _ v: Any) throws(ConfigError) -> String {
+        let s = try string(k, v, nonEmpty: true)
+        do {
+            _ = try IMUSourceSpec.parse(s)
+        } catch {
+            throw ConfigError(key: k, value: s, allowed: "i2c:/dev/i2c-N@0x68 or replay:FILE[,speed=N][,loop] (\(error.reason))")
+        }
+        return s
+    }
+
+    /// `HOST:PORT` for `--gpsd`.
+    static func hostPort(_ k: String, _ text: String) throws(ConfigError) -> (String, Int) {
+        guard let colon = text.lastIndex(of: ":") else {
+            throw ConfigError(key: k, value: text, allowed: "HOST:PORT, e.g. 127.0.0.1:2947")
+        }
+        let host = String(text[..<colon])
+        let port = try int(k, String(text[text.index(after: colon)...]), 1...65535)
+        guard !host.isEmpty else { throw ConfigError(key: k, value: text, allowed: "HOST:PORT, e.g. 127.0.0.1:2947") }
+        return (host, port)
+    }
+
+    private static func fmt(_ d: Double) -> String {
+        d.rounded() == d ? String(Int(d)) : String(d)
+    }
+
+    private static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        var row = Array(0...b.count)
+        for i in 1...max(a.count, 1) where !a.isEmpty {
+            var prev = row[0]
+            row[0] = i
+            for j in 1...max(b.count, 1) where !b.isEmpty {
+                let cur = row[j]
+                row[j] = min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] == b[j - 1] ? 0 : 1))
+                prev = cur
+            }
+        }
+        return row[b.count]
+    }
+}
+
+/// Command-line flags that override the file.
+public struct ConfigOverrides: Sendable {
+    public var stateDir: String?
+    public var socketPath: String?
+    public var gpsd: String?
+    public var imu: String?
+    public var logLevel: String?
+
+    public init(stateDir: String? = nil, socketPath: String? = nil, gpsd: String? = nil, imu: String? = nil,
+                logLevel: String? = nil) {
+        self.stateDir = stateDir
+        self.socketPath = socketPath
+        self.gpsd = gpsd
+        self.imu = imu
+        self.logLevel = logLevel
+    }
+
+    public func apply(to base: DaemonConfig) throws(ConfigError) -> DaemonConfig {
+        var c = base
+        if let v = stateDir { c.stateDir = try ConfigLoader.path("--state-dir", v) }
+        if let v = socketPath { c.socketPath = try ConfigLoader.socketPath("--socket", v) }
+        if let v = gpsd { (c.gpsdHost, c.gpsdPort) = try ConfigLoader.hostPort("--gpsd", v) }
+        if let v = imu { c.imuSource = try ConfigLoader.imuSource("--imu", v) }
+        if let v = logLevel {
+            c.logLevel = try ConfigLoader.oneOfStrings("--log-level", v,
+                                                       ["trace", "debug", "info", "notice", "warning", "error", "critical"])
+        }
+        return c
+    }
+}

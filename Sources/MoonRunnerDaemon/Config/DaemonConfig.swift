@@ -1,0 +1,83 @@
+import Foundation
+import MoonRunnerCore
+
+/// The daemon's configuration: every key of `config/moonrunner.yaml`, with
+/// the defaults documented there.
+public struct DaemonConfig: Sendable, Equatable {
+    public var gpsdHost = "127.0.0.1"
+    public var gpsdPort = 2947
+    /// `i2c:/dev/i2c-1@0x68` or `replay:FILE[,speed=N][,loop]`.
+    public var imuSource = "i2c:/dev/i2c-1@0x68"
+    public var imuRateHz = 100
+    public var imuAccelRangeG = 8
+    public var imuGyroRangeDps = 1000
+    public var stateDir = "/var/lib/moonrunner"
+    public var socketPath = "/run/moonrunner/moonrunner.sock"
+    /// Permission bits of the socket file.
+    public var socketMode = 0o660
+    /// Members of this group (besides root and the daemon's user) may change state.
+    public var controlGroup = "moonrunner"
+    public var maxLineBytes = 4096
+    public var maxClients = 64
+    public var idleTimeout = 600.0
+    public var maxRequestsPerSecond = 50
+    public var commitInterval = 2.0
+    /// A session left open by a crash is resumed if the daemon is back within this many seconds.
+    public var recoveryWindow = 600.0
+    /// Sessions older than this many days are deleted; 0 keeps everything.
+    public var retentionDays = 0
+    public var defaultActivity = Activity.run
+    public var units = UnitSystem.metric
+    public var bodyMassKg = 70.0
+    public var detector = StepDetectorKind.adaptive
+    public var gpsMaxAccuracy = 30.0
+    public var gpsMaxAge = 10.0
+    public var gpsMaxSpeed = 10.27
+    public var autoPauseEnabled = true
+    public var autoPauseDwell = 8.0
+    public var autoPauseResumeSteps = 2
+    public var autoPauseMoveSpeed = 1.2
+    public var autoPauseGyroThreshold = 2.0
+    /// Command run on every state transition (empty: none).
+    public var hookCommand = ""
+    public var hookTimeout = 5.0
+    public var logLevel = "info"
+
+    public init() {}
+
+    /// The pure core's share of the configuration.
+    public var engineConfig: EngineConfig {
+        var e = EngineConfig()
+        e.detector = detector
+        e.gps.maxAccuracy = gpsMaxAccuracy
+        e.gps.maxAge = gpsMaxAge
+        e.gps.maxSpeed = gpsMaxSpeed
+        e.autoPause.enabled = autoPauseEnabled
+        e.autoPause.pauseDwell = autoPauseDwell
+        e.autoPause.resumeSteps = autoPauseResumeSteps
+        e.autoPause.moveSpeed = autoPauseMoveSpeed
+        e.autoPause.gyroThreshold = autoPauseGyroThreshold
+        return e
+    }
+}
+
+/// A configuration value that cannot be used. The message names the key,
+/// the value, and what is allowed; the daemon exits with EX_CONFIG (78).
+public struct ConfigError: Error, Equatable, CustomStringConvertible, Sendable {
+    public var key: String
+    public var value: String
+    public var allowed: String
+
+    public init(key: String, value: String, allowed: String) {
+        self.key = key
+        self.value = value
+        self.allowed = allowed
+    }
+
+    public var description: String {
+        "invalid configuration: \(key): \(value.isEmpty ? "(empty)" : value) — \(allowed)"
+    }
+
+    /// sysexits.h EX_CONFIG.
+    public static let exitCode: Int32 = 78
+}

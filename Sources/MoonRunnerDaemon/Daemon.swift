@@ -1,0 +1,113 @@
+import Foundation
+import Logging
+import MoonRunnerCore
+import MoonRunnerProtocol
+import MoonRunnerSensors
+import MoonRunnerStore
+import ServiceLifecycle
+
+/// The shell: wires the adapters to the session service and runs them until
+/// SIGTERM/SIGINT, then commits and exits. It decides nothing itself.
+public struct Daemon: Service {
+    public let config: DaemonConfig
+    private let logger: Logger
+
+    public init(config: DaemonConfig, logger: Logger) {
+        self.config = config
+        self.logger = logger
+    }
+
+    /// Builds everything and runs under a ServiceGroup that turns SIGTERM and
+    /// SIGINT into a graceful shutdown.
+    public static func main(config: DaemonConfig, logger: Logger) async throws {
+        let daemon = Daemon(config: config, logger: logger)
+        let group = ServiceGroup(configuration: .init(services: [.init(service: daemon)],
+                                                      gracefulShutdownSignals: [.sigterm, .sigint],
+                                                      logger: logger))
+        try await group.run()
+    }
+
+    public func run() async throws {
+        let notifier = SystemdNotifier()
+        let imuSpec = try DaemonConfigValidator.imuSpec(config)
+        let store = try SessionStore(directory: config.stateDir)
+        if let damage = store.recoveredFromDamage { logger.critical("\(damage)") }
+        // After a restart the clock must not run behind what is already stored.
+        let clock = EngineClock(speed: imuSpec.speed, offset: try await Self.clockOffset(store))
+        let service = SessionService(config: config, store: store, clock: clock, logger: logger)
+        await service.recover()
+
+        let gps = GPSDClient(host: config.gpsdHost, port: config.gpsdPort, clock: clock)
+        let imu = try IMUService(spec: imuSpec, config: DaemonConfigValidator.imuServiceConfig(config), clock: .engine(clock))
+        let server = ControlServer(config: config, service: service, logger: logger)
+        let listenFD = SystemdNotifier.activatedSocket()
+
+        gps.start()
+        imu.start()
+        logger.info("moonrunnerd started: gpsd \(config.gpsdHost):\(config.gpsdPort), imu \(config.imuSource), state \(config.stateDir)")
+        do {
+            try await cancelWhenGracefulShutdown {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { try await server.run(listenFD: listenFD) }
+                    group.addTask {
+                        for await update in gps.updates {
+                            switch update {
+                            case let .fix(fix, at): await service.ingest(fix: fix, at: at)
+                            case .health: break
+                            }
+                        }
+                    }
+                    group.addTask {
+                        for await batch in imu.batches {
+                            await service.ingest(samples: batch.samples)
+                        }
+                    }
+                    group.addTask {
+                        notifier.ready(status: "recording ready")
+                        let watchdog = notifier.watchdogPingInterval
+                        var lastPing = 0.0
+                        while !Task.isCancelled {
+                            try await Task.sleep(for: .seconds(1))
+                            await service.update(gps: GPSStatus(health: gps.health.rawValue, grade: "none",
+                                                                fixes: gps.fixesDelivered, connects: gps.connects))
+                            let s = imu.status
+                            await service.update(imu: IMUStatus(health: s.health.rawValue, samples: s.counters.samples,
+                                                                rejected: s.counters.rejected,
+                                                                busErrors: s.counters.busErrors,
+                                                                overflows: s.counters.overflows))
+                            await service.tick()
+                            if let w = watchdog, EngineClock.monotonic() - lastPing >= w {
+                                notifier.watchdog()
+                                lastPing = EngineClock.monotonic()
+                            }
+                            notifier.status(await service.oneLineStatus())
+                        }
+                    }
+                    try await group.next()
+                    group.cancelAll()
+                }
+            }
+        } catch is CancellationError {
+            // Graceful shutdown.
+        } catch {
+            logger.error("stopping after an error: \(error)")
+            notifier.stopping()
+            gps.stop()
+            imu.stop()
+            await service.shutdown()
+            throw error
+        }
+        notifier.stopping()
+        gps.stop()
+        imu.stop()
+        await service.shutdown()
+        logger.info("moonrunnerd stopped; everything recorded is committed")
+    }
+
+    /// How far the newest stored time is ahead of the wall clock (accelerated
+    /// replays run ahead of it), so that a restarted clock continues after it.
+    private static func clockOffset(_ store: SessionStore) async throws -> Double {
+        guard let newest = try await store.sessions(limit: 1).first else { return 0 }
+        return max(0, newest.updatedAt - Date().timeIntervalSince1970 + 1)
+    }
+}

@@ -1,0 +1,373 @@
+import Foundation
+import Logging
+import MoonRunnerCore
+import MoonRunnerProtocol
+import MoonRunnerSensors
+import MoonRunnerStore
+
+/// Health of the input adapters, sampled for `STATUS`.
+public struct InputHealth: Sendable {
+    public var gps = GPSStatus(health: GPSHealth.connecting.rawValue, grade: SignalGrade.none.rawValue, fixes: 0, connects: 0)
+    public var imu = IMUStatus(health: "lost", samples: 0, rejected: 0, busErrors: 0, overflows: 0)
+    public init() {}
+}
+
+/// Owns the session engine and the store writer: every input and every
+/// command goes through this actor, one at a time, so the pure engine needs
+/// no locks. Store writes are awaited, never blocking a thread, and the
+/// actor keeps taking samples while a commit is in flight.
+public actor SessionService {
+    private var engine: SessionEngine
+    private let store: SessionStore
+    private let clock: EngineClock
+    private let config: DaemonConfig
+    private let logger: Logger
+
+    private var sessionID: Int64?
+    private var lastSessionID: Int64?
+    private var starting = false
+    private var pending: CommitBatch?
+    private var lastCommit = -Double.infinity
+    private var committing = false
+    private var storeHealthy = true
+    private var storeError: String?
+    private var lastTransition: TransitionInfo?
+    private var stepSecond: StepSecond?
+    private var transitionHappened = false
+    /// Reused between calls so that the IMU path does not allocate per sample.
+    private var outputs: [EngineOutput] = []
+
+    private var watchers: [UInt64: @Sendable (String) -> Void] = [:]
+    private var inputHealth = InputHealth()
+    private var samplesSeen = 0
+    private let hook: TransitionHook?
+
+    public init(config: DaemonConfig, store: SessionStore, clock: EngineClock, logger: Logger) {
+        self.config = config
+        self.store = store
+        self.clock = clock
+        self.logger = logger
+        engine = SessionEngine(config: config.engineConfig)
+        outputs.reserveCapacity(64)
+        hook = config.hookCommand.isEmpty ? nil : TransitionHook(command: config.hookCommand, timeout: config.hookTimeout,
+                                                                 logger: logger)
+    }
+
+    // MARK: Start-up
+
+    /// Resumes a session a crash left open, or closes it when it is too old.
+    public func recover() async {
+        do {
+            let open = try await store.openSessions()
+            for s in open {
+                let age = clock.now() - s.updatedAt
+                if s.id == open.last?.id, age <= config.recoveryWindow {
+                    sessionID = s.id
+                    lastSessionID = s.id
+                    pending = CommitBatch(sessionID: s.id, snapshot: s.snapshot)
+                    collect { engine, emit in engine.restore(s.snapshot, at: clock.now(), emit: emit) }
+                    logger.notice("resumed session \(s.id) left open \(Int(age)) s ago")
+                    await commit(force: true)
+                } else {
+                    try await store.closeInterrupted(id: s.id)
+                    lastSessionID = s.id
+                    logger.notice("closed interrupted session \(s.id) (left open \(Int(age)) s ago)")
+                }
+            }
+            if lastSessionID == nil { lastSessionID = try await store.sessions(limit: 1).first?.id }
+        } catch {
+            markStoreError(error)
+        }
+    }
+
+    // MARK: Inputs
+
+    public func ingest(samples: [IMUSample]) async {
+        samplesSeen += samples.count
+        collect { engine, emit in
+            for s in samples { engine.ingest(s, emit: emit) }
+        }
+        await afterInput()
+    }
+
+    public func ingest(fix: GPSFix, at t: Double) async {
+        collect { engine, emit in engine.ingest(fix, at: t, emit: emit) }
+        await afterInput()
+    }
+
+    public func update(gps: GPSStatus) { inputHealth.gps = gps }
+    public func update(imu: IMUStatus) { inputHealth.imu = imu }
+
+    /// The 1 Hz heartbeat: time passes, watchers get `STATUS`, batches commit.
+    public func tick() async {
+        let now = clock.now()
+        collect { engine, emit in engine.advance(to: now, emit: emit) }
+        broadcast(ReplyEncoder.line(status(id: nil)))
+        await afterInput()
+    }
+
+    /// Commits what is pending (graceful shutdown).
+    public func shutdown() async {
+        await commit(force: true)
+    }
+
+    /// A short status for systemd's STATUS= (shown by `systemctl status`).
+    public func oneLineStatus() -> String {
+        let st = engine.stats
+        guard engine.state != .idle else { return "idle; gps \(inputHealth.gps.health), imu \(inputHealth.imu.health)" }
+        return "\(engine.state.rawValue) \(Formatting.distance(st.distance, config.units)) "
+            + "\(Formatting.duration(st.moving)) \(st.steps) steps; gps \(inputHealth.gps.health), imu \(inputHealth.imu.health)"
+    }
+
+    // MARK: Commands
+
+    public func handle(_ request: Request) async -> String {
+        let id = request.id
+        switch request.command {
+        case .version:
+            return ReplyEncoder.line(VersionReply(id: id))
+        case .status:
+            return ReplyEncoder.line(status(id: id))
+        case .watch:
+            return ReplyEncoder.line(status(id: id))
+        case let .start(activityName):
+            let name = activityName ?? config.defaultActivity.rawValue
+            guard let activity = Activity(rawValue: name) else {
+                return error(.badParameter, "\"activity\" must be one of \(Activity.allCases.map(\.rawValue).joined(separator: ", "))", id)
+            }
+            return await start(activity, id: id)
+        case .pause:
+            return await command("pause", id) { e, t, emit throws(SessionCommandError) in try e.pause(at: t, emit: emit) }
+        case .resume:
+            return await command("resume", id) { e, t, emit throws(SessionCommandError) in try e.resume(at: t, emit: emit) }
+        case .lap:
+            return await command("lap", id) { e, t, emit throws(SessionCommandError) in try e.lap(at: t, emit: emit) }
+        case .stop:
+            return await command("stop", id) { e, t, emit throws(SessionCommandError) in try e.stop(at: t, emit: emit) }
+        case let .sessions(limit, before):
+            do {
+                let list = try await store.sessions(limit: limit, before: before)
+                return ReplyEncoder.line(SessionsReply(sessions: list.map(info), id: id))
+            } catch {
+                return storeFailure(error, id)
+            }
+        case let .session(sid):
+            do {
+                guard let s = try await store.session(id: sid) else {
+                    return error(.notFound, "no session \(sid); ?SESSIONS; lists them", id)
+                }
+                let events = try await store.events(session: sid).map { EventReply(session: sid, event: $0) }
+                let points = try await store.pointCount(session: sid)
+                let live = sid == sessionID ? engine.snapshot : s.snapshot
+                return ReplyEncoder.line(SessionReply(session: info(s), stats: live.stats, pauses: live.pauses,
+                                                      events: events, points: points, id: id))
+            } catch {
+                return storeFailure(error, id)
+            }
+        case let .delete(sid):
+            guard sid != sessionID else {
+                return error(.invalidState, "session \(sid) is being recorded; ?STOP; it first", id)
+            }
+            do {
+                guard try await store.delete(id: sid) else { return error(.notFound, "no session \(sid)", id) }
+                return ReplyEncoder.line(DeletedReply(session: sid, id: id))
+            } catch {
+                return storeFailure(error, id)
+            }
+        case .export, .badges:
+            return error(.unknownCommand, "?\(request.command.name); is not available in this version yet", id)
+        case .config:
+            return ReplyEncoder.line(ConfigReply(config: ConfigSummary.json(config), id: id))
+        }
+    }
+
+    // MARK: Watchers
+
+    public func addWatcher(_ id: UInt64, sink: @escaping @Sendable (String) -> Void) {
+        watchers[id] = sink
+    }
+
+    public func removeWatcher(_ id: UInt64) {
+        watchers[id] = nil
+    }
+
+    // MARK: Internals
+
+    private func start(_ activity: Activity, id: JSONValue?) async -> String {
+        guard !engine.state.isActive, !starting else {
+            return error(.invalidState, "a session is already \(engine.state.rawValue); ?STOP; it first", id)
+        }
+        starting = true
+        defer { starting = false }
+        let t = clock.now()
+        var probe = engine
+        do {
+            try probe.start(activity: activity, at: t) { _ in }
+        } catch {
+            return self.error(.invalidState, error.description, id)
+        }
+        let newID: Int64
+        do {
+            newID = try await store.createSession(activity: activity, snapshot: probe.snapshot)
+        } catch {
+            return storeFailure(error, id)
+        }
+        sessionID = newID
+        lastSessionID = newID
+        pending = CommitBatch(sessionID: newID, snapshot: probe.snapshot)
+        collect { engine, emit in try? engine.start(activity: activity, at: t, emit: emit) }
+        await afterInput()
+        return ReplyEncoder.line(status(id: id))
+    }
+
+    private func command(_ name: String, _ id: JSONValue?,
+                         _ body: (inout SessionEngine, Double, (EngineOutput) -> Void) throws(SessionCommandError) -> Void) async -> String {
+        let t = clock.now()
+        var failure: SessionCommandError?
+        var produced: [EngineOutput] = []
+        do throws(SessionCommandError) {
+            try body(&engine, t) { produced.append($0) }
+        } catch {
+            failure = error
+        }
+        for o in produced { handle(o) }
+        if let failure {
+            return error(.invalidState, "cannot \(name): the session is \(failure.state.rawValue)", id)
+        }
+        await afterInput()
+        return ReplyEncoder.line(status(id: id))
+    }
+
+    /// Runs the engine with a buffer for its outputs, then handles them. The
+    /// buffer is kept between calls, so a sample costs no allocation.
+    private func collect(_ body: (inout SessionEngine, (EngineOutput) -> Void) -> Void) {
+        var buffer = outputs
+        outputs = []
+        buffer.removeAll(keepingCapacity: true)
+        body(&engine) { buffer.append($0) }
+        for o in buffer { handle(o) }
+        buffer.removeAll(keepingCapacity: true)
+        outputs = buffer
+    }
+
+    private func handle(_ output: EngineOutput) {
+        switch output {
+        case let .step(t):
+            let second = Int64(t.rounded(.down))
+            if var s = stepSecond, s.second == second {
+                s.steps += 1
+                stepSecond = s
+            } else {
+                if let s = stepSecond { pending?.stepSeconds.append(s) }
+                stepSecond = StepSecond(second: second, steps: 1, cadence: 0)
+            }
+            stepSecond?.cadence = engine.stats.cadence
+        case let .point(p):
+            pending?.points.append(p)
+        case let .rejected(reason, fix, t):
+            if engine.state.isActive {
+                pending?.rejected.append(RejectedFix(time: t, fix: fix, reason: reason))
+            }
+        case let .event(e):
+            pending?.events.append(e)
+            lastTransition = TransitionInfo(event: e.kind.rawValue, time: e.time, cause: e.cause)
+            transitionHappened = true
+            let line = ReplyEncoder.line(EventReply(session: sessionID, event: e))
+            broadcast(line)
+            logger.info("\(e.kind.rawValue) at \(e.time) (\(e.cause)) → \(e.state.rawValue)")
+            hook?.run(event: e, session: sessionID)
+            if e.kind == .stop { pending?.endTime = e.time }
+        }
+    }
+
+    private func afterInput() async {
+        if transitionHappened {
+            transitionHappened = false
+            await commit(force: true)
+        } else if clock.now() - lastCommit >= config.commitInterval {
+            await commit(force: false)
+        }
+    }
+
+    /// Writes the pending batch. On failure the rows stay pending and are
+    /// retried at the next commit, so a full disk loses nothing already
+    /// recorded in memory and recording carries on.
+    private func commit(force: Bool) async {
+        guard !committing, let sid = sessionID ?? pending?.sessionID, var batch = pending else { return }
+        if let s = stepSecond {
+            batch.stepSeconds.append(s)
+            stepSecond = nil
+        }
+        batch.snapshot = engine.snapshot
+        let ended = engine.state == .stopped
+        pending = ended ? nil : CommitBatch(sessionID: sid, snapshot: batch.snapshot)
+        if ended { sessionID = nil }
+        committing = true
+        lastCommit = clock.now()
+        do {
+            try await store.commit(batch)
+            committing = false
+            if !storeHealthy { logger.notice("store writable again; pending rows committed") }
+            storeHealthy = true
+            storeError = nil
+        } catch {
+            committing = false
+            markStoreError(error)
+            // Put the rows back in front of what arrived meanwhile.
+            if var later = pending {
+                batch.points += later.points
+                batch.rejected += later.rejected
+                batch.events += later.events
+                batch.stepSeconds += later.stepSeconds
+                batch.snapshot = later.snapshot
+                batch.endTime = later.endTime ?? batch.endTime
+                later = batch
+                pending = later
+            } else {
+                pending = batch
+                if ended { sessionID = sid }
+            }
+        }
+    }
+
+    private func markStoreError(_ error: any Error) {
+        if storeHealthy { logger.error("store error: \(error)") }
+        storeHealthy = false
+        storeError = "\(error)"
+    }
+
+    private func broadcast(_ line: String) {
+        for sink in watchers.values { sink(line) }
+    }
+
+    private func status(id: JSONValue?) -> StatusReply {
+        var gps = inputHealth.gps
+        gps.grade = engine.signal.rawValue
+        var imu = inputHealth.imu
+        imu.rejected += engine.rejectedSamples
+        let shown = engine.state == .idle ? nil : engine.stats
+        return StatusReply(time: clock.now(), state: engine.state.rawValue,
+                           session: sessionID ?? (engine.state == .stopped ? lastSessionID : nil), stats: shown,
+                           gps: gps, imu: imu,
+                           store: StoreStatus(health: storeHealthy ? "ok" : "error", pending: pending?.rowCount ?? 0,
+                                              lastError: storeError),
+                           lastTransition: lastTransition, units: config.units.rawValue, id: id)
+    }
+
+    private func info(_ s: StoredSession) -> SessionInfo {
+        let snap = s.id == sessionID ? engine.snapshot : s.snapshot
+        return SessionInfo(id: s.id, activity: s.activity.rawValue, state: s.id == sessionID ? engine.state.rawValue : s.state.rawValue,
+                           startTime: s.startTime, endTime: s.endTime, distanceM: snap.stats.distance,
+                           elapsedS: snap.stats.elapsed, movingS: snap.stats.moving, steps: snap.stats.steps,
+                           interrupted: s.interrupted)
+    }
+
+    private func error(_ code: RequestError.Code, _ message: String, _ id: JSONValue?) -> String {
+        ReplyEncoder.line(ErrorReply(RequestError(code, message, id: id)))
+    }
+
+    private func storeFailure(_ e: any Error, _ id: JSONValue?) -> String {
+        markStoreError(e)
+        return error(.storeError, "the store failed: \(e); check free space and permissions of \(config.stateDir)", id)
+    }
+}

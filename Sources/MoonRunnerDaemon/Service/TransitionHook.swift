@@ -1,0 +1,47 @@
+import Foundation
+import Logging
+import MoonRunnerCore
+
+/// Runs the configured command on every state transition (to play a sound or
+/// buzz a motor, as the seed app did), detached from the sensor path: it is
+/// started and forgotten, and killed if it outlives its timeout.
+struct TransitionHook: Sendable {
+    let command: String
+    let timeout: Double
+    let logger: Logger
+
+    func run(event: SessionEvent, session: Int64?) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command]
+        var env = ProcessInfo.processInfo.environment
+        env["MOONRUNNER_EVENT"] = event.kind.rawValue
+        env["MOONRUNNER_STATE"] = event.state.rawValue
+        env["MOONRUNNER_CAUSE"] = event.cause
+        env["MOONRUNNER_TIME"] = String(event.time)
+        env["MOONRUNNER_SESSION"] = session.map(String.init) ?? ""
+        process.environment = env
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            logger.warning("transition hook could not start: \(error)")
+            return
+        }
+        let timeout = self.timeout
+        let logger = self.logger
+        let pid = process.processIdentifier
+        Task.detached {
+            let deadline = Date().addingTimeInterval(timeout)
+            while process.isRunning && Date() < deadline {
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+            if process.isRunning {
+                kill(pid, SIGKILL)
+                logger.warning("transition hook killed after \(timeout) s")
+            }
+        }
+    }
+}

@@ -1,0 +1,357 @@
+import Foundation
+import MoonRunnerCore
+
+/// Protocol version announced in `VERSION`. Minor bumps add fields; major
+/// bumps change or remove them.
+public enum ProtocolVersion {
+    public static let major = 1
+    public static let minor = 0
+    public static let release = "0.1.0"
+}
+
+/// `{"class":"VERSION",...}`, sent on connect and in reply to `?VERSION;`.
+public struct VersionReply: Codable, Sendable, Equatable {
+    public var cls = "VERSION"
+    public var release = ProtocolVersion.release
+    public var protoMajor = ProtocolVersion.major
+    public var protoMinor = ProtocolVersion.minor
+    public var id: JSONValue?
+
+    public init(id: JSONValue? = nil) { self.id = id }
+
+    enum CodingKeys: String, CodingKey {
+        case cls = "class", release, protoMajor = "proto_major", protoMinor = "proto_minor", id
+    }
+}
+
+/// `{"class":"ERROR","code":...,"message":...}`. The connection stays open.
+public struct ErrorReply: Codable, Sendable, Equatable {
+    public var cls = "ERROR"
+    public var code: RequestError.Code
+    public var message: String
+    public var id: JSONValue?
+
+    public init(_ error: RequestError) {
+        code = error.code
+        message = error.message
+        id = error.id
+    }
+
+    enum CodingKeys: String, CodingKey { case cls = "class", code, message, id }
+}
+
+/// Health of the GPS side in `STATUS`.
+public struct GPSStatus: Codable, Sendable, Equatable {
+    /// connecting | nofix | ok | lost
+    public var health: String
+    /// best | better | average | bad | none (the seed app's signal grades)
+    public var grade: String
+    /// Fixes received since the daemon started.
+    public var fixes: Int
+    /// gpsd (re)connections since the daemon started.
+    public var connects: Int
+
+    public init(health: String, grade: String, fixes: Int, connects: Int) {
+        self.health = health
+        self.grade = grade
+        self.fixes = fixes
+        self.connects = connects
+    }
+}
+
+/// Health of the IMU side in `STATUS`.
+public struct IMUStatus: Codable, Sendable, Equatable {
+    /// ok | degraded | lost
+    public var health: String
+    public var samples: Int
+    /// Samples refused as implausible.
+    public var rejected: Int
+    public var busErrors: Int
+    public var overflows: Int
+
+    public init(health: String, samples: Int, rejected: Int, busErrors: Int, overflows: Int) {
+        self.health = health
+        self.samples = samples
+        self.rejected = rejected
+        self.busErrors = busErrors
+        self.overflows = overflows
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case health, samples, rejected, busErrors = "bus_errors", overflows
+    }
+}
+
+/// Health of the store in `STATUS`.
+public struct StoreStatus: Codable, Sendable, Equatable {
+    /// ok | error
+    public var health: String
+    /// Rows waiting for the next commit.
+    public var pending: Int
+    public var lastError: String?
+
+    public init(health: String, pending: Int, lastError: String?) {
+        self.health = health
+        self.pending = pending
+        self.lastError = lastError
+    }
+
+    enum CodingKeys: String, CodingKey { case health, pending, lastError = "last_error" }
+}
+
+/// The last state transition, so that a client sees why the state is what it is.
+public struct TransitionInfo: Codable, Sendable, Equatable {
+    public var event: String
+    public var time: Double
+    public var cause: String
+
+    public init(event: String, time: Double, cause: String) {
+        self.event = event
+        self.time = time
+        self.cause = cause
+    }
+}
+
+/// `{"class":"STATUS",...}`: the live state of the daemon and the session.
+public struct StatusReply: Codable, Sendable, Equatable {
+    public var cls = "STATUS"
+    /// Engine-clock time of this status, UNIX seconds.
+    public var time: Double
+    /// idle | recording | autoPaused | paused | stopped
+    public var state: String
+    /// Current (or last) session id, null when none.
+    public var session: Int64?
+    public var activity: String?
+    public var elapsedS: Double
+    public var movingS: Double
+    public var distanceM: Double
+    public var speedMps: Double
+    /// Current pace in seconds per km, null when not moving.
+    public var paceSPerKm: Double?
+    public var avgSpeedMps: Double
+    public var maxSpeedMps: Double
+    public var steps: Int
+    public var cadenceSpm: Double
+    public var elevationGainM: Double
+    public var elevationLossM: Double
+    public var laps: Int
+    public var gps: GPSStatus
+    public var imu: IMUStatus
+    public var store: StoreStatus
+    public var lastTransition: TransitionInfo?
+    /// metric | imperial (the daemon's configured display units)
+    public var units: String
+    public var id: JSONValue?
+
+    public init(time: Double, state: String, session: Int64?, stats: SessionStats?, gps: GPSStatus,
+                imu: IMUStatus, store: StoreStatus, lastTransition: TransitionInfo?, units: String,
+                id: JSONValue? = nil) {
+        self.time = time
+        self.state = state
+        self.session = session
+        let s = stats ?? SessionStats()
+        activity = stats?.activity.rawValue
+        elapsedS = s.elapsed
+        movingS = s.moving
+        distanceM = s.distance
+        speedMps = s.speed
+        paceSPerKm = s.pace.isFinite ? s.pace : nil
+        avgSpeedMps = s.averageSpeed
+        maxSpeedMps = s.maxSpeed
+        steps = s.steps
+        cadenceSpm = s.cadence
+        elevationGainM = s.elevationGain
+        elevationLossM = s.elevationLoss
+        laps = s.laps
+        self.gps = gps
+        self.imu = imu
+        self.store = store
+        self.lastTransition = lastTransition
+        self.units = units
+        self.id = id
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case cls = "class", time, state, session, activity, elapsedS = "elapsed_s", movingS = "moving_s",
+             distanceM = "distance_m", speedMps = "speed_mps", paceSPerKm = "pace_s_per_km",
+             avgSpeedMps = "avg_speed_mps", maxSpeedMps = "max_speed_mps", steps, cadenceSpm = "cadence_spm",
+             elevationGainM = "elevation_gain_m", elevationLossM = "elevation_loss_m", laps, gps, imu, store,
+             lastTransition = "last_transition", units, id
+    }
+}
+
+/// `{"class":"EVENT",...}`: sent to watchers as things happen.
+public struct EventReply: Codable, Sendable, Equatable {
+    public var cls = "EVENT"
+    public var session: Int64?
+    /// start | pause | resume | autopause | autoresume | lap | stop | badge | fault
+    public var event: String
+    public var time: Double
+    public var detectedAt: Double
+    public var cause: String
+    public var state: String
+    public var detail: String?
+
+    public init(session: Int64?, event: SessionEvent) {
+        self.session = session
+        self.event = event.kind.rawValue
+        time = event.time
+        detectedAt = event.detectedAt
+        cause = event.cause
+        state = event.state.rawValue
+        detail = event.detail
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case cls = "class", session, event, time, detectedAt = "detected_at", cause, state, detail
+    }
+}
+
+/// One session in a list.
+public struct SessionInfo: Codable, Sendable, Equatable {
+    public var id: Int64
+    public var activity: String
+    /// recording | autoPaused | paused | stopped
+    public var state: String
+    public var startTime: Double
+    public var endTime: Double?
+    public var distanceM: Double
+    public var elapsedS: Double
+    public var movingS: Double
+    public var steps: Int
+    /// True when the daemon died while recording and the session was closed on restart.
+    public var interrupted: Bool
+
+    public init(id: Int64, activity: String, state: String, startTime: Double, endTime: Double?,
+                distanceM: Double, elapsedS: Double, movingS: Double, steps: Int, interrupted: Bool) {
+        self.id = id
+        self.activity = activity
+        self.state = state
+        self.startTime = startTime
+        self.endTime = endTime
+        self.distanceM = distanceM
+        self.elapsedS = elapsedS
+        self.movingS = movingS
+        self.steps = steps
+        self.interrupted = interrupted
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, activity, state, startTime = "start_time", endTime = "end_time", distanceM = "distance_m",
+             elapsedS = "elapsed_s", movingS = "moving_s", steps, interrupted
+    }
+}
+
+/// `{"class":"SESSIONS","sessions":[...]}`, newest first.
+public struct SessionsReply: Codable, Sendable, Equatable {
+    public var cls = "SESSIONS"
+    public var sessions: [SessionInfo]
+    public var id: JSONValue?
+
+    public init(sessions: [SessionInfo], id: JSONValue? = nil) {
+        self.sessions = sessions
+        self.id = id
+    }
+
+    enum CodingKeys: String, CodingKey { case cls = "class", sessions, id }
+}
+
+/// `{"class":"SESSION",...}`: one session in full.
+public struct SessionReply: Codable, Sendable, Equatable {
+    public var cls = "SESSION"
+    public var session: SessionInfo
+    public var stats: SessionStats
+    public var pauses: [PauseInterval]
+    public var events: [EventReply]
+    public var points: Int
+    public var id: JSONValue?
+
+    public init(session: SessionInfo, stats: SessionStats, pauses: [PauseInterval], events: [EventReply],
+                points: Int, id: JSONValue? = nil) {
+        self.session = session
+        self.stats = stats
+        self.pauses = pauses
+        self.events = events
+        self.points = points
+        self.id = id
+    }
+
+    enum CodingKeys: String, CodingKey { case cls = "class", session, stats, pauses, events, points, id }
+}
+
+/// `{"class":"DELETED","session":N}`.
+public struct DeletedReply: Codable, Sendable, Equatable {
+    public var cls = "DELETED"
+    public var session: Int64
+    public var id: JSONValue?
+
+    public init(session: Int64, id: JSONValue? = nil) {
+        self.session = session
+        self.id = id
+    }
+
+    enum CodingKeys: String, CodingKey { case cls = "class", session, id }
+}
+
+/// `{"class":"CONFIG","config":{...}}`: the effective configuration.
+public struct ConfigReply: Codable, Sendable, Equatable {
+    public var cls = "CONFIG"
+    public var config: JSONValue
+    public var id: JSONValue?
+
+    public init(config: JSONValue, id: JSONValue? = nil) {
+        self.config = config
+        self.id = id
+    }
+
+    enum CodingKeys: String, CodingKey { case cls = "class", config, id }
+}
+
+/// `{"class":"EXPORT",...}`: an exported file. Text formats are sent as
+/// UTF-8 text, binary ones (FIT) as base64.
+public struct ExportReply: Codable, Sendable, Equatable {
+    public var cls = "EXPORT"
+    public var session: Int64
+    public var format: String
+    /// utf8 | base64
+    public var encoding: String
+    public var data: String
+    public var bytes: Int
+    public var id: JSONValue?
+
+    public init(session: Int64, format: String, encoding: String, data: String, bytes: Int, id: JSONValue? = nil) {
+        self.session = session
+        self.format = format
+        self.encoding = encoding
+        self.data = data
+        self.bytes = bytes
+        self.id = id
+    }
+
+    enum CodingKeys: String, CodingKey { case cls = "class", session, format, encoding, data, bytes, id }
+}
+
+/// Encodes replies as single JSON lines.
+public enum ReplyEncoder {
+    public static func line<T: Encodable>(_ reply: T) -> String {
+        let e = JSONEncoder()
+        e.outputFormatting = [.withoutEscapingSlashes]
+        e.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        guard let data = try? e.encode(reply) else {
+            return #"{"class":"ERROR","code":"internal","message":"reply could not be encoded"}"#
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The `class` of a reply line, without decoding the rest.
+    public static func replyClass(of line: String) -> String? {
+        struct Peek: Decodable { var cls: String; enum CodingKeys: String, CodingKey { case cls = "class" } }
+        return (try? JSONDecoder().decode(Peek.self, from: Data(line.utf8)))?.cls
+    }
+
+    public static func decode<T: Decodable>(_ type: T.Type, from line: String) throws -> T {
+        let d = JSONDecoder()
+        d.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        return try d.decode(T.self, from: Data(line.utf8))
+    }
+}

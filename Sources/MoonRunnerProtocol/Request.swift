@@ -1,0 +1,110 @@
+import Foundation
+
+/// One request line of the control socket, gpsd style: `?NAME;` or
+/// `?NAME={json};`. The optional `"id"` member is echoed in the reply so
+/// that scripts can match replies to requests.
+public struct Request: Sendable, Equatable {
+    public var command: Command
+    /// The request's `"id"`, echoed as-is (a JSON string or number).
+    public var id: JSONValue?
+
+    public init(command: Command, id: JSONValue? = nil) {
+        self.command = command
+        self.id = id
+    }
+
+    public enum Command: Sendable, Equatable {
+        case version
+        case status
+        case watch(enable: Bool)
+        case start(activity: String?)
+        case pause
+        case resume
+        case lap
+        case stop
+        case sessions(limit: Int, before: Int64?)
+        case session(id: Int64)
+        case export(id: Int64, format: String)
+        case badges
+        case delete(id: Int64)
+        case config
+
+        /// The request name as written on the wire.
+        public var name: String {
+            switch self {
+            case .version: "VERSION"
+            case .status: "STATUS"
+            case .watch: "WATCH"
+            case .start: "START"
+            case .pause: "PAUSE"
+            case .resume: "RESUME"
+            case .lap: "LAP"
+            case .stop: "STOP"
+            case .sessions: "SESSIONS"
+            case .session: "SESSION"
+            case .export: "EXPORT"
+            case .badges: "BADGES"
+            case .delete: "DELETE"
+            case .config: "CONFIG"
+            }
+        }
+
+        /// Commands that change state need a privileged peer.
+        public var changesState: Bool {
+            switch self {
+            case .start, .pause, .resume, .lap, .stop, .delete: true
+            default: false
+            }
+        }
+    }
+
+    /// The wire form of this request.
+    public var line: String {
+        var params: [String: JSONValue] = [:]
+        switch command {
+        case let .watch(enable): params["enable"] = .bool(enable)
+        case let .start(activity): if let a = activity { params["activity"] = .string(a) }
+        case let .sessions(limit, before):
+            params["limit"] = .number(Double(limit))
+            if let b = before { params["before"] = .number(Double(b)) }
+        case let .session(id), let .delete(id): params["id"] = .number(Double(id))
+        case let .export(id, format):
+            params["id"] = .number(Double(id))
+            params["format"] = .string(format)
+        default: break
+        }
+        if let id, params["id"] == nil { params["id"] = id }
+        guard !params.isEmpty else { return "?\(command.name);" }
+        return "?\(command.name)=\(JSONValue.object(params).serialized);"
+    }
+}
+
+/// Why a line is not a request. `code` is stable for scripts.
+public struct RequestError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Code: String, Sendable, Codable {
+        case syntax
+        case unknownCommand = "unknown_command"
+        case badJSON = "bad_json"
+        case badParameter = "bad_parameter"
+        case tooLong = "too_long"
+        case forbidden
+        case invalidState = "invalid_state"
+        case notFound = "not_found"
+        case storeError = "store_error"
+        case tooManyClients = "too_many_clients"
+        case rateLimited = "rate_limited"
+        case internalError = "internal"
+    }
+
+    public var code: Code
+    public var message: String
+    public var id: JSONValue?
+
+    public init(_ code: Code, _ message: String, id: JSONValue? = nil) {
+        self.code = code
+        self.message = message
+        self.id = id
+    }
+
+    public var description: String { message }
+}

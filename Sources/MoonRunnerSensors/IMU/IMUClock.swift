@@ -1,0 +1,32 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The time base the IMU path runs on: "now" and "block this thread for a while", both in
+/// engine-clock seconds.
+///
+/// Injected rather than read from the system so that tests can step a virtual clock
+/// deterministically (their `sleep` just advances it) while the daemon uses
+/// `EngineClock`, possibly running 10× faster than real time.
+public struct IMUClock: Sendable {
+    public var now: @Sendable () -> Double
+    /// Blocks the calling thread for `seconds` of this clock's time.
+    public var sleep: @Sendable (_ seconds: Double) -> Void
+
+    public init(now: @escaping @Sendable () -> Double,
+                sleep: @escaping @Sendable (_ seconds: Double) -> Void) {
+        self.now = now
+        self.sleep = sleep
+    }
+
+    /// The daemon's engine clock; sleeps are scaled to real time by its speed.
+    public static func engine(_ clock: EngineClock) -> IMUClock {
+        IMUClock(now: { clock.now() }, sleep: { seconds in
+            let real = max(0, seconds / clock.speed)
+            guard real > 0 else { return }
+            var request = timespec(tv_sec: Int(real), tv_nsec: Int((real - Double(Int(real))) * 1e9))
+            var remaining = timespec()
+            while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+        })
+    }
+}

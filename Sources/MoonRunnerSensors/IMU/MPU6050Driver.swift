@@ -1,0 +1,391 @@
+import MoonRunnerCore
+
+/// Why the driver could not bring the device up or talk to it.
+public enum IMUDriverError: Error, Equatable, Sendable, CustomStringConvertible {
+    case bus(I2CError)
+    /// Something answered but is not an MPU-6050/6500/9250.
+    case unknownDevice(whoAmI: UInt8, address: UInt8)
+    /// A configuration register did not read back what was written.
+    case configurationMismatch(register: UInt8, wrote: UInt8, read: UInt8)
+    case notInitialized
+
+    public var description: String {
+        switch self {
+        case let .bus(e): return e.description
+        case let .unknownDevice(who, address):
+            let known = MPU6050Model.allCases.map { "\(I2CError.hex($0.whoAmI)) (\($0))" }.joined(separator: ", ")
+            return "device at \(I2CError.hex(address)) answered WHO_AM_I \(I2CError.hex(who)); expected one of \(known)"
+        case let .configurationMismatch(reg, wrote, read):
+            return "register \(I2CError.hex(reg)) reads back \(I2CError.hex(read)) after writing \(I2CError.hex(wrote))"
+        case .notInitialized: return "IMU not initialised"
+        }
+    }
+}
+
+/// What the driver is asked to set up.
+public struct MPU6050Config: Sendable, Equatable {
+    /// 7-bit address: 0x68 (AD0 low) or 0x69 (AD0 high).
+    public var address: UInt8
+    /// Requested output rate in Hz; the device gets the nearest 1000/(1+div).
+    public var sampleRate: Double
+    public var accelRange: AccelRange
+    public var gyroRange: GyroRange
+    /// false: accelerometer-only FIFO (6-byte frames), gyro in standby, NaN rotation rate.
+    public var gyroEnabled: Bool
+
+    public init(address: UInt8 = 0x68, sampleRate: Double = 100, accelRange: AccelRange = .g8,
+                gyroRange: GyroRange = .dps1000, gyroEnabled: Bool = true) {
+        self.address = address
+        self.sampleRate = sampleRate
+        self.accelRange = accelRange
+        self.gyroRange = gyroRange
+        self.gyroEnabled = gyroEnabled
+    }
+}
+
+/// Why a FIFO read did not trust the FIFO and reset it instead.
+public enum FIFOAnomaly: Sendable, Equatable, CustomStringConvertible {
+    /// INT_STATUS reported FIFO_OFLOW (or the count reached capacity): oldest data lost.
+    case overflow(count: Int)
+    /// FIFO_COUNT is not a whole number of frames: the stream lost its frame alignment.
+    case partialFrame(count: Int)
+    /// FIFO_COUNT disagrees with the sample clock (stuck count, sleeping or reset device).
+    case implausibleCount(count: Int, expectedFrames: Int)
+    /// Frames read back as one repeated byte: the FIFO was read past its end.
+    case garbageFrames(Int)
+
+    public var description: String {
+        switch self {
+        case let .overflow(count): return "FIFO overflow (count \(count))"
+        case let .partialFrame(count): return "FIFO count \(count) is not a whole number of frames"
+        case let .implausibleCount(count, expected):
+            return "FIFO count \(count) bytes disagrees with the sample clock (\(expected) frames due)"
+        case let .garbageFrames(n): return "\(n) FIFO frames read back as a repeated byte"
+        }
+    }
+}
+
+/// The outcome of one `readFIFO` call.
+public struct FIFOReadReport: Sendable, Equatable {
+    /// Samples appended to the caller's array.
+    public var samples = 0
+    /// Set when the FIFO was not trusted and was reset instead of read.
+    public var anomaly: FIFOAnomaly?
+    /// Samples the device produced that will never be delivered (estimated from time).
+    public var lostSamples = 0
+    /// Seconds the sample clock was re-anchored by (oscillator drift or start phase).
+    public var clockCorrection = 0.0
+
+    public init() {}
+}
+
+/// Driver for the InvenSense MPU-6050/6500/9250 over any `I2CBus`.
+///
+/// Samples come out of the hardware FIFO in whole frames (accel + gyro = 12 bytes,
+/// big-endian int16) and are stamped from the *sample clock*: sample k is at
+/// `anchorTime + (k − anchorIndex) / rate`, never at the time it happened to be read,
+/// so bus latency and thread scheduling add no jitter. The clock is re-anchored only
+/// when it leaves what is physically possible (the newest sample cannot be later than
+/// the read, nor older than one period before it), which absorbs the device oscillator's
+/// drift without disturbing a well-behaved stream. After an overflow the FIFO is reset
+/// and the sample index jumps by the samples lost, estimated from elapsed time, so the
+/// timestamps that follow stay on the same grid.
+///
+/// Not thread-safe: one driver belongs to one thread (the IMU service's).
+/// `readFIFO` decodes into the caller's array and reuses one byte buffer: no
+/// per-sample allocation.
+public final class MPU6050Driver {
+    public let bus: any I2CBus
+    public let config: MPU6050Config
+    public let clock: IMUClock
+    public let rate: MPU6050RateSettings
+    /// Known after `initialize()`.
+    public private(set) var model: MPU6050Model?
+    public private(set) var isInitialized = false
+
+    /// Bytes per FIFO frame: 12 with gyro, 6 accelerometer only.
+    public var frameSize: Int { config.gyroEnabled ? 12 : 6 }
+    /// Current estimate of the device's real sample rate (Hz).
+    public var estimatedRate: Double { 1 / period }
+
+    /// One FIFO's worth of bytes, allocated once.
+    private let buffer: UnsafeMutableRawBufferPointer
+    private var anchorTime = 0.0
+    private var anchorIndex = 0
+    private var period: Double
+    /// Index of the next sample that will come out of the FIFO.
+    private var nextIndex = 1
+    /// Where the stream started: the base line of the period estimate.
+    private var referenceTime = 0.0
+    private var referenceIndex = 0
+    /// Timestamp of the last sample delivered.
+    private var lastStamp = -Double.infinity
+    private let accelScale: Double
+    private let gyroScale: Double
+
+    /// How far (s) the newest sample may sit outside its physical window before the
+    /// clock is re-anchored: covers the bus transfer between the clock reads and the count.
+    static let clockSlack = 0.002
+    /// The period estimate never leaves ±5 % of nominal (the oscillator spec is far tighter).
+    static let maxPeriodDeviation = 0.05
+
+    public init(bus: any I2CBus, config: MPU6050Config, clock: IMUClock) {
+        self.bus = bus
+        self.config = config
+        self.clock = clock
+        rate = MPU6050RateSettings(rate: config.sampleRate)
+        period = rate.period
+        buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1024, alignment: 8)
+        buffer.initializeMemory(as: UInt8.self, repeating: 0)
+        accelScale = 1 / config.accelRange.lsbPerG
+        gyroScale = 1 / config.gyroRange.lsbPerRadianPerSecond
+    }
+
+    deinit { buffer.deallocate() }
+
+    // MARK: - Bring-up
+
+    /// Resets and configures the device, then starts the FIFO. The sample clock starts now.
+    public func initialize() throws(IMUDriverError) {
+        isInitialized = false
+        model = nil
+        let address = config.address
+        do { try bus.select(address: address) } catch { throw .bus(error) }
+        let who = try read(MPU6050Register.whoAmI)
+        guard let found = MPU6050Model(whoAmI: who) else {
+            throw .unknownDevice(whoAmI: who, address: address)
+        }
+        // Full reset so that nothing a previous run (or a brown-out) left behind survives;
+        // the register map asks for 100 ms before the device is usable again.
+        try write(MPU6050Register.pwrMgmt1, MPU6050Bits.deviceReset)
+        clock.sleep(0.1)
+        // Wake. The gyro PLL is the better clock, but it needs the gyro running.
+        let power: UInt8 = config.gyroEnabled ? MPU6050Bits.clockPLLGyroX : 0
+        try write(MPU6050Register.pwrMgmt1, power)
+        try write(MPU6050Register.pwrMgmt2, config.gyroEnabled ? 0 : MPU6050Bits.standbyGyro)
+        clock.sleep(0.01)
+
+        try write(MPU6050Register.config, rate.dlpf)
+        try write(MPU6050Register.smplrtDiv, rate.divider)
+        try write(MPU6050Register.gyroConfig, config.gyroRange.registerValue)
+        try write(MPU6050Register.accelConfig, config.accelRange.registerValue)
+        if found.hasAccelDLPF {
+            try write(MPU6050Register.accelConfig2, rate.dlpf)
+        }
+        try write(MPU6050Register.intEnable, 0)
+
+        // Read the configuration back in one burst: a device that silently ignores writes
+        // (wrong part, bus trouble) must not be trusted with a session.
+        let expected = [rate.divider, rate.dlpf, config.gyroRange.registerValue, config.accelRange.registerValue]
+        try readRegisters(MPU6050Register.smplrtDiv, count: 4)
+        for (i, want) in expected.enumerated() where buffer[i] != want {
+            throw .configurationMismatch(register: MPU6050Register.smplrtDiv + UInt8(i), wrote: want, read: buffer[i])
+        }
+        let powerRead = try read(MPU6050Register.pwrMgmt1)
+        if powerRead != power {
+            throw .configurationMismatch(register: MPU6050Register.pwrMgmt1, wrote: power, read: powerRead)
+        }
+
+        model = found
+        try restartFIFO()
+        _ = try read(MPU6050Register.intStatus)   // clear a stale overflow flag
+        anchorTime = clock.now()
+        anchorIndex = 0
+        referenceTime = anchorTime
+        referenceIndex = 0
+        nextIndex = 1
+        lastStamp = -Double.infinity
+        period = rate.period
+        isInitialized = true
+    }
+
+    /// Puts the device to sleep (best effort; used on shutdown).
+    public func sleepDevice() {
+        isInitialized = false
+        _ = try? bus.writeRegister(MPU6050Register.pwrMgmt1, value: MPU6050Bits.sleep)
+    }
+
+    // MARK: - Streaming
+
+    /// Reads every whole frame waiting in the FIFO and appends the samples to `out`.
+    ///
+    /// Throws only for bus errors; an untrustworthy FIFO (overflow, broken alignment,
+    /// a count the sample clock cannot explain) is reset and reported in the result.
+    @discardableResult
+    public func readFIFO(into out: inout [IMUSample]) throws(IMUDriverError) -> FIFOReadReport {
+        guard isInitialized, let model else { throw .notInitialized }
+        var report = FIFOReadReport()
+        let before = clock.now()
+        let status = try read(MPU6050Register.intStatus)
+        try readRegisters(MPU6050Register.fifoCountH, count: 2)
+        let count = Int(buffer[0] & 0x1F) << 8 | Int(buffer[1])
+        let after = clock.now()
+
+        if status & MPU6050Bits.intFIFOOverflow != 0 || count >= model.fifoCapacity {
+            try resetFIFO(.overflow(count: count), &report)
+            return report
+        }
+        if count % frameSize != 0 {
+            try resetFIFO(.partialFrame(count: count), &report)
+            return report
+        }
+        let frames = count / frameSize
+        // The count was latched between `before` and `after`, so it must match what the
+        // sample clock says was due, give or take the read's own duration, one frame of
+        // phase and a little drift (which `discipline` keeps small).
+        let due = newestIndex(at: after) - (nextIndex - 1)
+        let tolerance = 1 + Int(((after - before) / period).rounded(.up)) + due / 50
+        if abs(frames - due) > tolerance {
+            try resetFIFO(.implausibleCount(count: count, expectedFrames: due), &report)
+            return report
+        }
+        guard frames > 0 else { return report }
+        // Discipline the clock before stamping, so no sample is stamped outside the window
+        // it can physically have been taken in.
+        report.clockCorrection = discipline(newest: nextIndex + frames - 1, before: before, after: after)
+
+        try readStream(MPU6050Register.fifoRW, count: count)
+        var garbage = 0
+        let size = frameSize
+        let gyro = config.gyroEnabled
+        let ax = accelScale
+        let gs = gyroScale
+        do {
+            let bytes = UnsafeBufferPointer(buffer.bindMemory(to: UInt8.self))
+            for f in 0..<frames {
+                let o = f * size
+                if MPU6050Driver.isUniform(bytes, o, size) {
+                    garbage += 1
+                    continue
+                }
+                let t = time(ofIndex: nextIndex + f)
+                let s: IMUSample
+                if gyro {
+                    s = IMUSample(t: t,
+                                  ax: Double(MPU6050Driver.int16(bytes, o)) * ax,
+                                  ay: Double(MPU6050Driver.int16(bytes, o + 2)) * ax,
+                                  az: Double(MPU6050Driver.int16(bytes, o + 4)) * ax,
+                                  gx: Double(MPU6050Driver.int16(bytes, o + 6)) * gs,
+                                  gy: Double(MPU6050Driver.int16(bytes, o + 8)) * gs,
+                                  gz: Double(MPU6050Driver.int16(bytes, o + 10)) * gs)
+                } else {
+                    s = IMUSample(t: t,
+                                  ax: Double(MPU6050Driver.int16(bytes, o)) * ax,
+                                  ay: Double(MPU6050Driver.int16(bytes, o + 2)) * ax,
+                                  az: Double(MPU6050Driver.int16(bytes, o + 4)) * ax)
+                }
+                out.append(s)
+                lastStamp = t
+            }
+        }
+        nextIndex += frames
+        report.samples = frames - garbage
+        if garbage > 0 {
+            // Reading past the FIFO's end returns its last byte over and over: the count
+            // lied. Nothing after this point can be trusted until the FIFO restarts.
+            report.lostSamples += garbage
+            try resetFIFO(.garbageFrames(garbage), &report)
+            return report
+        }
+        return report
+    }
+
+    // MARK: - Sample clock
+
+    /// Engine time of sample `index`.
+    @inline(__always)
+    func time(ofIndex index: Int) -> Double {
+        anchorTime + Double(index - anchorIndex) * period
+    }
+
+    /// Index of the newest sample the device can have produced by time `t`.
+    func newestIndex(at t: Double) -> Int {
+        anchorIndex + Int(((t - anchorTime) / period + 1e-6).rounded(.down))
+    }
+
+    /// Keeps the newest sample inside [before − period, after]; returns the shift applied.
+    ///
+    /// A backward step never puts the next sample at or before the last one delivered, so
+    /// timestamps stay strictly increasing. Small (drift-sized) corrections also refine the
+    /// period as the slope from the start of the stream to the corrected point: a long
+    /// baseline, so the estimate converges without overshooting.
+    private func discipline(newest: Int, before: Double, after: Double) -> Double {
+        let predicted = time(ofIndex: newest)
+        var shift = 0.0
+        if predicted > after + MPU6050Driver.clockSlack {
+            let firstNew = time(ofIndex: nextIndex)
+            let floor = lastStamp + 0.1 * period - firstNew
+            shift = max(after - predicted, floor)
+        } else if predicted < before - period - MPU6050Driver.clockSlack {
+            shift = (before - period) - predicted
+        }
+        guard shift != 0 else { return 0 }
+        anchorTime = predicted + shift
+        anchorIndex = newest
+        let span = newest - referenceIndex
+        if abs(shift) <= period && Double(span) * period >= 1 {
+            let nominal = rate.period
+            let slope = (anchorTime - referenceTime) / Double(span)
+            period = min(max(slope, nominal * (1 - MPU6050Driver.maxPeriodDeviation)),
+                         nominal * (1 + MPU6050Driver.maxPeriodDeviation))
+        }
+        return shift
+    }
+
+    // MARK: - FIFO control
+
+    private func restartFIFO() throws(IMUDriverError) {
+        try write(MPU6050Register.userCtrl, 0)
+        try write(MPU6050Register.fifoEnable, 0)
+        try write(MPU6050Register.userCtrl, MPU6050Bits.userFIFOReset)
+        let sources = MPU6050Bits.fifoAccel | (config.gyroEnabled ? MPU6050Bits.fifoGyro : 0)
+        try write(MPU6050Register.fifoEnable, sources)
+        try write(MPU6050Register.userCtrl, MPU6050Bits.userFIFOEnable)
+    }
+
+    /// Drops the FIFO's content and moves the sample index past everything produced so
+    /// far, so the samples that follow keep their place on the sample clock.
+    private func resetFIFO(_ anomaly: FIFOAnomaly, _ report: inout FIFOReadReport) throws(IMUDriverError) {
+        report.anomaly = anomaly
+        try restartFIFO()
+        _ = try read(MPU6050Register.intStatus)
+        let restarted = clock.now()
+        let next = newestIndex(at: restarted) + 1
+        report.lostSamples += max(0, next - nextIndex)
+        nextIndex = max(next, nextIndex)
+    }
+
+    // MARK: - Bytes
+
+    @inline(__always)
+    static func int16(_ b: UnsafeBufferPointer<UInt8>, _ i: Int) -> Int16 {
+        Int16(bitPattern: UInt16(b[i]) << 8 | UInt16(b[i + 1]))
+    }
+
+    @inline(__always)
+    static func isUniform(_ b: UnsafeBufferPointer<UInt8>, _ o: Int, _ n: Int) -> Bool {
+        let first = b[o]
+        for i in 1..<n where b[o + i] != first { return false }
+        return true
+    }
+
+    private func read(_ register: UInt8) throws(IMUDriverError) -> UInt8 {
+        do { return try bus.readRegister(register) } catch { throw .bus(error) }
+    }
+
+    private func readRegisters(_ register: UInt8, count: Int) throws(IMUDriverError) {
+        do {
+            try bus.readRegisters(register, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count]))
+        } catch { throw .bus(error) }
+    }
+
+    private func readStream(_ register: UInt8, count: Int) throws(IMUDriverError) {
+        do {
+            try bus.readStream(register, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count]))
+        } catch { throw .bus(error) }
+    }
+
+    private func write(_ register: UInt8, _ value: UInt8) throws(IMUDriverError) {
+        do { try bus.writeRegister(register, value: value) } catch { throw .bus(error) }
+    }
+}

@@ -1,0 +1,139 @@
+import MoonRunnerCore
+
+/// How a recorded trace is sampled at instants that fall between its samples.
+public enum TraceResampling: Sendable, Equatable {
+    /// Straight line between the neighbouring samples.
+    case linear
+    /// The most recent sample at or before the instant (zero-order hold).
+    case hold
+}
+
+/// Plays a sample source against a device clock: answers "what did the sensor feel at
+/// device time τ?" by streaming the source forward and resampling it.
+///
+/// The trace's first sample is placed at the device time playback starts; from then on
+/// trace time and device time advance together, whatever rate the device samples at.
+/// Streaming keeps memory O(1) for traces of any length. Across a gap in the trace longer
+/// than `maxInterpolationGap` the value is held rather than interpolated. After the end
+/// the last sample is held (a real sensor keeps sampling) and `endDeviceTime` says where
+/// the recording stopped, so the consumer can cut the stream there.
+struct TracePlayback {
+    private var source: (any IMUSampleSource)?
+    private let reopen: (@Sendable () throws -> any IMUSampleSource)?
+    let resampling: TraceResampling
+    let maxInterpolationGap = 0.5
+
+    /// Trace time = device time + offset.
+    private var offset = 0.0
+    private(set) var started = false
+    /// Device time at which the trace's first sample played.
+    private(set) var startDeviceTime: Double?
+    /// Newest sample at or before the last query, and the one after it.
+    private var before: IMUSample?
+    private var after: IMUSample?
+    /// Interval between the last two samples seen (used to space loop repetitions).
+    private var lastInterval = 0.0
+    private(set) var ended = false
+    /// Device time of the trace's last sample, once the end has been reached.
+    private(set) var endDeviceTime: Double?
+    private(set) var error: String?
+    private(set) var loops = 0
+
+    init(source: (any IMUSampleSource)?, reopen: (@Sendable () throws -> any IMUSampleSource)?,
+         resampling: TraceResampling) {
+        self.source = source
+        self.reopen = reopen
+        self.resampling = resampling
+    }
+
+    var hasSource: Bool { source != nil }
+
+    /// Places the trace's first sample at device time `t`.
+    mutating func start(at t: Double) {
+        guard !started else { return }
+        started = true
+        startDeviceTime = t
+        guard source != nil else { return }
+        before = pull()
+        after = pull()
+        guard let first = before else {
+            ended = true
+            endDeviceTime = t
+            return
+        }
+        offset = first.t - t
+    }
+
+    /// The trace value at device time `t` (its `t` field is the trace time); after the end,
+    /// the last sample; nil without a source, before `start` or for an empty trace.
+    /// Queries must not go backwards in time.
+    mutating func sample(at t: Double) -> IMUSample? {
+        guard source != nil, started else { return nil }
+        if ended { return before }
+        while true {
+            let x = t + offset
+            guard let a = before else {
+                ended = true
+                endDeviceTime = t
+                return nil
+            }
+            if x < a.t { return a }   // before the first sample: hold it
+            if let b = after {
+                if b.t <= x {
+                    if b.t > a.t { lastInterval = b.t - a.t }
+                    before = b
+                    after = pull()
+                    continue
+                }
+                return interpolate(a, b, x)
+            }
+            // Source exhausted: the last sample is still current exactly at its own time.
+            if x <= a.t + 1e-9 { return a }
+            if !restart(last: a) {
+                ended = true
+                endDeviceTime = a.t - offset
+                return a
+            }
+        }
+    }
+
+    private func interpolate(_ a: IMUSample, _ b: IMUSample, _ x: Double) -> IMUSample {
+        let span = b.t - a.t
+        if resampling == .hold || span <= 0 || span > maxInterpolationGap || x <= a.t { return a }
+        let w = (x - a.t) / span
+        @inline(__always) func mix(_ p: Double, _ q: Double) -> Double { p + (q - p) * w }
+        return IMUSample(t: x, ax: mix(a.ax, b.ax), ay: mix(a.ay, b.ay), az: mix(a.az, b.az),
+                         gx: mix(a.gx, b.gx), gy: mix(a.gy, b.gy), gz: mix(a.gz, b.gz))
+    }
+
+    /// Loops back to the start of the trace, one sample interval after its last sample.
+    private mutating func restart(last: IMUSample) -> Bool {
+        guard let reopen else { return false }
+        do {
+            source = try reopen()
+        } catch {
+            self.error = "cannot reopen trace for looping: \(error)"
+            return false
+        }
+        guard let first = pull() else { return false }
+        let interval = lastInterval > 0 ? lastInterval : 0.01
+        // Device time of `last` stays where it was; the new first sample comes one interval later.
+        let lastDevice = last.t - offset
+        offset = first.t - (lastDevice + interval)
+        before = first
+        after = pull()
+        loops += 1
+        return true
+    }
+
+    private mutating func pull() -> IMUSample? {
+        guard var s = source else { return nil }
+        defer { source = s }
+        do {
+            return try s.next()
+        } catch {
+            self.error = "\(error)"
+            return nil
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import GRDB
+
+/// The versioned schema. Migrations only ever add; a database written by an
+/// older MoonRunner opens in a newer one.
+enum Schema {
+    static var migrator: DatabaseMigrator {
+        var m = DatabaseMigrator()
+        m.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE session (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    activity TEXT NOT NULL,
+                    state TEXT NOT NULL,
+                    start_time REAL NOT NULL,
+                    end_time REAL,
+                    updated_at REAL NOT NULL,
+                    interrupted INTEGER NOT NULL DEFAULT 0,
+                    distance_m REAL NOT NULL DEFAULT 0,
+                    elapsed_s REAL NOT NULL DEFAULT 0,
+                    moving_s REAL NOT NULL DEFAULT 0,
+                    steps INTEGER NOT NULL DEFAULT 0,
+                    snapshot TEXT NOT NULL
+                );
+                CREATE INDEX session_state ON session(state);
+                CREATE TABLE point (
+                    id INTEGER PRIMARY KEY,
+                    session_id INTEGER NOT NULL REFERENCES session(id) ON DELETE CASCADE,
+                    time REAL NOT NULL,
+                    fix_time REAL,
+                    lat REAL NOT NULL,
+                    lon REAL NOT NULL,
+                    alt REAL,
+                    speed REAL,
+                    course REAL,
+                    eph REAL,
+                    new_segment INTEGER NOT NULL DEFAULT 0
+                );
+                CREATE INDEX point_session_time ON point(session_id, time);
+                CREATE TABLE rejected_fix (
+                    id INTEGER PRIMARY KEY,
+                    session_id INTEGER NOT NULL REFERENCES session(id) ON DELETE CASCADE,
+                    time REAL NOT NULL,
+                    fix_time REAL,
+                    lat REAL,
+                    lon REAL,
+                    eph REAL,
+                    reason TEXT NOT NULL
+                );
+                CREATE INDEX rejected_fix_session ON rejected_fix(session_id);
+                CREATE TABLE event (
+                    id INTEGER PRIMARY KEY,
+                    session_id INTEGER NOT NULL REFERENCES session(id) ON DELETE CASCADE,
+                    kind TEXT NOT NULL,
+                    time REAL NOT NULL,
+                    detected_at REAL NOT NULL,
+                    cause TEXT NOT NULL,
+                    state TEXT NOT NULL,
+                    detail TEXT
+                );
+                CREATE INDEX event_session ON event(session_id, time);
+                CREATE TABLE step_second (
+                    session_id INTEGER NOT NULL REFERENCES session(id) ON DELETE CASCADE,
+                    second INTEGER NOT NULL,
+                    steps INTEGER NOT NULL,
+                    cadence REAL NOT NULL,
+                    PRIMARY KEY (session_id, second)
+                ) WITHOUT ROWID;
+                """)
+        }
+        return m
+    }
+}

@@ -1,0 +1,56 @@
+import ArgumentParser
+import Foundation
+import Logging
+import MoonRunnerDaemon
+
+@main
+struct MoonrunnerDaemonCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "moonrunnerd",
+        abstract: "The MoonRunner daemon: GPS + IMU → steps, auto-pause, distance → journaled sessions.",
+        discussion: "Flags override the configuration file. An invalid value exits with code 78 (EX_CONFIG).")
+
+    @Option(help: "Configuration file (YAML).") var config: String?
+    @Option(help: "State directory (database).") var stateDir: String?
+    @Option(help: "Control socket path.") var socket: String?
+    @Option(help: "gpsd address as HOST:PORT.") var gpsd: String?
+    @Option(help: "IMU source: i2c:/dev/i2c-1@0x68 or replay:FILE[,speed=N][,loop].") var imu: String?
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: String?
+
+    /// The file (if any), then the flags, then the checks that need the file system.
+    func loadConfig() throws(ConfigError) -> DaemonConfig {
+        var c = DaemonConfig()
+        if let path = config { c = try ConfigLoader.load(path: path) }
+        c = try ConfigOverrides(stateDir: stateDir, socketPath: socket, gpsd: gpsd, imu: imu, logLevel: logLevel)
+            .apply(to: c)
+        try DaemonConfigValidator.validateAtStart(c)
+        return c
+    }
+
+    func run() async throws {
+        let effective: DaemonConfig
+        switch Result(catching: { () throws(ConfigError) -> DaemonConfig in try loadConfig() }) {
+        case let .success(c):
+            effective = c
+        case let .failure(error):
+            FileHandle.standardError.write(Data("moonrunnerd: \(error)\n".utf8))
+            throw ExitCode(ConfigError.exitCode)
+        }
+        let level = Logger.Level(rawValue: effective.logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "moonrunnerd")
+        do {
+            try await Daemon.main(config: effective, logger: logger)
+        } catch let error as ConfigError {
+            logger.critical("\(error)")
+            throw ExitCode(ConfigError.exitCode)
+        } catch {
+            logger.critical("moonrunnerd failed: \(error)")
+            throw ExitCode(1)
+        }
+    }
+}

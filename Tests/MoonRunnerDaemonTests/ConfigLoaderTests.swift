@@ -1,0 +1,75 @@
+import Foundation
+import MoonRunnerCore
+import Testing
+@testable import MoonRunnerDaemon
+
+@Suite("Configuration")
+struct ConfigLoaderTests {
+    static let repoConfig = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("config/moonrunner.yaml").path
+
+    @Test("the shipped config file documents every key, and its values are the defaults")
+    func shippedFile() throws {
+        let c = try ConfigLoader.load(path: Self.repoConfig)
+        #expect(c == DaemonConfig())
+        let text = try String(contentsOfFile: Self.repoConfig, encoding: .utf8)
+        for key in ConfigLoader.knownKeys {
+            let leaf = String(key.split(separator: ".").last ?? "")
+            #expect(text.contains("\(leaf):"), "config/moonrunner.yaml does not document \(key)")
+        }
+    }
+
+    @Test("values are applied")
+    func applies() throws {
+        let c = try ConfigLoader.parse(yaml: """
+            gpsd: {host: 10.0.0.1, port: 3000}
+            imu: {source: "replay:/tmp/x.csv,speed=5", rate_hz: 50}
+            store: {commit_interval_s: 0.5}
+            units: imperial
+            steps: {detector: seed}
+            socket: {mode: "0640"}
+            """)
+        #expect(c.gpsdHost == "10.0.0.1" && c.gpsdPort == 3000)
+        #expect(c.imuRateHz == 50 && c.commitInterval == 0.5)
+        #expect(c.units == .imperial && c.detector == .seed && c.socketMode == 0o640)
+        #expect(c.engineConfig.detector == .seed)
+    }
+
+    @Test("each kind of bad value names the key, the value and what is allowed", arguments: [
+        ("gpsd: {port: 0}", "gpsd.port", "1 to 65535"),
+        ("gpsd: {port: \"abc\"}", "gpsd.port", "integer"),
+        ("gpsd: {host: \"\"}", "gpsd.host", "non-empty"),
+        ("imu: {gyro_range_dps: 300}", "imu.gyro_range_dps", "250, 500, 1000"),
+        ("imu: {source: \"usb:1\"}", "imu.source", "replay:"),
+        ("imu: {source: \"i2c:/dev/i2c-1@0x1ff\"}", "imu.source", "address"),
+        ("store: {commit_interval_s: -1}", "store.commit_interval_s", "0.1 to 60"),
+        ("units: parsecs", "units", "metric, imperial"),
+        ("steps: {detector: magic}", "steps.detector", "adaptive"),
+        ("auto_pause: {enabled: 3}", "auto_pause.enabled", "true or false"),
+        ("socket: {mode: \"0777\"}", "socket.mode", "others"),
+        ("socket: {mode: \"rw\"}", "socket.mode", "octal"),
+        ("socket: {path: \"/\(String(repeating: "x", count: 120))\"}", "socket.path", "108"),
+        ("body_mass_kg: 2", "body_mass_kg", "20 to 300"),
+        ("log_level: loud", "log_level", "debug"),
+        ("gps_filter: {max_speed: 3}", "gps_filter.max_speed", "unknown key"),
+        ("- a\n- b", "(file)", "mapping"),
+    ])
+    func badValues(yaml: String, key: String, allowed: String) {
+        do {
+            _ = try ConfigLoader.parse(yaml: yaml)
+            Issue.record("accepted \(yaml)")
+        } catch {
+            #expect(error.key == key)
+            #expect(error.description.contains(key))
+            #expect(error.description.contains(allowed), "\(error.description)")
+        }
+    }
+
+    @Test("flags override the file")
+    func overrides() throws {
+        let base = try ConfigLoader.parse(yaml: "gpsd: {port: 3000}\nstate_dir: /a")
+        let c = try ConfigOverrides(stateDir: "/b", gpsd: "127.0.0.1:4000", imu: "replay:/x.csv").apply(to: base)
+        #expect(c.stateDir == "/b" && c.gpsdPort == 4000 && c.imuSource == "replay:/x.csv")
+        #expect(throws: ConfigError.self) { try ConfigOverrides(gpsd: "127.0.0.1").apply(to: base) }
+    }
+}

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# `make run`: replays the bundled demo walk through a real gpsd (gpsfake) and
+# moonrunnerd with the emulated MPU-6050, SPEED times faster than real time,
+# shows `moonrunner watch`, stops the session at the end and shows it.
+# Everything lives in .build/demo-run; Ctrl-C leaves no process behind.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+bin=${BIN:-$root/.build/release}
+speed=${SPEED:-10}
+demo=$root/Tests/Fixtures/demo
+work=${WORK:-$root/.build/demo-run}
+
+rm -rf "$work"
+mkdir -p "$work/state"
+sock=$work/moonrunner.sock
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+duration=$(python3 -c "import json; print(int(json.load(open('$demo/walk.truth.json'))['duration_s']))")
+per_epoch=$(python3 -c "import json; print(json.load(open('$demo/walk.truth.json'))['nmea_sentences_per_epoch'])")
+cycle=$(python3 -c "print(1.0 / ($speed * $per_epoch))")
+
+gpsfake_pid=""
+daemon_pid=""
+cleanup() {
+    trap - EXIT INT TERM
+    [ -n "$daemon_pid" ] && kill -TERM "$daemon_pid" 2>/dev/null && wait "$daemon_pid" 2>/dev/null || true
+    # gpsfake runs in its own session with the gpsd it started: end the whole group.
+    [ -n "$gpsfake_pid" ] && kill -TERM -- "-$gpsfake_pid" 2>/dev/null || true
+    sleep 0.3
+    [ -n "$gpsfake_pid" ] && kill -KILL -- "-$gpsfake_pid" 2>/dev/null || true
+}
+trap cleanup EXIT
+trap 'echo; echo "interrupted"; exit 130' INT TERM
+
+echo "MoonRunner demo: a ${duration} s walk replayed at ${speed}x (gpsd on 127.0.0.1:$port, state in $work)"
+setsid gpsfake -1 -q -P "$port" -c "$cycle" "$demo/walk.nmea" >"$work/gpsfake.log" 2>&1 &
+gpsfake_pid=$!
+for _ in $(seq 50); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+    sleep 0.1
+done
+
+"$bin/moonrunnerd" --state-dir "$work/state" --socket "$sock" --gpsd "127.0.0.1:$port" \
+    --imu "replay:$demo/walk-imu.csv.gz,speed=$speed" --log-level notice 2>"$work/moonrunnerd.log" &
+daemon_pid=$!
+for _ in $(seq 100); do
+    [ -S "$sock" ] && break
+    sleep 0.05
+done
+
+"$bin/moonrunner" --socket "$sock" start --activity walk >/dev/null
+echo "session started; watching (Ctrl-C to end early)"
+timeout "$(( duration / speed + 2 ))" "$bin/moonrunner" --socket "$sock" watch || true
+echo
+"$bin/moonrunner" --socket "$sock" stop >/dev/null
+id=$("$bin/moonrunner" --socket "$sock" sessions --json --limit 1 | python3 -c 'import json, sys; print(json.load(sys.stdin)["sessions"][0]["id"])')
+echo "=== moonrunner show $id ==="
+"$bin/moonrunner" --socket "$sock" show "$id"
+echo "(truth: $(python3 -c "import json; t = json.load(open('$demo/walk.truth.json')); print(f\"{t['true_distance_m']:.0f} m, moving {t['true_moving_time_s']:.0f} s, {t['steps']} steps\")"))"

@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""GPS filter accuracy on the labelled recordings (issue 4).
+
+Runs `moonrunner analyze --gps FILE --json` over the simulated runs in
+DATA/sim (truth in X.truth.json) and the real receiver logs in DATA/real, and
+prints the figures the filter is judged by:
+
+  * distance error per moving scenario, their mean absolute error, the worst;
+  * moving time against the truth's (extra column, depends on auto-pause);
+  * distance standing still for 10 min (d_stationary);
+  * phantom distance summed over the stationary real receiver logs;
+  * the real 646 m walk (ikalman);
+  * elevation gain on the trail run (c_trail).
+
+    python3 tools/eval_gps.py --bin .build/debug/moonrunner --data ../shared/data/gps [--check]
+
+--data may also name the folder above gps/ (../shared/data). With --check the
+exit status is 1 when a target is missed. When the data folder is absent the
+script says SKIP loudly and exits 0 (the data is not part of the repository).
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+SIM_MOVING = ["a_track", "b_urban", "c_trail", "e_intervals"]
+SIM_STILL = "d_stationary"
+STILL_LOGS = ["bu353s4", "cat-ms352", "mt3339", "neo-m8n", "quectel-l76k-dual", "rx210",
+              "sirfstarv-nmea", "skytraq-dgps", "ublox-neo-m9n-nmea", "ublox-zed-f9p_hpg1.11"]
+WALK = "real/nmea-converted/ikalman_walk.gpsd.json"
+
+TARGETS = {
+    "mae_pct": 1.5,          # mean |distance error|, moving scenarios
+    "worst_pct": 3.0,        # worst single moving scenario
+    "stationary_m": 10.0,    # d_stationary
+    "still_logs_m": 5.0,     # summed over the stationary real logs
+    "walk_m": (600.0, 660.0),
+    "gain_pct": 10.0,        # c_trail elevation gain
+}
+
+
+def analyze(binary, path, extra):
+    cmd = [binary, "analyze", "--gps", path, "--json"] + extra
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    if res.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed ({res.returncode}): {res.stderr.strip()}")
+    return json.loads(res.stdout)
+
+
+def find_data(root):
+    for cand in (root, os.path.join(root, "gps")):
+        if os.path.isdir(os.path.join(cand, "sim")) and os.path.isdir(os.path.join(cand, "real")):
+            return cand
+    return None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bin", required=True, help="path to the moonrunner executable")
+    ap.add_argument("--data", default="../shared/data/gps", help="gps data folder (or its parent)")
+    ap.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
+    ap.add_argument("--no-auto-pause", action="store_true",
+                    help="pass --no-auto-pause to analyze (the filter's distance without the engine's pauses)")
+    args = ap.parse_args()
+
+    data = find_data(args.data)
+    if data is None:
+        print("#" * 72)
+        print(f"# SKIP eval_gps: GPS data folder not found under {args.data!r}")
+        print("#      (expected sim/ and real/; the recordings are not in the repository)")
+        print("#" * 72)
+        return 0
+    if not os.access(args.bin, os.X_OK):
+        print(f"eval_gps: {args.bin} is not an executable", file=sys.stderr)
+        return 2
+    extra = ["--no-auto-pause"] if args.no_auto_pause else []
+
+    failures = []
+    print(f"{'scenario':<14} {'distance':>9} {'truth':>7} {'error':>8} {'moving':>7} {'truth':>7}"
+          f" {'gain':>7} {'truth':>7}")
+    errors = []
+    gain_err = None
+    for name in SIM_MOVING + [SIM_STILL]:
+        truth = json.load(open(os.path.join(data, "sim", f"{name}.truth.json")))
+        out = analyze(args.bin, os.path.join(data, "sim", f"{name}.gpsd.json"), extra)
+        d, td = out["distance_m"], truth["true_distance_m"]
+        g, tg = out["elevation_gain_m"], truth["true_elevation_gain_m"]
+        if td > 0:
+            e = (d - td) / td * 100
+            errors.append((name, e))
+            err = f"{e:+7.2f}%"
+        else:
+            err = f"{d:6.1f} m"
+        if name == "c_trail" and tg > 0:
+            gain_err = (g - tg) / tg * 100
+        print(f"{name:<14} {d:9.1f} {td:7.0f} {err:>8} {out['moving_s']:7.0f} {truth['true_moving_time_s']:7.0f}"
+              f" {g:7.1f} {tg:7.1f}")
+        if name == SIM_STILL:
+            stationary = d
+
+    mae = sum(abs(e) for _, e in errors) / len(errors)
+    worst_name, worst = max(errors, key=lambda x: abs(x[1]))
+
+    print()
+    still_total = 0.0
+    print("stationary real logs (phantom distance, m):")
+    for name in STILL_LOGS:
+        out = analyze(args.bin, os.path.join(data, "real", "gpsd-test-logs", f"{name}.gpsd.json"), extra)
+        still_total += out["distance_m"]
+        print(f"  {name:<24} {out['distance_m']:7.2f}")
+    walk = analyze(args.bin, os.path.join(data, WALK), extra)["distance_m"]
+
+    print()
+    lo, hi = TARGETS["walk_m"]
+    rows = [
+        ("mean |distance error|, moving sims", f"{mae:.2f} %", f"<= {TARGETS['mae_pct']} %", mae <= TARGETS["mae_pct"]),
+        ("worst moving sim", f"{worst:+.2f} % ({worst_name})", f"<= {TARGETS['worst_pct']} %",
+         abs(worst) <= TARGETS["worst_pct"]),
+        ("d_stationary distance", f"{stationary:.1f} m", f"<= {TARGETS['stationary_m']} m",
+         stationary <= TARGETS["stationary_m"]),
+        ("stationary real logs, total", f"{still_total:.2f} m", f"<= {TARGETS['still_logs_m']} m",
+         still_total <= TARGETS["still_logs_m"]),
+        ("ikalman walk", f"{walk:.1f} m", f"{lo:.0f}-{hi:.0f} m", lo <= walk <= hi),
+        ("c_trail elevation gain error", f"{gain_err:+.1f} %" if gain_err is not None else "n/a",
+         f"within {TARGETS['gain_pct']} %", gain_err is not None and abs(gain_err) <= TARGETS["gain_pct"]),
+    ]
+    for label, value, target, ok in rows:
+        print(f"{label:<38} {value:>22}   target {target:<12} {'ok' if ok else 'MISSED'}")
+        if not ok:
+            failures.append(label)
+    if failures:
+        print(f"\n{len(failures)} target(s) missed: {', '.join(failures)}")
+    if args.check and failures:
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
