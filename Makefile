@@ -6,7 +6,7 @@ DATA       ?= ../shared/data
 PREFIX     ?= /usr/local
 SPEED      ?= 10
 DEB_PKGS   := libgps-dev libi2c-dev libsystemd-dev zlib1g-dev pkg-config gpsd gpsd-clients python3 \
-              gpsbabel librsvg2-bin
+              python3-pip gpsbabel librsvg2-bin systemd util-linux
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEBUG_BIN   = .build/debug
 RELEASE_BIN = .build/release
@@ -15,7 +15,10 @@ RELEASE_BIN = .build/release
 
 all: build
 
-## Installs the missing Debian packages (nothing when all are present).
+PY_PKGS    := garmin-fit-sdk gpxpy
+
+## Installs the missing Debian packages and the Python readers the export
+## tests check against (nothing when all are present).
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
@@ -25,6 +28,10 @@ deps:
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
+	@python3 -c "import garmin_fit_sdk, gpxpy" 2>/dev/null || { \
+	  echo "installing Python packages: $(PY_PKGS)"; \
+	  python3 -m pip install -q $(PY_PKGS) 2>/dev/null || \
+	  python3 -m pip install -q --break-system-packages $(PY_PKGS); }
 
 build: deps
 	$(SWIFT) build

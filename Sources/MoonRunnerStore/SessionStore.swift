@@ -216,10 +216,10 @@ public final class SessionStore: Sendable {
         }
     }
 
-    public func stepSeconds(session id: Int64) async throws -> [StepSecond] {
+    public func stepSeconds(session id: Int64) async throws -> [StepSecondSample] {
         try await pool.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM step_second WHERE session_id = ? ORDER BY second", arguments: [id]).map {
-                StepSecond(second: $0["second"], steps: $0["steps"], cadence: $0["cadence"])
+                StepSecondSample(second: $0["second"], steps: $0["steps"], cadence: $0["cadence"])
             }
         }
     }

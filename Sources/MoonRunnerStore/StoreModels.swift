@@ -1,19 +1,5 @@
 import MoonRunnerCore
 
-/// Steps counted in one whole second of a session, with the cadence then.
-public struct StepSecond: Sendable, Equatable {
-    /// Engine-clock second (floor of the step times).
-    public var second: Int64
-    public var steps: Int
-    public var cadence: Double
-
-    public init(second: Int64, steps: Int, cadence: Double) {
-        self.second = second
-        self.steps = steps
-        self.cadence = cadence
-    }
-}
-
 /// A fix the filter refused, kept with its reason for diagnosis.
 public struct RejectedFix: Sendable, Equatable {
     public var time: Double
@@ -34,7 +20,7 @@ public struct CommitBatch: Sendable {
     public var points: [TrackPoint] = []
     public var rejected: [RejectedFix] = []
     public var events: [SessionEvent] = []
-    public var stepSeconds: [StepSecond] = []
+    public var stepSeconds: [StepSecondSample] = []
     /// Set when the session ended.
     public var endTime: Double?
 

@@ -3,7 +3,7 @@ import Testing
 @testable import MoonRunnerCore
 
 /// A seeded generator, so that every run sees the same noise.
-struct SeededRandom: RandomNumberGenerator {
+struct GPSTestRandom: RandomNumberGenerator {
     private var state: UInt64
     init(seed: UInt64) { state = seed }
 
@@ -26,8 +26,8 @@ struct SeededRandom: RandomNumberGenerator {
 /// Simulated receiver: the true path plus white noise, a slowly wandering
 /// (first-order Gauss–Markov) error per axis, noisy Doppler speed and course,
 /// and GST 1σ values, one fix per second.
-struct SimulatedReceiver {
-    var rng: SeededRandom
+struct SimulatedGPSReceiver {
+    var rng: GPSTestRandom
     var white = 1.5          // m, 1σ per axis
     var wander = 3.0         // m, 1σ per axis, correlated over `tau`
     var tau = 40.0           // s
@@ -39,7 +39,7 @@ struct SimulatedReceiver {
     static let lat0 = 47.0, lon0 = 8.0
     static let plane = LocalTangentPlane(originLat: lat0, originLon: lon0)
 
-    init(seed: UInt64) { rng = SeededRandom(seed: seed) }
+    init(seed: UInt64) { rng = GPSTestRandom(seed: seed) }
 
     /// One fix for a wearer at (east, north) moving with (ve, vn).
     mutating func fix(t: Double, east: Double, north: Double, ve: Double, vn: Double,
@@ -67,7 +67,7 @@ struct SimulatedReceiver {
 }
 
 /// Runs a filter over fixes and sums what it reports.
-struct FilterRun {
+struct GPSFilterRun {
     var filter = GPSFilter()
     var distance = 0.0
     var gain = 0.0
@@ -90,7 +90,7 @@ struct GPSFilterTests {
     /// A straight run north-east at `speed` for `seconds`, after `standing` seconds still.
     static func straightRun(seed: UInt64, speed: Double = 3, seconds: Int = 600, standing: Int = 10,
                             doppler: Bool = true) -> (fixes: [GPSFix], truth: Double) {
-        var rx = SimulatedReceiver(seed: seed)
+        var rx = SimulatedGPSReceiver(seed: seed)
         rx.doppler = doppler
         let dir = (east: sin(0.7), north: cos(0.7))
         var fixes: [GPSFix] = []
@@ -107,13 +107,13 @@ struct GPSFilterTests {
     @Test("a straight run with noise measures its distance within 2 %", arguments: [1, 2, 3] as [UInt64])
     func straightLine(seed: UInt64) {
         let (fixes, truth) = Self.straightRun(seed: seed)
-        var run = FilterRun()
+        var run = GPSFilterRun()
         for f in fixes { run.feed(f) }
         #expect(abs(run.distance - truth) / truth < 0.02, "distance \(run.distance) vs \(truth)")
         #expect(run.filter.isMoving)
         // The filtered point sits closer to the truth than the raw scatter would.
         if let p = run.outputs.last?.point {
-            let (e, n) = SimulatedReceiver.plane.project(lat: p.latitude, lon: p.longitude)
+            let (e, n) = SimulatedGPSReceiver.plane.project(lat: p.latitude, lon: p.longitude)
             let s = truth
             #expect(hypot(e - s * sin(0.7), n - s * cos(0.7)) < 10)
             #expect(abs(p.speed - 3) < 0.5)
@@ -124,7 +124,7 @@ struct GPSFilterTests {
     @Test("without Doppler speed the distance still comes out within 5 %")
     func straightLineWithoutDoppler() {
         let (fixes, truth) = Self.straightRun(seed: 4, doppler: false)
-        var run = FilterRun()
+        var run = GPSFilterRun()
         for f in fixes { run.feed(f) }
         #expect(abs(run.distance - truth) / truth < 0.05, "distance \(run.distance) vs \(truth)")
     }
@@ -132,7 +132,7 @@ struct GPSFilterTests {
     @Test("standing still for ten minutes adds (almost) nothing", arguments: [5, 6, 7] as [UInt64])
     func standingStill(seed: UInt64) {
         let (fixes, _) = Self.straightRun(seed: seed, seconds: 0, standing: 600)
-        var run = FilterRun()
+        var run = GPSFilterRun()
         for f in fixes { run.feed(f) }
         // Summing the raw fixes gives hundreds of metres here.
         var raw = 0.0
@@ -147,12 +147,12 @@ struct GPSFilterTests {
     @Test("standing still without Doppler, or with a speed gpsd derived from positions, adds little")
     func standingStillWithoutDoppler() {
         let (fixes, _) = Self.straightRun(seed: 8, seconds: 0, standing: 600, doppler: false)
-        var run = FilterRun()
+        var run = GPSFilterRun()
         for f in fixes { run.feed(f) }
         #expect(run.distance < 10, "phantom distance \(run.distance) m")
 
         // gpsd's own position-difference "speed": metres per second of pure noise.
-        var derived = FilterRun()
+        var derived = GPSFilterRun()
         var previous: GPSFix?
         for var f in fixes {
             if let p = previous {
@@ -167,8 +167,8 @@ struct GPSFilterTests {
 
     @Test("the IMU's stillness hint stops drift from counting even with a moving Doppler")
     func stationaryHint() {
-        var rx = SimulatedReceiver(seed: 9)
-        var run = FilterRun()
+        var rx = SimulatedGPSReceiver(seed: 9)
+        var run = GPSFilterRun()
         for i in 0..<120 {
             // The device drifts slowly and its Doppler says 1 m/s (e.g. a bad receiver).
             let f = rx.fix(t: Double(i), east: Double(i) * 0.3, north: 0, ve: 1, vn: 0)
@@ -185,7 +185,7 @@ struct GPSFilterTests {
             f.latitude += 70 / 111_000   // 70 m north, for three seconds
             fixes[i] = f
         }
-        var run = FilterRun()
+        var run = GPSFilterRun()
         for f in fixes { run.feed(f) }
         let rejected = run.outputs[300..<303].filter { $0.rejection == .outlier || $0.rejection == .tooFast }
         #expect(rejected.count == 3)
@@ -202,14 +202,14 @@ struct GPSFilterTests {
             f.longitude += 250 / (111_000 * cos(47 * Double.pi / 180))
             fixes[i] = f
         }
-        var run = FilterRun()
+        var run = GPSFilterRun()
         for f in fixes { run.feed(f) }
         let rejectedAfterSnap = run.outputs[50..<70].filter { $0.rejection != nil }.count
         #expect(rejectedAfterSnap > 0 && rejectedAfterSnap < 12)
         let last = run.outputs.last?.point
         #expect(last != nil)
         if let p = last {
-            let (e, n) = SimulatedReceiver.plane.project(lat: p.latitude, lon: p.longitude)
+            let (e, n) = SimulatedGPSReceiver.plane.project(lat: p.latitude, lon: p.longitude)
             #expect(hypot(e - truth * sin(0.7), n - truth * cos(0.7)) < 10)
         }
         // The 250 m snap is not distance.
@@ -218,7 +218,7 @@ struct GPSFilterTests {
 
     @Test("0,0 is never accepted")
     func nullIsland() {
-        var run = FilterRun()
+        var run = GPSFilterRun()
         let (fixes, _) = Self.straightRun(seed: 12, seconds: 5, standing: 5)
         for f in fixes { run.feed(f) }
         let out = run.feed(GPSFix(time: 1_700_000_100, mode: 3, latitude: 0, longitude: 0, eph: 5, speed: 0))
@@ -228,7 +228,7 @@ struct GPSFilterTests {
 
     @Test("the first fix after a start and after a loss of fix is dropped")
     func firstFixDropped() {
-        var run = FilterRun()
+        var run = GPSFilterRun()
         let (fixes, _) = Self.straightRun(seed: 13, seconds: 0, standing: 20)
         #expect(run.feed(fixes[0]).rejection == .firstFix)
         #expect(run.feed(fixes[1]).point != nil)
@@ -241,7 +241,7 @@ struct GPSFilterTests {
 
     @Test("duplicates, out-of-order and stale fixes are refused")
     func duplicatesAndOrder() {
-        var run = FilterRun()
+        var run = GPSFilterRun()
         let (fixes, _) = Self.straightRun(seed: 14, seconds: 0, standing: 10)
         for f in fixes[0..<5] { run.feed(f) }
         #expect(run.feed(fixes[4]).rejection == .duplicate)
@@ -251,9 +251,57 @@ struct GPSFilterTests {
         #expect(late.rejection == .stale)
     }
 
+    @Test("live clocks: a timeless first fix on the engine clock does not block the receiver-timed ones")
+    func timelessFirstFix() {
+        let (fixes, truth) = Self.straightRun(seed: 23, seconds: 200)
+        var filter = GPSFilter()
+        let engineStart = 1_800_000_000.0   // the engine clock is not the receiver's
+        var timeless = fixes[0]
+        timeless.time = .nan
+        #expect(filter.process(timeless, at: engineStart, stationary: false).rejection == .noTime)
+        #expect(filter.process(timeless, at: engineStart + 0.5, stationary: false).rejection == .noTime)
+        var distance = 0.0
+        var refused = 0
+        for (i, f) in fixes.enumerated().dropFirst() {
+            let out = filter.process(f, at: engineStart + 1 + Double(i) + 0.3, stationary: false)
+            distance += out.distance
+            if out.rejection == .outOfOrder || out.rejection == .stale { refused += 1 }
+        }
+        #expect(refused == 0)
+        #expect(abs(distance - truth) / truth < 0.03, "distance \(distance) vs \(truth)")
+        // Once the offset is known, a timeless fix is placed on the receiver's clock.
+        var again = fixes[fixes.count - 1]
+        again.time = .nan
+        let placed = filter.process(again, at: engineStart + 1 + Double(fixes.count) + 0.3, stationary: false)
+        #expect(placed.rejection != .noTime && placed.rejection != .outOfOrder && placed.rejection != .stale)
+        #expect(placed.point?.fixTime == fixes[fixes.count - 1].time + 1)
+    }
+
+    @Test("a receiver clock that jumps is followed after a few fixes; one late fix is refused")
+    func clockJump() {
+        let (fixes, truth) = Self.straightRun(seed: 24, seconds: 300)
+        var run = GPSFilterRun()
+        for f in fixes[0..<150] { run.feed(f) }
+        // One fix that arrives 30 s late is stale.
+        let late = run.filter.process(fixes[150], at: fixes[150].time + 30, stationary: false)
+        #expect(late.rejection == .stale)
+        // Then the receiver's clock steps back by a day and stays there.
+        var outOfOrder = 0
+        for var f in fixes[151...] {
+            let arrival = f.time
+            f.time -= 86_400
+            let out = run.filter.process(f, at: arrival, stationary: false)
+            run.distance += out.distance
+            if out.rejection == .outOfOrder { outOfOrder += 1 }
+        }
+        #expect(outOfOrder >= 1 && outOfOrder <= 5)
+        #expect(run.filter.isMoving)
+        #expect(abs(run.distance - truth) / truth < 0.05, "distance \(run.distance) vs \(truth)")
+    }
+
     @Test("poor accuracy is refused: GST when present, else eph")
     func poorAccuracy() {
-        var run = FilterRun()
+        var run = GPSFilterRun()
         let (fixes, _) = Self.straightRun(seed: 15, seconds: 0, standing: 10)
         for f in fixes[0..<5] { run.feed(f) }
         var bad = fixes[5]
@@ -276,7 +324,7 @@ struct GPSFilterTests {
         let (all, _) = Self.straightRun(seed: 16, speed: 1.4, seconds: 300)
         // 15 s without a fix (an underpass) in the middle of the walk.
         let fixes = all.enumerated().filter { !(150..<165).contains($0.offset) }.map(\.element)
-        var run = FilterRun()
+        var run = GPSFilterRun()
         for f in fixes { run.feed(f) }
         let truth = 299 * 1.4
         #expect(abs(run.distance - truth) / truth < 0.03, "distance \(run.distance) vs \(truth)")
@@ -285,8 +333,8 @@ struct GPSFilterTests {
 
     @Test("a long gap with a far exit starts a new segment and counts no straight line")
     func longGapNewSegment() {
-        var rx = SimulatedReceiver(seed: 17)
-        var run = FilterRun()
+        var rx = SimulatedGPSReceiver(seed: 17)
+        var run = GPSFilterRun()
         for i in 0..<120 {
             run.feed(rx.fix(t: Double(i), east: Double(i) * 3, north: 0, ve: 3, vn: 0))
         }
@@ -299,8 +347,8 @@ struct GPSFilterTests {
         #expect(run.distance - before < 10)
 
         // The same gap with an exit a walking pace explains is bridged.
-        var run2 = FilterRun()
-        var rx2 = SimulatedReceiver(seed: 18)
+        var run2 = GPSFilterRun()
+        var rx2 = SimulatedGPSReceiver(seed: 18)
         for i in 0..<120 {
             run2.feed(rx2.fix(t: Double(i), east: Double(i) * 1.4, north: 0, ve: 1.4, vn: 0))
         }
@@ -311,10 +359,29 @@ struct GPSFilterTests {
         #expect(run2.distance > before2 + 60)
     }
 
+    @Test("a one-minute gap on a running track counts the pace kept, not the chord")
+    func gapOnATrack() {
+        var rx = SimulatedGPSReceiver(seed: 22)
+        var run = GPSFilterRun()
+        let radius = 40.0, speed = 3.0
+        for i in 0..<300 {
+            let t = Double(i)
+            if (100..<160).contains(i) {
+                run.feed(GPSFix(time: 1_700_000_000 + t, mode: 1, latitude: .nan, longitude: .nan))
+                continue
+            }
+            let a = speed * t / radius
+            run.feed(rx.fix(t: t, east: radius * sin(a), north: radius * cos(a),
+                            ve: speed * cos(a), vn: -speed * sin(a)))
+        }
+        let truth = 299 * speed
+        #expect(abs(run.distance - truth) / truth < 0.03, "distance \(run.distance) vs \(truth)")
+    }
+
     @Test("breakSegment drops the step across a pause but keeps tracking")
     func breakSegment() {
         let (fixes, truth) = Self.straightRun(seed: 19, seconds: 200)
-        var run = FilterRun()
+        var run = GPSFilterRun()
         for f in fixes[0..<100] { run.feed(f) }
         run.filter.breakSegment()
         let out = run.feed(fixes[100])
@@ -327,8 +394,8 @@ struct GPSFilterTests {
     @Test("elevation: noise on flat ground stays inside the hysteresis, a real climb counts")
     func elevation() {
         // Flat, moving, noisy altitude.
-        var rx = SimulatedReceiver(seed: 20)
-        var flat = FilterRun()
+        var rx = SimulatedGPSReceiver(seed: 20)
+        var flat = GPSFilterRun()
         for i in 0..<600 {
             flat.feed(rx.fix(t: Double(i), east: Double(i) * 3, north: 0, ve: 3, vn: 0, altitude: 400))
         }
@@ -336,8 +403,8 @@ struct GPSFilterTests {
         #expect(flat.loss < 6)
 
         // A 40 m climb over 400 s, then 200 s of flat.
-        var rx2 = SimulatedReceiver(seed: 21)
-        var hill = FilterRun()
+        var rx2 = SimulatedGPSReceiver(seed: 21)
+        var hill = GPSFilterRun()
         for i in 0..<700 {
             let h = 400 + 40 * min(max(Double(i - 50) / 400, 0), 1)
             hill.feed(rx2.fix(t: Double(i), east: Double(i) * 3, north: 0, ve: 3, vn: 0, altitude: h))

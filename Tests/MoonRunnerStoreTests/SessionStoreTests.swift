@@ -39,17 +39,17 @@ struct SessionStoreTests {
         batch.points = (0..<5).map { point(Double($0)) }
         batch.events = [SessionEvent(kind: .start, time: 1000, detectedAt: 1000, cause: "command", state: .recording)]
         batch.rejected = [RejectedFix(time: 1001, fix: GPSFix(time: 1001, mode: 3, latitude: 0, longitude: 0), reason: .nullIsland)]
-        batch.stepSeconds = [StepSecond(second: 1000, steps: 2, cadence: 120)]
+        batch.stepSeconds = [StepSecondSample(second: 1000, steps: 2, cadence: 120)]
         try await store.commit(batch)
         var second = CommitBatch(sessionID: id, snapshot: snapshot(last: 1021, distance: 43))
-        second.stepSeconds = [StepSecond(second: 1000, steps: 1, cadence: 121)]
+        second.stepSeconds = [StepSecondSample(second: 1000, steps: 1, cadence: 121)]
         try await store.commit(second)
 
         let points = try await store.points(session: id)
         #expect(points.map(\.time) == [0, 1, 2, 3, 4])
         #expect(points[0].altitude.isNaN && points[0].newSegment)
         #expect(try await store.events(session: id).map(\.kind) == [.start])
-        #expect(try await store.stepSeconds(session: id) == [StepSecond(second: 1000, steps: 3, cadence: 121)])
+        #expect(try await store.stepSeconds(session: id) == [StepSecondSample(second: 1000, steps: 3, cadence: 121)])
         let s = try #require(try await store.session(id: id))
         #expect(s.snapshot.stats.distance == 43)
         #expect(s.state == .recording)

@@ -33,13 +33,16 @@ public struct GPSFilterOutput: Sendable, Equatable {
 ///   rejected fixes agree among themselves for a while.
 /// * Moving starts on a Doppler speed above `moveSpeed` on consecutive fixes,
 ///   or on fixes that leave the anchor together (receivers without Doppler,
-///   slow walking); it ends after `stillDwell` seconds of low speed.
+///   slow walking); it ends after `stillDwell` seconds of low speed. The
+///   IMU's stillness hint ends it at once and keeps it from starting.
 /// * Distance while moving is the integral of the filtered speed, which the
 ///   Doppler measurement dominates: summing noisy position differences would
 ///   add every sideways jitter to the path. Without Doppler it is the filtered
 ///   displacement projected on the direction of travel, for the same reason.
-/// * Gaps: short ones are bridged by the motion model; long ones count their
-///   straight line only when a walking pace explains it.
+/// * Gaps: short ones are bridged by the motion model. Longer ones count only
+///   when a walking pace explains where the fix came back (else a new segment
+///   starts and nothing counts): the straight line, or the pace kept before and
+///   after the gap when that is longer (a bend or a loop in a tunnel).
 ///
 /// Pure value type with O(1) state: the caller passes each fix with the
 /// engine-clock instant it arrived at and whether the IMU knows the wearer
@@ -54,6 +57,9 @@ public struct GPSFilter: Sendable {
     private var lastFixTime = -Double.infinity
     private var minLatency = Double.infinity
     private var firstDropped = false
+    /// Refused fixes in a row that agree on a different receiver-clock offset.
+    private var jumpRun = 0
+    private var jumpLatency = Double.nan
 
     // The plane and the two filtered axes (valid when `tracking`).
     private var plane: LocalTangentPlane?
@@ -133,6 +139,11 @@ public struct GPSFilter: Sendable {
     /// first fix again and starts a new segment.
     public mutating func reset() {
         firstDropped = false
+        restartTrack()
+    }
+
+    /// Forgets the track but not the gates.
+    private mutating func restartTrack() {
         plane = nil
         tracking = false
         moving = false
@@ -171,16 +182,36 @@ public struct GPSFilter: Sendable {
         if abs(fix.latitude) < 1e-6 && abs(fix.longitude) < 1e-6 {
             return reply(GPSFilterOutput(rejection: .nullIsland))
         }
-        let t = fix.time.isFinite ? fix.time : now
-        if t == lastFixTime { return reply(GPSFilterOutput(rejection: .duplicate)) }
-        if t < lastFixTime { return reply(GPSFilterOutput(rejection: .outOfOrder)) }
+        // Everything runs on the receiver's clock. A fix without time (gpsd's
+        // first fix) is placed on it through the engine clock's known offset.
+        let t: Double
+        if fix.time.isFinite {
+            t = fix.time
+        } else if minLatency.isFinite {
+            t = now - minLatency
+        } else {
+            return reply(GPSFilterOutput(rejection: .noTime))
+        }
         // Receiver and engine clocks differ by an unknown offset; what matters
         // is how much later than usual this fix arrived.
         let latency = now - t
-        if latency.isFinite {
-            minLatency = min(minLatency, latency)
-            if latency - minLatency > config.maxAge { return reply(GPSFilterOutput(rejection: .stale)) }
+        if t == lastFixTime { return reply(GPSFilterOutput(rejection: .duplicate)) }
+        if t < lastFixTime || latency - minLatency > config.maxAge {
+            if clockJumped(latency: latency) {
+                // The receiver's clock moved for good (a restart, a week-number
+                // fix-up): take the new clock and start the track afresh.
+                minLatency = latency
+                lastFixTime = -.infinity
+                restartTrack()
+            } else if t < lastFixTime {
+                return reply(GPSFilterOutput(rejection: .outOfOrder))
+            } else {
+                return reply(GPSFilterOutput(rejection: .stale))
+            }
+        } else {
+            jumpRun = 0
         }
+        if latency.isFinite { minLatency = min(minLatency, latency) }
         lastFixTime = t
         if config.dropFirstFix && !firstDropped {
             firstDropped = true
@@ -396,8 +427,13 @@ public struct GPSFilter: Sendable {
         let sigma = (m.rEast + m.rNorth + east.pp + north.pp).squareRoot()
         let plausible = dt <= config.maxBridgedGap && chord <= pace * dt + 2 * sigma
         let moved = chord > 2 * sigma
-        if plausible && moved && !newSegment {
-            out.distance += chord
+        if plausible && !newSegment {
+            // Moving before and after a gap of a minute or two: the wearer most
+            // likely kept going, along a path at least as long as the chord.
+            let before = moving ? hypot(east.v, north.v) : 0
+            let after = m.fast ? m.fix.speed : 0
+            let kept = dt <= config.keptPaceGap ? min(before, after) * dt : 0
+            out.distance += max(moved ? chord : 0, kept)
         }
         // No line through walls: a far exit starts a new segment.
         let startsSegment = newSegment || !plausible
@@ -495,6 +531,25 @@ public struct GPSFilter: Sendable {
         return TrackPoint(time: m.now, fixTime: m.t, latitude: lat, longitude: lon,
                           altitude: smoothed.isFinite ? smoothed : m.fix.altitude, speed: speed, course: course,
                           eph: m.fix.eph, newSegment: pointStartsSegment)
+    }
+
+    /// True on the fifth refused fix in a row (out of order or stale) whose
+    /// clock offsets agree: late or replayed fixes are refused (a draining
+    /// backlog changes its offset with every fix), but a receiver clock that
+    /// jumped is followed instead of refusing everything after it.
+    private mutating func clockJumped(latency: Double) -> Bool {
+        guard latency.isFinite else { return false }
+        if jumpRun > 0 && abs(latency - jumpLatency) <= 2 {
+            jumpRun += 1
+        } else {
+            jumpRun = 1
+        }
+        jumpLatency = latency
+        if jumpRun >= 5 {
+            jumpRun = 0
+            return true
+        }
+        return false
     }
 
     private func reply(_ out: GPSFilterOutput) -> GPSFilterOutput {

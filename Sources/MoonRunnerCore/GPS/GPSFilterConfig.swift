@@ -24,6 +24,10 @@ public struct GPSFilterConfig: Sendable, Equatable, Codable {
     /// `gapPaceFactor` × the pace before the gap, whichever is higher.
     public var gapWalkSpeed: Double = 1.5
     public var gapPaceFactor: Double = 1.5
+    /// Gaps up to this long with the wearer moving before and after count at
+    /// least the slower speed × the gap (a bend or a loop is longer than its
+    /// chord), seconds.
+    public var keptPaceGap: Double = 120
 
     // MARK: Error model
 
@@ -82,7 +86,7 @@ public struct GPSFilterConfig: Sendable, Equatable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case maxAccuracy, maxAge, maxSpeed, dropFirstFix, segmentGap, maxBridgedGap, gapWalkSpeed,
-             gapPaceFactor, accelerationNoise, dopplerSpeedSigma, courseSigma, gstErrorInflation,
+             gapPaceFactor, keptPaceGap, accelerationNoise, dopplerSpeedSigma, courseSigma, gstErrorInflation,
              ephPessimism, minimumSigma, defaultSigma, outlierGate, departureGate, reacquireAfter,
              moveSpeed, moveConfirmFixes, stillSpeed, stillDwell, stillDrift, speedWindow,
              elevationHysteresis, climbNoise, altitudeErrorInflation,
@@ -103,6 +107,7 @@ public struct GPSFilterConfig: Sendable, Equatable, Codable {
         try d(.maxBridgedGap, &maxBridgedGap)
         try d(.gapWalkSpeed, &gapWalkSpeed)
         try d(.gapPaceFactor, &gapPaceFactor)
+        try d(.keptPaceGap, &keptPaceGap)
         try d(.accelerationNoise, &accelerationNoise)
         try d(.dopplerSpeedSigma, &dopplerSpeedSigma)
         try d(.courseSigma, &courseSigma)
@@ -136,6 +141,7 @@ public struct GPSFilterConfig: Sendable, Equatable, Codable {
         try c.encode(maxBridgedGap, forKey: .maxBridgedGap)
         try c.encode(gapWalkSpeed, forKey: .gapWalkSpeed)
         try c.encode(gapPaceFactor, forKey: .gapPaceFactor)
+        try c.encode(keptPaceGap, forKey: .keptPaceGap)
         try c.encode(accelerationNoise, forKey: .accelerationNoise)
         try c.encode(dopplerSpeedSigma, forKey: .dopplerSpeedSigma)
         try c.encode(courseSigma, forKey: .courseSigma)

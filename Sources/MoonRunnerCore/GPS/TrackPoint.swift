@@ -73,6 +73,9 @@ public enum FixRejection: String, Sendable, Codable, CaseIterable {
     case outOfOrder = "out_of_order"
     case tooFast = "too_fast"
     case outlier
+    /// A fix without receiver time before any fix had one: it cannot be placed
+    /// on the receiver's time line (gpsd's first fix of a session).
+    case noTime = "no_time"
 }
 
 /// The seed article's signal grades from horizontal accuracy.

@@ -8,8 +8,6 @@ public struct AutoPauseConfig: Sendable, Equatable, Codable {
     public var resumeWindow = 2.0
     /// Doppler speed above which GPS alone says "moving", m/s.
     public var moveSpeed = 1.2
-    /// Seconds the GPS speed must stay above `moveSpeed` to count.
-    public var speedDwell = 3.0
     /// Rotation rate that counts as motion, rad/s (seed: gyro |y| or |z| > 2 rad/s).
     public var gyroThreshold = 2.0
 
@@ -19,8 +17,9 @@ public struct AutoPauseConfig: Sendable, Equatable, Codable {
 /// Decides when the wearer stopped and started again.
 ///
 /// Evidence of motion: steps (strongest), a fast rotation (the seed's gyro
-/// rule), and a sustained GPS Doppler speed, which keeps a hand-held or
-/// bike-mounted device recording although it takes no steps. A pause is
+/// rule), and the GPS filter's moving verdict (Doppler and positions), which
+/// keeps a hand-held or bike-mounted device recording although it takes no
+/// steps. A pause is
 /// back-dated to the last evidence of motion, a resume to the first step of
 /// the run of steps that triggered it.
 public struct AutoPauseDetector: Sendable {
@@ -28,7 +27,6 @@ public struct AutoPauseDetector: Sendable {
     /// Last instant anything said "moving".
     public private(set) var lastMotion = -Double.infinity
     private var recentSteps = RecentInstants()
-    private var fastSince = Double.nan
     public private(set) var paused = false
 
     public init(config: AutoPauseConfig = AutoPauseConfig()) {
@@ -48,7 +46,6 @@ public struct AutoPauseDetector: Sendable {
         lastMotion = t
         paused = false
         recentSteps = RecentInstants()
-        fastSince = .nan
     }
 
     public mutating func step(at t: Double) -> Decision? {
@@ -72,14 +69,13 @@ public struct AutoPauseDetector: Sendable {
         if !paused && rate > config.gyroThreshold { lastMotion = max(lastMotion, t) }
     }
 
-    public mutating func gpsSpeed(_ speed: Double, at t: Double) -> Decision? {
-        guard speed.isFinite, speed > config.moveSpeed else { fastSince = .nan; return nil }
-        if fastSince.isNaN { fastSince = t }
-        guard t - fastSince >= config.speedDwell else { return nil }
+    /// The GPS filter's verdict (Doppler and positions together).
+    public mutating func gpsMoving(_ moving: Bool, at t: Double) -> Decision? {
+        guard moving else { return nil }
         if paused {
             paused = false
             lastMotion = t
-            return .resume(since: fastSince, at: t, cause: "gps_speed")
+            return .resume(since: t, at: t, cause: "gps_motion")
         }
         lastMotion = max(lastMotion, t)
         return nil

@@ -165,6 +165,11 @@ public struct SessionEngine: Sendable {
             && !(fix.speed.isFinite && fix.speed > config.autoPause.moveSpeed)
         if fix.hasPosition { lastFixTime = t }
         let out = gps.process(fix, at: t, stationary: still)
+        // The filter's verdict is the GPS evidence of motion; taken before the
+        // distance so that the fix that resumes a pause also counts its step.
+        if state == .recording || state == .autoPaused, fix.hasPosition, !(hasIMU && still) {
+            handle(autoPause.gpsMoving(out.moving, at: t), emit: emit)
+        }
         if let reason = out.rejection {
             if state.isActive { stats.rejectedFixes += 1 }
             emit(.rejected(reason, fix, at: t))
@@ -177,9 +182,6 @@ public struct SessionEngine: Sendable {
             stats.maxSpeed = max(stats.maxSpeed, point.speed)
             stats.points += 1
             emit(.point(point))
-        }
-        if state == .recording || state == .autoPaused, fix.hasPosition, !(hasIMU && still) {
-            handle(autoPause.gpsSpeed(fix.speed, at: t), emit: emit)
         }
         checkAutoPause(emit: emit)
     }
@@ -232,7 +234,6 @@ public struct SessionEngine: Sendable {
             let open = pauses.last?.start ?? since
             closePause(at: max(since, open))
             state = .recording
-            gps.breakSegment()
             refreshTimes()
             emit(.event(SessionEvent(kind: .autoresume, time: max(since, open), detectedAt: at, cause: cause,
                                      state: state)))

@@ -32,7 +32,7 @@ public actor SessionService {
     private var storeHealthy = true
     private var storeError: String?
     private var lastTransition: TransitionInfo?
-    private var stepSecond: StepSecond?
+    private var stepSecond: StepSecondSample?
     private var transitionHappened = false
     /// Reused between calls so that the IMU path does not allocate per sample.
     private var outputs: [EngineOutput] = []
@@ -259,7 +259,7 @@ public actor SessionService {
                 stepSecond = s
             } else {
                 if let s = stepSecond { pending?.stepSeconds.append(s) }
-                stepSecond = StepSecond(second: second, steps: 1, cadence: 0)
+                stepSecond = StepSecondSample(second: second, steps: 1, cadence: 0)
             }
             stepSecond?.cadence = engine.stats.cadence
         case let .point(p):

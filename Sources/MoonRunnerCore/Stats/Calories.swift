@@ -1,0 +1,115 @@
+/// Which ACSM metabolic equation describes the movement.
+public enum MetabolicEquation: String, Sendable, Codable, CaseIterable {
+    /// VO2 = 0.1·v + 1.8·v·grade + 3.5 (ml/kg/min, v in m/min).
+    case walking
+    /// VO2 = 0.2·v + 0.9·v·grade + 3.5 (ml/kg/min, v in m/min).
+    case running
+}
+
+/// Energy estimate from the ACSM metabolic equations (ACSM's Guidelines for
+/// Exercise Testing and Prescription, "metabolic calculations"): gross
+/// oxygen uptake from speed and grade, about 5 kcal per litre of O2.
+///
+/// Equation rule (ACSM validity ranges: walking 50–100 m/min, running above
+/// 134 m/min, running also 80–134 m/min "if truly running"):
+/// * activity `run`: the running equation, except below `walkingBelow`
+///   (80 m/min, 4.8 km/h), where nobody runs: a walk break;
+/// * activity `walk`: the walking equation, except above `runningAbove`
+///   (8 km/h ≈ 134 m/min), where walking turns into running.
+///
+/// Grade: the equations are for level and uphill; downhill stretches are
+/// costed as level (grade clamped at 0 below, `maxGrade` above), which keeps
+/// the walking equation from dropping below resting cost on a descent.
+public struct CalorieModel: Sendable, Equatable, Codable {
+    /// Body mass, kg (from the configuration).
+    public var bodyMass: Double
+    /// m/s above which a walk is costed with the running equation (8 km/h).
+    public var runningAbove: Double = 8 / 3.6
+    /// m/s below which a run is costed with the walking equation (80 m/min).
+    public var walkingBelow: Double = 80.0 / 60
+    /// kcal released per litre of oxygen consumed.
+    public var kcalPerLitreO2: Double = 5
+    /// Steepest grade (fraction) the equations are trusted with.
+    public var maxGrade: Double = 0.3
+    /// Horizontal metres over which the grade of a track is measured, so
+    /// that altitude noise between 1 Hz fixes does not turn into climbing.
+    public var gradeWindow: Double = 50
+
+    public init(bodyMass: Double = 70) {
+        self.bodyMass = bodyMass
+    }
+
+    /// The equation for this activity at this speed (m/s).
+    public func equation(activity: Activity, speed: Double) -> MetabolicEquation {
+        switch activity {
+        case .run: return speed < walkingBelow ? .walking : .running
+        case .walk: return speed > runningAbove ? .running : .walking
+        }
+    }
+
+    /// Gross oxygen uptake, ml/kg/min, at `speed` m/s on `grade` (fraction).
+    public func vo2(speed: Double, grade: Double, equation: MetabolicEquation) -> Double {
+        let v = max(0, speed.isFinite ? speed : 0) * 60
+        let g = min(maxGrade, max(0, grade.isFinite ? grade : 0))
+        switch equation {
+        case .walking: return 0.1 * v + 1.8 * v * g + 3.5
+        case .running: return 0.2 * v + 0.9 * v * g + 3.5
+        }
+    }
+
+    /// kcal spent moving for `seconds` at `speed` m/s on `grade`.
+    public func kcal(speed: Double, grade: Double, seconds: Double, activity: Activity) -> Double {
+        guard seconds > 0, bodyMass > 0 else { return 0 }
+        let ml = vo2(speed: speed, grade: grade, equation: equation(activity: activity, speed: speed))
+            * bodyMass * seconds / 60
+        return ml / 1000 * kcalPerLitreO2
+    }
+
+    /// Whole-session estimate from its totals (for a live display): average
+    /// speed over moving time, grade from the climb over the distance.
+    public func kcal(distance: Double, moving: Double, elevationGain: Double, activity: Activity) -> Double {
+        guard moving > 0 else { return 0 }
+        let grade = distance > 0 ? max(0, elevationGain) / distance : 0
+        return kcal(speed: distance / moving, grade: grade, seconds: moving, activity: activity)
+    }
+
+    /// kcal over a recorded track: each stretch is cut into pieces of about
+    /// `gradeWindow` metres; each piece is costed at its own speed (distance
+    /// over moving time) and grade (altitude change over distance). Time
+    /// outside stretches (pauses, GPS outages) costs nothing.
+    public func kcal<Track: RandomAccessCollection>(points: Track, pauses: [PauseInterval], activity: Activity) -> Double
+    where Track.Element == TrackPoint, Track.Index == Int {
+        kcal(points: points, paused: PausedTime(pauses), activity: activity)
+    }
+
+    /// As `kcal(points:pauses:activity:)` with the pauses already indexed.
+    public func kcal<Track: RandomAccessCollection>(points: Track, paused: PausedTime, activity: Activity) -> Double
+    where Track.Element == TrackPoint, Track.Index == Int {
+        var total = 0.0
+        var pieceStart = points.startIndex
+        var pieceDistance = 0.0
+
+        func closePiece(at end: Int) {
+            defer { pieceStart = end; pieceDistance = 0 }
+            guard end > pieceStart else { return }
+            let a = points[pieceStart], b = points[end]
+            let seconds = paused.moving(from: a.time, to: b.time)
+            guard seconds > 0 else { return }
+            let rise = b.altitude - a.altitude
+            let grade = pieceDistance >= 10 && rise.isFinite ? rise / pieceDistance : 0
+            total += kcal(speed: pieceDistance / seconds, grade: grade, seconds: seconds, activity: activity)
+        }
+
+        for i in points.indices.dropFirst() {
+            if points[i].newSegment {
+                closePiece(at: i - 1)
+                pieceStart = i
+                continue
+            }
+            pieceDistance += TrackDistance.step(points[i - 1], points[i])
+            if pieceDistance >= gradeWindow { closePiece(at: i) }
+        }
+        if !points.isEmpty { closePiece(at: points.endIndex - 1) }
+        return total
+    }
+}

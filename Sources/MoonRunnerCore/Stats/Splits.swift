@@ -1,0 +1,84 @@
+/// One kilometre (or mile) of a session: the wearer's usual yardstick of
+/// how a run went. The instant a split ends is interpolated between the two
+/// track points either side of the mark, so 1 Hz fixes give split times to a
+/// fraction of a second.
+public struct Split: Sendable, Equatable, Codable {
+    /// 1-based.
+    public var number: Int
+    public var units: UnitSystem
+    /// Metres in this split: one unit, less for a final partial split.
+    public var distance: Double
+    /// Metres from the start of the session to the end of this split.
+    public var cumulativeDistance: Double
+    /// True for the last, shorter-than-a-unit split.
+    public var isPartial: Bool
+    public var startTime: Double
+    public var endTime: Double
+    /// Wall-clock seconds of the split, pauses included.
+    public var elapsed: Double
+    /// Seconds of the split outside pauses.
+    public var moving: Double
+    /// Altitude at the end minus altitude at the start, metres; NaN when unknown.
+    public var elevationChange: Double
+
+    /// Average speed over moving time, m/s.
+    public var averageSpeed: Double { moving > 0 ? distance / moving : 0 }
+    /// Seconds per unit (km or mile) over moving time; NaN when not moving.
+    public var pace: Double { averageSpeed > 0.05 ? units.metresPerUnit / averageSpeed : .nan }
+}
+
+/// Splits of a recorded track.
+public enum Splits {
+    /// Splits of `points` per km (metric) or mile (imperial).
+    ///
+    /// Distance counts only inside moving stretches (see `TrackDistance`).
+    /// `start` is when the session started (default: the first point), so
+    /// that waiting for the first fix belongs to split 1; `end` is when the
+    /// final partial split ends (default: the last point). A final partial
+    /// split shorter than `minimumPartial` metres is dropped.
+    public static func compute(points: [TrackPoint], pauses: [PauseInterval], units: UnitSystem,
+                               start: Double? = nil, end: Double? = nil,
+                               minimumPartial: Double = 1) -> [Split] {
+        guard let first = points.first, let last = points.last else { return [] }
+        let track = TrackDistance(points: points)
+        let paused = PausedTime(pauses)
+        let unit = units.metresPerUnit
+        var splits: [Split] = []
+        splits.reserveCapacity(Int(track.total / unit) + 1)
+
+        var splitStart = min(start ?? first.time, first.time)
+        var splitStartAltitude = track.firstAltitude
+        var mark = unit
+
+        func close(at t: Double, altitude: Double, distance: Double, cumulative: Double, partial: Bool) {
+            splits.append(Split(number: splits.count + 1, units: units, distance: distance,
+                                cumulativeDistance: cumulative, isPartial: partial,
+                                startTime: splitStart, endTime: t, elapsed: max(0, t - splitStart),
+                                moving: paused.moving(from: splitStart, to: t),
+                                elevationChange: altitude - splitStartAltitude))
+            splitStart = t
+            splitStartAltitude = altitude
+        }
+
+        for i in points.indices.dropFirst() where !track.startsStretch(i) {
+            let d0 = track.cumulative[i - 1], d1 = track.cumulative[i]
+            guard d1 > d0 else { continue }
+            let a = points[i - 1], b = points[i]
+            while d1 >= mark {
+                let f = (mark - d0) / (d1 - d0)
+                let t = a.time + f * (b.time - a.time)
+                close(at: t, altitude: TrackDistance.mix(a.altitude, b.altitude, f), distance: unit,
+                      cumulative: mark, partial: false)
+                mark += unit
+            }
+        }
+
+        let rest = track.total - (mark - unit)
+        if rest >= minimumPartial {
+            let t = max(end ?? last.time, splitStart)
+            let lastAltitude = points.last(where: { $0.altitude.isFinite })?.altitude ?? .nan
+            close(at: t, altitude: lastAltitude, distance: rest, cumulative: track.total, partial: true)
+        }
+        return splits
+    }
+}

@@ -1,0 +1,60 @@
+import MoonRunnerCore
+
+/// Everything an export needs about one recorded session, as the store
+/// keeps it. Writers are pure functions of this value.
+public struct ExportSession: Sendable {
+    public var id: Int64
+    public var activity: Activity
+    /// Engine clock (UNIX seconds) of the start.
+    public var startTime: Double
+    /// Engine clock of the end (the stop event, else start + elapsed, else the last point).
+    public var endTime: Double
+    public var stats: SessionStats
+    /// Accepted track points in time order.
+    public var points: [TrackPoint]
+    public var events: [SessionEvent]
+    public var pauses: [PauseInterval]
+    public var stepSeconds: [StepSecondSample]
+    public var laps: [LapSummary]
+    /// Calories use this model (body mass from the configuration).
+    public var calorieModel: CalorieModel
+    /// Shown as the track name; default "MoonRunner run 12".
+    public var title: String
+
+    /// `laps` default to the laps computed from the lap events and the track.
+    public init(id: Int64, activity: Activity, startTime: Double, endTime: Double? = nil,
+                stats: SessionStats, points: [TrackPoint], events: [SessionEvent] = [],
+                pauses: [PauseInterval] = [], stepSeconds: [StepSecondSample] = [],
+                laps: [LapSummary]? = nil, calorieModel: CalorieModel = CalorieModel(),
+                title: String? = nil) {
+        self.id = id
+        self.activity = activity
+        self.startTime = startTime
+        let stop = events.last(where: { $0.kind == .stop })?.time
+        let fromStats = stats.elapsed > 0 ? startTime + stats.elapsed : nil
+        self.endTime = max(startTime, endTime ?? stop ?? fromStats ?? points.last?.time ?? startTime)
+        self.stats = stats
+        self.points = points
+        self.events = events
+        self.pauses = pauses
+        self.stepSeconds = stepSeconds.sorted { $0.second < $1.second }
+        self.calorieModel = calorieModel
+        self.title = title ?? "MoonRunner \(activity == .run ? "run" : "walk") \(id)"
+        self.laps = laps ?? Laps.compute(points: points, events: events, pauses: pauses,
+                                         stepSeconds: self.stepSeconds, start: startTime, end: self.endTime)
+    }
+
+    /// Seconds from start to end, pauses included.
+    public var elapsed: Double { stats.elapsed > 0 ? stats.elapsed : endTime - startTime }
+    /// Seconds outside pauses.
+    public var moving: Double {
+        stats.moving > 0 ? stats.moving : PausedTime(pauses).moving(from: startTime, to: endTime)
+    }
+    /// The session's distance in metres: the engine's figure when it has one
+    /// (what the wearer saw), else the length of the track.
+    public var distance: Double { stats.distance > 0 ? stats.distance : TrackDistance(points: points).total }
+    /// Steps of the whole session.
+    public var totalSteps: Int { stats.steps > 0 ? stats.steps : stepSeconds.reduce(0) { $0 + $1.steps } }
+    /// Estimated kcal over the track.
+    public var calories: Double { calorieModel.kcal(points: points, pauses: pauses, activity: activity) }
+}

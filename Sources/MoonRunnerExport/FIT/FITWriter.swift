@@ -1,0 +1,278 @@
+import Foundation
+import MoonRunnerCore
+
+/// A FIT activity file written by MoonRunner's own encoder: file_id, timer
+/// events (start, stop at each pause, start at each resume, stop at the
+/// end), one record per track point, then the summary messages (laps,
+/// session, activity), the order Garmin's "summary last" pattern allows.
+///
+/// Record fields: timestamp (FIT epoch), position (semicircles), altitude
+/// (scale 5, offset 500), distance (scale 100, cumulative along the track),
+/// speed (scale 1000), cadence + fractional_cadence. FIT running cadence is
+/// per foot (strides/min): half the step rate, its fraction in 1/128 units,
+/// so 171 steps/min is written as 85 + 64/128. Lap and session
+/// `total_cycles` are strides (steps / 2) for the same reason.
+/// Session totals are the session's own (engine distance, moving time as
+/// timer time); laps come from the lap events and the track.
+public enum FITWriter {
+    private enum Local {
+        static let fileID: UInt8 = 0
+        static let event: UInt8 = 1
+        static let record: UInt8 = 2
+        static let lap: UInt8 = 3
+        static let session: UInt8 = 4
+        static let activity: UInt8 = 5
+    }
+
+    public static func write(_ session: ExportSession) -> Data {
+        let track = ExportTrack(session)
+        var fit = FITEncoder(capacity: 512 + session.points.count * 25 + session.laps.count * 70)
+        writeFileID(session, into: &fit)
+        defineMessages(into: &fit)
+
+        let timers = timerEvents(session)
+        var next = 0
+        for (i, p) in session.points.enumerated() {
+            // Starts go before a record at the same instant, stops after it.
+            while next < timers.count,
+                  timers[next].time < p.time || (timers[next].time == p.time && timers[next].type == FITProfile.EventType.start) {
+                writeTimer(timers[next], into: &fit)
+                next += 1
+            }
+            writeRecord(p, distance: track.distance.cumulative[i], cadence: track.cadence[i],
+                        hasCadence: track.hasCadence, into: &fit)
+        }
+        while next < timers.count {
+            writeTimer(timers[next], into: &fit)
+            next += 1
+        }
+
+        let paused = PausedTime(session.pauses)
+        for (k, lap) in session.laps.enumerated() {
+            writeLap(lap, index: k, session: session, paused: paused, into: &fit)
+        }
+        writeSession(session, into: &fit)
+        writeActivity(session, into: &fit)
+        return fit.file(profileVersion: FITProfile.version)
+    }
+
+    // MARK: Definitions
+
+    private static func writeFileID(_ session: ExportSession, into fit: inout FITEncoder) {
+        fit.define(local: Local.fileID, global: FITProfile.Message.fileID, fields: [
+            .init(number: 0, type: .enumeration),   // type
+            .init(number: 1, type: .uint16),        // manufacturer
+            .init(number: 2, type: .uint16),        // product
+            .init(number: 3, type: .uint32z),       // serial_number
+            .init(number: 4, type: .uint32),        // time_created
+        ])
+        fit.begin(local: Local.fileID)
+        fit.enumeration(FITProfile.FileType.activity)
+        fit.uint16(FITProfile.Manufacturer.development)
+        fit.uint16(1)
+        let serial = UInt32(truncatingIfNeeded: session.id)
+        fit.uint32(serial == 0 ? 1 : serial)
+        fit.uint32(FITProfile.timestamp(session.startTime))
+    }
+
+    private static func defineMessages(into fit: inout FITEncoder) {
+        fit.define(local: Local.event, global: FITProfile.Message.event, fields: [
+            .init(number: FITProfile.Common.timestamp, type: .uint32),
+            .init(number: 0, type: .enumeration),   // event
+            .init(number: 1, type: .enumeration),   // event_type
+            .init(number: 3, type: .uint32),        // data (timer_trigger)
+            .init(number: 4, type: .uint8),         // event_group
+        ])
+        fit.define(local: Local.record, global: FITProfile.Message.record, fields: [
+            .init(number: FITProfile.Common.timestamp, type: .uint32),
+            .init(number: 0, type: .sint32),        // position_lat
+            .init(number: 1, type: .sint32),        // position_long
+            .init(number: 2, type: .uint16),        // altitude, scale 5, offset 500
+            .init(number: 5, type: .uint32),        // distance, scale 100
+            .init(number: 6, type: .uint16),        // speed, scale 1000
+            .init(number: 4, type: .uint8),         // cadence, rpm
+            .init(number: 53, type: .uint8),        // fractional_cadence, scale 128
+        ])
+        fit.define(local: Local.lap, global: FITProfile.Message.lap, fields: [
+            .init(number: FITProfile.Common.messageIndex, type: .uint16),
+            .init(number: FITProfile.Common.timestamp, type: .uint32),
+            .init(number: 0, type: .enumeration),   // event
+            .init(number: 1, type: .enumeration),   // event_type
+            .init(number: 2, type: .uint32),        // start_time
+            .init(number: 3, type: .sint32),        // start_position_lat
+            .init(number: 4, type: .sint32),        // start_position_long
+            .init(number: 5, type: .sint32),        // end_position_lat
+            .init(number: 6, type: .sint32),        // end_position_long
+            .init(number: 7, type: .uint32),        // total_elapsed_time, scale 1000
+            .init(number: 8, type: .uint32),        // total_timer_time, scale 1000
+            .init(number: 9, type: .uint32),        // total_distance, scale 100
+            .init(number: 10, type: .uint32),       // total_cycles (strides)
+            .init(number: 11, type: .uint16),       // total_calories
+            .init(number: 13, type: .uint16),       // avg_speed, scale 1000
+            .init(number: 14, type: .uint16),       // max_speed, scale 1000
+            .init(number: 17, type: .uint8),        // avg_cadence
+            .init(number: 23, type: .enumeration),  // intensity
+            .init(number: 24, type: .enumeration),  // lap_trigger
+            .init(number: 25, type: .enumeration),  // sport
+        ])
+        fit.define(local: Local.session, global: FITProfile.Message.session, fields: [
+            .init(number: FITProfile.Common.messageIndex, type: .uint16),
+            .init(number: FITProfile.Common.timestamp, type: .uint32),
+            .init(number: 0, type: .enumeration),   // event
+            .init(number: 1, type: .enumeration),   // event_type
+            .init(number: 2, type: .uint32),        // start_time
+            .init(number: 3, type: .sint32),        // start_position_lat
+            .init(number: 4, type: .sint32),        // start_position_long
+            .init(number: 5, type: .enumeration),   // sport
+            .init(number: 6, type: .enumeration),   // sub_sport
+            .init(number: 7, type: .uint32),        // total_elapsed_time, scale 1000
+            .init(number: 8, type: .uint32),        // total_timer_time, scale 1000
+            .init(number: 9, type: .uint32),        // total_distance, scale 100
+            .init(number: 10, type: .uint32),       // total_cycles (strides)
+            .init(number: 11, type: .uint16),       // total_calories
+            .init(number: 14, type: .uint16),       // avg_speed, scale 1000
+            .init(number: 15, type: .uint16),       // max_speed, scale 1000
+            .init(number: 18, type: .uint8),        // avg_cadence
+            .init(number: 22, type: .uint16),       // total_ascent
+            .init(number: 23, type: .uint16),       // total_descent
+            .init(number: 25, type: .uint16),       // first_lap_index
+            .init(number: 26, type: .uint16),       // num_laps
+            .init(number: 28, type: .enumeration),  // trigger
+        ])
+        fit.define(local: Local.activity, global: FITProfile.Message.activity, fields: [
+            .init(number: FITProfile.Common.timestamp, type: .uint32),
+            .init(number: 0, type: .uint32),        // total_timer_time, scale 1000
+            .init(number: 1, type: .uint16),        // num_sessions
+            .init(number: 2, type: .enumeration),   // type
+            .init(number: 3, type: .enumeration),   // event
+            .init(number: 4, type: .enumeration),   // event_type
+        ])
+    }
+
+    // MARK: Messages
+
+    private struct TimerEvent {
+        var time: Double
+        var type: UInt8
+        var trigger: UInt32
+    }
+
+    /// Timer start at the start, stop/start around each pause inside the
+    /// session, stop at the end.
+    private static func timerEvents(_ session: ExportSession) -> [TimerEvent] {
+        var events = [TimerEvent(time: session.startTime, type: FITProfile.EventType.start,
+                                 trigger: FITProfile.TimerTrigger.manual)]
+        for pause in session.pauses.sorted(by: { $0.start < $1.start }) where pause.start.isFinite {
+            guard pause.start >= session.startTime, pause.start < session.endTime else { continue }
+            let trigger = pause.automatic ? FITProfile.TimerTrigger.auto : FITProfile.TimerTrigger.manual
+            events.append(TimerEvent(time: pause.start, type: FITProfile.EventType.stopAll, trigger: trigger))
+            if pause.end.isFinite && pause.end < session.endTime {
+                events.append(TimerEvent(time: pause.end, type: FITProfile.EventType.start, trigger: trigger))
+            }
+        }
+        if events.last?.type != FITProfile.EventType.stopAll {
+            events.append(TimerEvent(time: session.endTime, type: FITProfile.EventType.stopAll,
+                                     trigger: FITProfile.TimerTrigger.manual))
+        }
+        return events
+    }
+
+    private static func writeTimer(_ e: TimerEvent, into fit: inout FITEncoder) {
+        fit.begin(local: Local.event)
+        fit.uint32(FITProfile.timestamp(e.time))
+        fit.enumeration(FITProfile.Event.timer)
+        fit.enumeration(e.type)
+        fit.uint32(e.trigger)
+        fit.uint8(0)
+    }
+
+    private static func writeRecord(_ p: TrackPoint, distance: Double, cadence: Double, hasCadence: Bool,
+                                    into fit: inout FITEncoder) {
+        fit.begin(local: Local.record)
+        fit.uint32(FITProfile.timestamp(p.time))
+        fit.sint32(FITProfile.semicircles(p.latitude))
+        fit.sint32(FITProfile.semicircles(p.longitude))
+        fit.uint16(FITProfile.scaled16(p.altitude, 5, offset: 500))
+        fit.uint32(FITProfile.scaled32(distance, 100))
+        fit.uint16(FITProfile.scaled16(max(0, p.speed), 1000))
+        if hasCadence {
+            let perFoot = min(254.99, max(0, cadence.isFinite ? cadence / 2 : 0))
+            let whole = perFoot.rounded(.down)
+            fit.uint8(UInt8(whole))
+            fit.uint8(UInt8(min(127, ((perFoot - whole) * 128).rounded())))
+        } else {
+            fit.uint8(FITEncoder.invalidUInt8)
+            fit.uint8(FITEncoder.invalidUInt8)
+        }
+    }
+
+    private static func writeLap(_ lap: LapSummary, index: Int, session: ExportSession, paused: PausedTime,
+                                 into fit: inout FITEncoder) {
+        let points = session.points[lap.points]
+        let kcal = session.calorieModel.kcal(points: points, paused: paused, activity: session.activity)
+        fit.begin(local: Local.lap)
+        fit.uint16(UInt16(clamping: index))
+        fit.uint32(FITProfile.timestamp(lap.endTime))
+        fit.enumeration(FITProfile.Event.lap)
+        fit.enumeration(FITProfile.EventType.stop)
+        fit.uint32(FITProfile.timestamp(lap.startTime))
+        fit.sint32(FITProfile.semicircles(points.first?.latitude ?? .nan))
+        fit.sint32(FITProfile.semicircles(points.first?.longitude ?? .nan))
+        fit.sint32(FITProfile.semicircles(points.last?.latitude ?? .nan))
+        fit.sint32(FITProfile.semicircles(points.last?.longitude ?? .nan))
+        fit.uint32(FITProfile.scaled32(lap.elapsed, 1000))
+        fit.uint32(FITProfile.scaled32(lap.moving, 1000))
+        fit.uint32(FITProfile.scaled32(lap.distance, 100))
+        fit.uint32(UInt32(clamping: lap.steps / 2))
+        fit.uint16(FITProfile.scaled16(kcal, 1))
+        fit.uint16(FITProfile.scaled16(lap.averageSpeed, 1000))
+        fit.uint16(FITProfile.scaled16(lap.maxSpeed, 1000))
+        fit.uint8(UInt8(clamping: ExportTrack.strideCadence(lap.averageCadence)))
+        fit.enumeration(FITProfile.Intensity.active)
+        fit.enumeration(lap.trigger == .manual ? FITProfile.LapTrigger.manual : FITProfile.LapTrigger.sessionEnd)
+        fit.enumeration(sport(session.activity))
+    }
+
+    private static func writeSession(_ session: ExportSession, into fit: inout FITEncoder) {
+        let moving = session.moving, distance = session.distance
+        let maxSpeed = max(session.stats.maxSpeed, session.laps.map(\.maxSpeed).max() ?? 0)
+        let steps = session.totalSteps
+        fit.begin(local: Local.session)
+        fit.uint16(0)
+        fit.uint32(FITProfile.timestamp(session.endTime))
+        fit.enumeration(FITProfile.Event.session)
+        fit.enumeration(FITProfile.EventType.stop)
+        fit.uint32(FITProfile.timestamp(session.startTime))
+        fit.sint32(FITProfile.semicircles(session.points.first?.latitude ?? .nan))
+        fit.sint32(FITProfile.semicircles(session.points.first?.longitude ?? .nan))
+        fit.enumeration(sport(session.activity))
+        fit.enumeration(FITProfile.SubSport.generic)
+        fit.uint32(FITProfile.scaled32(session.elapsed, 1000))
+        fit.uint32(FITProfile.scaled32(moving, 1000))
+        fit.uint32(FITProfile.scaled32(distance, 100))
+        fit.uint32(UInt32(clamping: steps / 2))
+        fit.uint16(FITProfile.scaled16(session.calories, 1))
+        fit.uint16(FITProfile.scaled16(moving > 0 ? distance / moving : 0, 1000))
+        fit.uint16(FITProfile.scaled16(maxSpeed, 1000))
+        fit.uint8(UInt8(clamping: ExportTrack.strideCadence(moving > 0 ? Double(steps) / moving * 60 : 0)))
+        fit.uint16(FITProfile.scaled16(session.stats.elevationGain, 1))
+        fit.uint16(FITProfile.scaled16(session.stats.elevationLoss, 1))
+        fit.uint16(0)
+        fit.uint16(UInt16(clamping: session.laps.count))
+        fit.enumeration(FITProfile.SessionTrigger.activityEnd)
+    }
+
+    private static func writeActivity(_ session: ExportSession, into fit: inout FITEncoder) {
+        fit.begin(local: Local.activity)
+        fit.uint32(FITProfile.timestamp(session.endTime))
+        fit.uint32(FITProfile.scaled32(session.moving, 1000))
+        fit.uint16(1)
+        fit.enumeration(FITProfile.ActivityType.manual)
+        fit.enumeration(FITProfile.Event.activity)
+        fit.enumeration(FITProfile.EventType.stop)
+    }
+
+    private static func sport(_ activity: Activity) -> UInt8 {
+        activity == .run ? FITProfile.Sport.running : FITProfile.Sport.walking
+    }
+}

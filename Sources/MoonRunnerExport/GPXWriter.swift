@@ -1,0 +1,91 @@
+import Foundation
+import MoonRunnerCore
+
+/// GPX 1.1 (topografix.com/GPX/1/1): one `<trk>`, one `<trkseg>` per moving
+/// stretch (a point flagged `newSegment` opens a new one, so pauses and GPS
+/// outages are not drawn as straight lines), `<ele>` and `<time>` (ISO 8601
+/// UTC, engine clock) per point.
+///
+/// Cadence goes in Garmin's TrackPointExtension v1 `<gpxtpx:cad>`, whose
+/// unit is per-foot revolutions per minute: for a runner or walker that is
+/// strides per minute, half the step rate (170 steps/min → 85), as Garmin
+/// watches record it. It is written only when the session has step data.
+public enum GPXWriter {
+    public static func write(_ session: ExportSession) -> Data {
+        let track = ExportTrack(session)
+        var out = OutputBuffer(capacity: 1024 + session.points.count * 230)
+        out.write("""
+            <?xml version="1.0" encoding="UTF-8"?>
+            <gpx version="1.1" creator="MoonRunner" xmlns="http://www.topografix.com/GPX/1/1" \
+            xmlns:gpxtpx="http://www.garmin.com/xmlschemas/TrackPointExtension/v1" \
+            xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" \
+            xsi:schemaLocation="http://www.topografix.com/GPX/1/1 http://www.topografix.com/GPX/1/1/gpx.xsd \
+            http://www.garmin.com/xmlschemas/TrackPointExtension/v1 \
+            http://www.garmin.com/xmlschemas/TrackPointExtensionv1.xsd">
+             <metadata>
+              <name>
+            """)
+        out.write(xmlEscaped: session.title)
+        out.write("</name>\n  <time>")
+        out.write(isoTime: session.startTime)
+        out.write("</time>\n")
+        writeBounds(session.points, into: &out)
+        out.write(" </metadata>\n <trk>\n  <name>")
+        out.write(xmlEscaped: session.title)
+        out.write("</name>\n  <type>")
+        out.write(session.activity == .run ? "running" : "walking")
+        out.write("</type>\n")
+
+        var open = false
+        for (i, p) in session.points.enumerated() {
+            if i == 0 || p.newSegment {
+                if open { out.write("  </trkseg>\n") }
+                out.write("  <trkseg>\n")
+                open = true
+            }
+            out.write("   <trkpt lat=\"")
+            out.write(p.latitude, decimals: 7)
+            out.write("\" lon=\"")
+            out.write(p.longitude, decimals: 7)
+            out.write("\">")
+            if p.altitude.isFinite {
+                out.write("<ele>")
+                out.write(p.altitude, decimals: 1)
+                out.write("</ele>")
+            }
+            out.write("<time>")
+            out.write(isoTime: p.time)
+            out.write("</time>")
+            if track.hasCadence {
+                out.write("<extensions><gpxtpx:TrackPointExtension><gpxtpx:cad>")
+                out.write(int: ExportTrack.strideCadence(track.cadence[i]))
+                out.write("</gpxtpx:cad></gpxtpx:TrackPointExtension></extensions>")
+            }
+            out.write("</trkpt>\n")
+        }
+        if open { out.write("  </trkseg>\n") }
+        out.write(" </trk>\n</gpx>\n")
+        return out.data
+    }
+
+    private static func writeBounds(_ points: [TrackPoint], into out: inout OutputBuffer) {
+        guard let first = points.first else { return }
+        var minLat = first.latitude, maxLat = first.latitude
+        var minLon = first.longitude, maxLon = first.longitude
+        for p in points {
+            minLat = min(minLat, p.latitude)
+            maxLat = max(maxLat, p.latitude)
+            minLon = min(minLon, p.longitude)
+            maxLon = max(maxLon, p.longitude)
+        }
+        out.write("  <bounds minlat=\"")
+        out.write(minLat, decimals: 7)
+        out.write("\" minlon=\"")
+        out.write(minLon, decimals: 7)
+        out.write("\" maxlat=\"")
+        out.write(maxLat, decimals: 7)
+        out.write("\" maxlon=\"")
+        out.write(maxLon, decimals: 7)
+        out.write("\"/>\n")
+    }
+}

@@ -1,0 +1,206 @@
+import Foundation
+import MoonRunnerCore
+
+/// The two charts under the map, sharing one distance axis: pace as bars
+/// coloured like the route (taller is faster), and elevation as a filled
+/// profile. Values are binned to the chart width, which smooths 1 Hz noise
+/// and keeps a 10-hour session as small as a 10-minute one.
+struct ProfileChart {
+    let left: Double
+    let right: Double
+    let units: UnitSystem
+    /// Metres along the track.
+    let total: Double
+
+    var plotWidth: Double { right - left }
+
+    func x(_ metres: Double) -> Double {
+        total > 0 ? left + metres / total * plotWidth : left
+    }
+
+    // MARK: Pace
+
+    func drawPace(session: ExportSession, track: ExportTrack, paused: PausedTime, scale: SpeedColourScale,
+                  top: Double, height: Double, into svg: inout SVGCanvas) {
+        header("Pace", detail: "min/\(units.distanceSymbol), taller is faster", top: top, into: &svg)
+        let bottom = top + height
+        drawFrame(top: top, bottom: bottom, into: &svg)
+        yAxisTitle("Pace (min/\(units.distanceSymbol))", top: top, bottom: bottom, into: &svg)
+        let points = session.points
+        let binCount = min(180, max(10, points.count / 3))
+        guard total > 0, points.count > 1 else {
+            svg.text("no distance recorded", x: (left + right) / 2, y: (top + bottom) / 2, size: 13,
+                     fill: "#8a96a3", anchor: .middle)
+            xAxis(bottom: bottom, into: &svg)
+            return
+        }
+        // Distance and moving time per bin, each step credited to the bin of its middle.
+        var metres = [Double](repeating: 0, count: binCount)
+        var seconds = [Double](repeating: 0, count: binCount)
+        let binLength = total / Double(binCount)
+        for i in points.indices.dropFirst() where !track.distance.startsStretch(i) {
+            let d0 = track.distance.cumulative[i - 1], d1 = track.distance.cumulative[i]
+            let b = min(binCount - 1, Int((d0 + d1) / 2 / binLength))
+            metres[b] += d1 - d0
+            seconds[b] += paused.moving(from: points[i - 1].time, to: points[i].time)
+        }
+        let speeds = (0..<binCount).map { seconds[$0] > 0 && metres[$0] > 0 ? metres[$0] / seconds[$0] : Double.nan }
+        let sorted = speeds.filter(\.isFinite).sorted()
+        guard !sorted.isEmpty else {
+            xAxis(bottom: bottom, into: &svg)
+            return
+        }
+        let lo = SpeedColourScale.percentile(sorted, 0.02), hi = SpeedColourScale.percentile(sorted, 0.98)
+        let spread = max(hi - lo, 0.5)
+        let yMin = max(0, lo - 0.35 * spread), yMax = hi + 0.15 * spread
+        func y(_ speed: Double) -> Double {
+            bottom - min(1, max(0, (speed - yMin) / (yMax - yMin))) * height
+        }
+
+        paceTicks(yMin: yMin, yMax: yMax, y: y, into: &svg)
+        let barWidth = plotWidth / Double(binCount)
+        let gap = barWidth > 3 ? 1.0 : 0
+        for b in 0..<binCount where speeds[b].isFinite {
+            let top = y(speeds[b])
+            svg.rect(x: left + Double(b) * barWidth, y: top, width: barWidth - gap, height: bottom - top,
+                     fill: scale.colour(for: speeds[b]).hex)
+        }
+        let moving = session.moving
+        if moving > 0 {
+            let average = session.distance / moving
+            let ay = y(average)
+            svg.line(left, ay, right, ay, stroke: "#1f2933", width: 1.2, extra: "stroke-dasharray=\"6 4\"")
+            let label = "avg \(SVGRouteWriter.paceText(speed: average, units: units))"
+            let labelWidth = Double(label.count) * 7 + 12
+            svg.rect(x: right - labelWidth - 4, y: ay - 19, width: labelWidth, height: 16, fill: "#1f2933",
+                     radius: 4)
+            svg.text(label, x: right - 4 - labelWidth / 2, y: ay - 7, size: 11, fill: "#ffffff", anchor: .middle,
+                     weight: "bold")
+        }
+        xAxis(bottom: bottom, into: &svg)
+    }
+
+    /// Pace labels at round paces (every 15 s … 5 min per unit).
+    private func paceTicks(yMin: Double, yMax: Double, y: (Double) -> Double, into svg: inout SVGCanvas) {
+        let unit = units.metresPerUnit
+        let fastest = unit / yMax
+        let slowest = yMin > 0.05 ? min(unit / yMin, 60 * 60) : 60 * 60
+        let step = [15.0, 30, 60, 120, 300, 600].first { (slowest - fastest) / $0 <= 5 } ?? 600
+        var pace = (fastest / step).rounded(.up) * step
+        var drawn = 0
+        while pace <= slowest && drawn < 8 {
+            let ty = y(unit / pace)
+            svg.line(left, ty, right, ty, stroke: "#e3e8ee", width: 1)
+            let s = Int(pace.rounded())
+            svg.text(String(format: "%d:%02d", s / 60, s % 60), x: left - 8, y: ty + 4, size: 11,
+                     fill: "#5b6773", anchor: .end)
+            pace += step
+            drawn += 1
+        }
+    }
+
+    // MARK: Elevation
+
+    func drawElevation(session: ExportSession, track: ExportTrack, top: Double, height: Double,
+                       into svg: inout SVGCanvas) {
+        let points = session.points
+        let gain = session.stats.elevationGain, loss = session.stats.elevationLoss
+        let detail = gain > 0 || loss > 0 ? String(format: "metres · climb +%.0f m · descent −%.0f m", gain, loss)
+            : "metres"
+        header("Elevation", detail: detail, top: top, into: &svg)
+        let bottom = top + height
+        drawFrame(top: top, bottom: bottom, into: &svg)
+        yAxisTitle("Elevation (m)", top: top, bottom: bottom, into: &svg)
+        defer { xAxis(bottom: bottom, into: &svg) }
+
+        let binCount = Int(plotWidth / 3)
+        var sums = [Double](repeating: 0, count: binCount)
+        var counts = [Double](repeating: 0, count: binCount)
+        for i in points.indices where points[i].altitude.isFinite {
+            let b = total > 0 ? min(binCount - 1, Int(track.distance.cumulative[i] / total * Double(binCount))) : 0
+            sums[b] += points[i].altitude
+            counts[b] += 1
+        }
+        guard total > 0, counts.contains(where: { $0 > 0 }) else {
+            svg.text("no elevation data", x: (left + right) / 2, y: (top + bottom) / 2, size: 13,
+                     fill: "#8a96a3", anchor: .middle)
+            return
+        }
+        // Empty bins (fast movement, gaps) take the value of the bin before, or after at the start.
+        var altitudes = [Double](repeating: .nan, count: binCount)
+        for b in 0..<binCount where counts[b] > 0 { altitudes[b] = sums[b] / counts[b] }
+        let firstKnown = altitudes.first(where: \.isFinite) ?? 0
+        var carry = firstKnown
+        for b in 0..<binCount {
+            if altitudes[b].isFinite { carry = altitudes[b] } else { altitudes[b] = carry }
+        }
+        var lo = altitudes.min() ?? 0, hi = altitudes.max() ?? 0
+        if hi - lo < 20 {
+            let mid = (hi + lo) / 2
+            lo = mid - 10
+            hi = mid + 10
+        }
+        let step = [1.0, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000].first { (hi - lo) / $0 <= 4 } ?? 1000
+        lo = (lo / step).rounded(.down) * step
+        hi = (hi / step).rounded(.up) * step
+        func y(_ a: Double) -> Double { bottom - (a - lo) / (hi - lo) * height }
+
+        var tick = lo
+        while tick <= hi + 1e-9 {
+            let ty = y(tick)
+            svg.line(left, ty, right, ty, stroke: "#e3e8ee", width: 1)
+            svg.text(String(format: "%.0f", tick), x: left - 8, y: ty + 4, size: 11, fill: "#5b6773", anchor: .end)
+            tick += step
+        }
+        let binWidth = plotWidth / Double(binCount)
+        svg.out.write("<path fill=\"url(#ground)\" stroke=\"none\" d=\"M")
+        svg.point(left, bottom)
+        for b in 0..<binCount {
+            svg.out.write(" L")
+            svg.point(left + (Double(b) + 0.5) * binWidth, y(altitudes[b]))
+        }
+        svg.out.write(" L")
+        svg.point(right, bottom)
+        svg.out.write(" Z\"/>\n<polyline fill=\"none\" stroke=\"#3d6a94\" stroke-width=\"2\" stroke-linejoin=\"round\" points=\"")
+        for b in 0..<binCount {
+            if b > 0 { svg.out.write(" ") }
+            svg.point(left + (Double(b) + 0.5) * binWidth, y(altitudes[b]))
+        }
+        svg.out.write("\"/>\n")
+    }
+
+    // MARK: Axes
+
+    private func header(_ title: String, detail: String, top: Double, into svg: inout SVGCanvas) {
+        svg.text(title, x: left - 64, y: top - 12, size: 15, fill: "#1f2933", weight: "bold")
+        svg.text(detail, x: left - 64 + Double(title.count) * 9.5 + 8, y: top - 12, size: 12, fill: "#8a96a3")
+    }
+
+    private func drawFrame(top: Double, bottom: Double, into svg: inout SVGCanvas) {
+        svg.rect(x: left, y: top, width: plotWidth, height: bottom - top, fill: "#ffffff",
+                 extra: "stroke=\"#e3e8ee\"")
+    }
+
+    private func yAxisTitle(_ title: String, top: Double, bottom: Double, into svg: inout SVGCanvas) {
+        let cx = left - 52, cy = (top + bottom) / 2
+        svg.text(title, x: cx, y: cy, size: 11, fill: "#5b6773", anchor: .middle,
+                 extra: String(format: "transform=\"rotate(-90 %.1f %.1f)\"", cx, cy))
+    }
+
+    /// Distance ticks at round numbers of km (mi), and the axis title.
+    private func xAxis(bottom: Double, into svg: inout SVGCanvas) {
+        svg.line(left, bottom, right, bottom, stroke: "#8a96a3", width: 1)
+        let length = total / units.metresPerUnit
+        let step = [0.1, 0.2, 0.25, 0.5, 1, 2, 5, 10, 20, 25, 50].first { length / $0 <= 10 } ?? 100
+        var tick = 0.0
+        while tick <= length + 1e-9 {
+            let tx = x(tick * units.metresPerUnit)
+            svg.line(tx, bottom, tx, bottom + 5, stroke: "#8a96a3", width: 1)
+            let label = step < 1 ? String(format: step < 0.25 ? "%.1f" : "%.2f", tick) : String(format: "%.0f", tick)
+            svg.text(label, x: tx, y: bottom + 18, size: 11, fill: "#5b6773", anchor: .middle)
+            tick += step
+        }
+        svg.text("Distance (\(units.distanceSymbol))", x: (left + right) / 2, y: bottom + 36, size: 11,
+                 fill: "#5b6773", anchor: .middle)
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import MoonRunnerCore
+
+/// Garmin Training Center Database v2 (TCX): one Activity, one Lap per lap
+/// of the session, one Track per moving stretch inside a lap.
+///
+/// * `Sport` is `Running` for runs and `Other` for walks (the schema has no walking).
+/// * Lap: `TotalTimeSeconds` is timer (moving) time, as Garmin devices
+///   write it; `DistanceMeters`, `MaximumSpeed`, `Calories` (ACSM estimate),
+///   `Intensity` Active, `Cadence`, `TriggerMethod` (Manual for a lap press,
+///   also for the session end, which the schema has no word for), and the
+///   ActivityExtension v2 `LX` block with `AvgSpeed`, `AvgRunCadence`,
+///   `MaxRunCadence` and `Steps`.
+/// * Trackpoint: `Time`, `Position`, `AltitudeMeters`, `DistanceMeters`
+///   (cumulative along the track), `Cadence` and `TPX` `Speed`/`RunCadence`.
+/// * Cadence values are per-foot (strides/min, half the step rate), the
+///   unit of Garmin's `RunCadence`; `Steps` counts both feet.
+public enum TCXWriter {
+    public static func write(_ session: ExportSession) -> Data {
+        let track = ExportTrack(session)
+        let paused = PausedTime(session.pauses)
+        var out = OutputBuffer(capacity: 2048 + session.points.count * 420)
+        out.write("""
+            <?xml version="1.0" encoding="UTF-8"?>
+            <TrainingCenterDatabase xmlns="http://www.garmin.com/xmlschemas/TrainingCenterDatabase/v2" \
+            xmlns:ns3="http://www.garmin.com/xmlschemas/ActivityExtension/v2" \
+            xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" \
+            xsi:schemaLocation="http://www.garmin.com/xmlschemas/TrainingCenterDatabase/v2 \
+            http://www.garmin.com/xmlschemas/TrainingCenterDatabasev2.xsd \
+            http://www.garmin.com/xmlschemas/ActivityExtension/v2 \
+            http://www.garmin.com/xmlschemas/ActivityExtensionv2.xsd">
+             <Activities>
+              <Activity Sport="
+            """)
+        out.write(session.activity == .run ? "Running" : "Other")
+        out.write("\">\n   <Id>")
+        out.write(isoTime: session.startTime)
+        out.write("</Id>\n")
+        for lap in session.laps {
+            writeLap(lap, session: session, track: track, paused: paused, into: &out)
+        }
+        out.write("""
+               <Creator xsi:type="Device_t">
+                <Name>MoonRunner</Name>
+                <UnitId>0</UnitId>
+                <ProductID>0</ProductID>
+                <Version><VersionMajor>1</VersionMajor><VersionMinor>0</VersionMinor></Version>
+               </Creator>
+              </Activity>
+             </Activities>
+            </TrainingCenterDatabase>
+
+            """)
+        return out.data
+    }
+
+    private static func writeLap(_ lap: LapSummary, session: ExportSession, track: ExportTrack,
+                                 paused: PausedTime, into out: inout OutputBuffer) {
+        let range = lap.points
+        var maxCadence = 0.0
+        for i in range { maxCadence = max(maxCadence, track.cadence[i]) }
+        let kcal = session.calorieModel.kcal(points: session.points[range], paused: paused,
+                                             activity: session.activity)
+
+        out.write("   <Lap StartTime=\"")
+        out.write(isoTime: lap.startTime)
+        out.write("\">\n    <TotalTimeSeconds>")
+        out.write(lap.moving, decimals: 1)
+        out.write("</TotalTimeSeconds>\n    <DistanceMeters>")
+        out.write(lap.distance, decimals: 2)
+        out.write("</DistanceMeters>\n    <MaximumSpeed>")
+        out.write(lap.maxSpeed, decimals: 3)
+        out.write("</MaximumSpeed>\n    <Calories>")
+        out.write(int: min(65_535, Int(kcal.rounded())))
+        out.write("</Calories>\n    <Intensity>Active</Intensity>\n")
+        if track.hasCadence {
+            out.write("    <Cadence>")
+            out.write(int: ExportTrack.strideCadence(lap.averageCadence))
+            out.write("</Cadence>\n")
+        }
+        out.write("    <TriggerMethod>Manual</TriggerMethod>\n")
+
+        var open = false
+        for i in range {
+            let p = session.points[i]
+            if !open || track.distance.startsStretch(i) {
+                if open { out.write("    </Track>\n") }
+                out.write("    <Track>\n")
+                open = true
+            }
+            out.write("     <Trackpoint><Time>")
+            out.write(isoTime: p.time)
+            out.write("</Time><Position><LatitudeDegrees>")
+            out.write(p.latitude, decimals: 7)
+            out.write("</LatitudeDegrees><LongitudeDegrees>")
+            out.write(p.longitude, decimals: 7)
+            out.write("</LongitudeDegrees></Position>")
+            if p.altitude.isFinite {
+                out.write("<AltitudeMeters>")
+                out.write(p.altitude, decimals: 1)
+                out.write("</AltitudeMeters>")
+            }
+            out.write("<DistanceMeters>")
+            out.write(track.distance.cumulative[i], decimals: 2)
+            out.write("</DistanceMeters>")
+            let cadence = ExportTrack.strideCadence(track.cadence[i])
+            if track.hasCadence {
+                out.write("<Cadence>")
+                out.write(int: cadence)
+                out.write("</Cadence>")
+            }
+            if p.speed.isFinite || track.hasCadence {
+                out.write("<Extensions><ns3:TPX>")
+                if p.speed.isFinite {
+                    out.write("<ns3:Speed>")
+                    out.write(max(0, p.speed), decimals: 3)
+                    out.write("</ns3:Speed>")
+                }
+                if track.hasCadence {
+                    out.write("<ns3:RunCadence>")
+                    out.write(int: cadence)
+                    out.write("</ns3:RunCadence>")
+                }
+                out.write("</ns3:TPX></Extensions>")
+            }
+            out.write("</Trackpoint>\n")
+        }
+        if open { out.write("    </Track>\n") }
+
+        out.write("    <Extensions><ns3:LX><ns3:AvgSpeed>")
+        out.write(lap.averageSpeed, decimals: 3)
+        out.write("</ns3:AvgSpeed>")
+        if track.hasCadence {
+            out.write("<ns3:AvgRunCadence>")
+            out.write(int: ExportTrack.strideCadence(lap.averageCadence))
+            out.write("</ns3:AvgRunCadence><ns3:MaxRunCadence>")
+            out.write(int: ExportTrack.strideCadence(maxCadence))
+            out.write("</ns3:MaxRunCadence>")
+        }
+        out.write("<ns3:Steps>")
+        out.write(int: min(65_535, lap.steps))
+        out.write("</ns3:Steps></ns3:LX></Extensions>\n   </Lap>\n")
+    }
+}
