@@ -307,30 +307,6 @@ public struct ConfigReply: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey { case cls = "class", config, id }
 }
 
-/// `{"class":"EXPORT",...}`: an exported file. Text formats are sent as
-/// UTF-8 text, binary ones (FIT) as base64.
-public struct ExportReply: Codable, Sendable, Equatable {
-    public var cls = "EXPORT"
-    public var session: Int64
-    public var format: String
-    /// utf8 | base64
-    public var encoding: String
-    public var data: String
-    public var bytes: Int
-    public var id: JSONValue?
-
-    public init(session: Int64, format: String, encoding: String, data: String, bytes: Int, id: JSONValue? = nil) {
-        self.session = session
-        self.format = format
-        self.encoding = encoding
-        self.data = data
-        self.bytes = bytes
-        self.id = id
-    }
-
-    enum CodingKeys: String, CodingKey { case cls = "class", session, format, encoding, data, bytes, id }
-}
-
 /// Encodes replies as single JSON lines.
 public enum ReplyEncoder {
     public static func line<T: Encodable>(_ reply: T) -> String {

@@ -79,20 +79,37 @@ public struct Request: Sendable, Equatable {
     }
 }
 
-/// Why a line is not a request. `code` is stable for scripts.
+/// Why a request failed. `code` is stable for scripts; `message` is for
+/// people and says what to do about it.
 public struct RequestError: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Code: String, Sendable, Codable {
+    public enum Code: String, Sendable, Codable, CaseIterable {
+        /// The line is not `?NAME;` or `?NAME={...};`.
         case syntax
+        /// `?NAME` is not a request of this protocol.
         case unknownCommand = "unknown_command"
+        /// The text after `=` is not a JSON object.
         case badJSON = "bad_json"
+        /// A parameter is missing, unknown, of the wrong type or out of range.
         case badParameter = "bad_parameter"
+        /// The line was longer than `socket.max_line_bytes`; it was discarded.
         case tooLong = "too_long"
+        /// A state change from a peer outside root, the daemon's user and the control group.
         case forbidden
+        /// The request does not fit the session's state (e.g. `?PAUSE;` when idle).
         case invalidState = "invalid_state"
+        /// No such session.
         case notFound = "not_found"
+        /// The store failed (disk full, permissions); recording goes on in memory.
         case storeError = "store_error"
+        /// `socket.max_clients` connections are open; this one is closed.
         case tooManyClients = "too_many_clients"
+        /// More than `socket.max_requests_per_s` requests in a second; the request was not run.
         case rateLimited = "rate_limited"
+        /// Nothing was sent or received for `socket.idle_timeout_s`; the connection is closed.
+        case idleTimeout = "idle_timeout"
+        /// The request exists but this daemon cannot serve it (e.g. a part not built in).
+        case unavailable
+        /// A bug: the daemon could not build its reply.
         case internalError = "internal"
     }
 

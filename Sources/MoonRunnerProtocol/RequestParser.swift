@@ -1,14 +1,35 @@
 import Foundation
+import MoonRunnerCore
 
-/// Parses request lines. Strict about the frame, lenient about whitespace.
+/// Parses request lines. Strict about the frame and the parameters (a typo in
+/// a key is an error, not a silently ignored value), lenient about whitespace
+/// around the request and the case of its name.
 public enum RequestParser {
     public static let knownCommands = ["VERSION", "STATUS", "WATCH", "START", "PAUSE", "RESUME", "LAP", "STOP",
                                        "SESSIONS", "SESSION", "EXPORT", "BADGES", "DELETE", "CONFIG"]
 
+    /// Formats `?EXPORT` accepts (the writers of MoonRunnerExport).
+    public static let exportFormats = ["gpx", "tcx", "fit", "geojson", "csv", "svg"]
+
+    /// Activities `?START` accepts.
+    public static var activities: [String] { Activity.allCases.map(\.rawValue) }
+
+    /// Parameters each request accepts besides `"id"`.
+    static let parameters: [String: [String]] = [
+        "WATCH": ["enable"], "START": ["activity"], "SESSIONS": ["limit", "before"],
+        "EXPORT": ["format"],
+    ]
+
+    /// True for a line the server ignores: empty, or only spaces, tabs and CR.
+    /// Every other complete line gets exactly one reply.
+    public static func isBlank(_ line: some Collection<UInt8>) -> Bool {
+        line.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
+    }
+
     public static func parse(_ raw: String) throws(RequestError) -> Request {
         var line = Substring(raw)
-        while let last = line.last, last.isWhitespace { line.removeLast() }
-        while let first = line.first, first.isWhitespace { line.removeFirst() }
+        while let last = line.last, last == " " || last == "\t" || last == "\r" || last == "\r\n" { line.removeLast() }
+        while let first = line.first, first == " " || first == "\t" { line.removeFirst() }
         guard line.first == "?" else {
             throw RequestError(.syntax, "a request starts with '?' and ends with ';', e.g. ?STATUS;")
         }
@@ -20,10 +41,11 @@ public enum RequestParser {
             name = line[..<eq]
             let json = line[line.index(after: eq)...]
             guard let value = try? JSONValue.parse(String(json)) else {
-                throw RequestError(.badJSON, "the parameters of ?\(name) are not valid JSON: \(json.prefix(80))")
+                throw RequestError(.badJSON, "the parameters of ?\(name.prefix(20)) are not valid JSON (\(json.prefix(60))); "
+                    + "write a JSON object, e.g. ?SESSION={\"id\":12};")
             }
             guard case let .object(obj) = value else {
-                throw RequestError(.badJSON, "the parameters of ?\(name) must be a JSON object, e.g. ?\(name)={...};")
+                throw RequestError(.badJSON, "the parameters of ?\(name.prefix(20)) must be a JSON object, e.g. ?SESSION={\"id\":12};")
             }
             params = obj
         } else {
@@ -32,12 +54,17 @@ public enum RequestParser {
         // Any request may carry "id"; the reply echoes it. For ?SESSION, ?EXPORT
         // and ?DELETE the id is also the session's, so the echo is the same number.
         let id = params["id"]
-        let upper = name.uppercased()
-        guard !name.isEmpty, name.allSatisfy({ $0.isLetter }) else {
+        guard !name.isEmpty, name.utf8.count <= 20, name.allSatisfy({ $0.isASCII && $0.isLetter }) else {
             throw RequestError(.syntax, "a request name is letters only, e.g. ?STATUS;", id: id)
         }
+        let upper = name.uppercased()
         guard knownCommands.contains(upper) else {
             throw RequestError(.unknownCommand, "unknown request ?\(name); known: \(knownCommands.map { "?\($0);" }.joined(separator: " "))", id: id)
+        }
+        let allowed = ["id"] + (parameters[upper] ?? [])
+        if let unknown = params.keys.sorted().first(where: { !allowed.contains($0) }) {
+            throw RequestError(.badParameter, "?\(upper) has no parameter \"\(unknown.prefix(40))\"; it takes "
+                + allowed.map { "\"\($0)\"" }.joined(separator: ", "), id: id)
         }
         return Request(command: try command(upper, params, id: id), id: id)
     }
@@ -46,24 +73,27 @@ public enum RequestParser {
         func bad(_ message: String) -> RequestError { RequestError(.badParameter, message, id: id) }
         func intParam(_ key: String, required: Bool, range: ClosedRange<Int64>) throws(RequestError) -> Int64? {
             guard let v = p[key] else {
-                if required { throw bad("?\(name) needs \"\(key)\", e.g. ?\(name)={\"\(key)\":1};") }
+                if required { throw bad("?\(name) needs \"\(key)\", e.g. ?\(name)={\"\(key)\":12};") }
                 return nil
             }
             guard case let .number(d) = v, d.rounded() == d, d >= Double(range.lowerBound), d <= Double(range.upperBound) else {
-                throw bad("\"\(key)\" must be an integer in \(range.lowerBound)...\(range.upperBound)")
+                throw bad("\"\(key)\" must be an integer from \(range.lowerBound) to \(range.upperBound)")
             }
             return Int64(d)
         }
+        let sessionIDs: ClosedRange<Int64> = 1...(1 << 52)
         switch name {
         case "VERSION": return .version
         case "STATUS": return .status
         case "WATCH":
             guard let v = p["enable"] else { return .watch(enable: true) }
-            guard case let .bool(b) = v else { throw bad("\"enable\" must be true or false") }
+            guard case let .bool(b) = v else { throw bad("\"enable\" must be true or false, e.g. ?WATCH={\"enable\":true};") }
             return .watch(enable: b)
         case "START":
             guard let v = p["activity"] else { return .start(activity: nil) }
-            guard case let .string(s) = v else { throw bad("\"activity\" must be a string: run or walk") }
+            guard case let .string(s) = v, activities.contains(s) else {
+                throw bad("\"activity\" must be one of \(activities.joined(separator: ", ")), e.g. ?START={\"activity\":\"run\"};")
+            }
             return .start(activity: s)
         case "PAUSE": return .pause
         case "RESUME": return .resume
@@ -71,20 +101,21 @@ public enum RequestParser {
         case "STOP": return .stop
         case "SESSIONS":
             let limit = try intParam("limit", required: false, range: 1...1000) ?? 20
-            let before = try intParam("before", required: false, range: 1...Int64.max / 2)
+            let before = try intParam("before", required: false, range: sessionIDs)
             return .sessions(limit: Int(limit), before: before)
         case "SESSION":
-            guard let i = try intParam("id", required: true, range: 1...Int64.max / 2) else { throw bad("?SESSION needs \"id\"") }
+            guard let i = try intParam("id", required: true, range: sessionIDs) else { throw bad("?SESSION needs \"id\"") }
             return .session(id: i)
         case "DELETE":
-            guard let i = try intParam("id", required: true, range: 1...Int64.max / 2) else { throw bad("?DELETE needs \"id\"") }
+            guard let i = try intParam("id", required: true, range: sessionIDs) else { throw bad("?DELETE needs \"id\"") }
             return .delete(id: i)
         case "EXPORT":
-            guard let i = try intParam("id", required: true, range: 1...Int64.max / 2) else { throw bad("?EXPORT needs \"id\"") }
-            guard case let .string(f)? = p["format"] else {
-                throw bad("?EXPORT needs \"format\": gpx, tcx, fit, geojson, csv or svg")
+            guard let i = try intParam("id", required: true, range: sessionIDs) else { throw bad("?EXPORT needs \"id\"") }
+            guard case let .string(f)? = p["format"], exportFormats.contains(f.lowercased()) else {
+                throw bad("?EXPORT needs \"format\": one of \(exportFormats.joined(separator: ", ")), "
+                    + "e.g. ?EXPORT={\"id\":\(i),\"format\":\"gpx\"};")
             }
-            return .export(id: i, format: f)
+            return .export(id: i, format: f.lowercased())
         case "BADGES": return .badges
         case "CONFIG": return .config
         default:

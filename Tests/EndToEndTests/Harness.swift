@@ -189,7 +189,8 @@ final class RawClient {
     func send(_ bytes: [UInt8]) {
         var sent = 0
         while sent < bytes.count {
-            let n = bytes[sent...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            // MSG_NOSIGNAL: a daemon that went away is an error here, not a SIGPIPE.
+            let n = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             if n <= 0 { return }
             sent += n
         }

@@ -28,10 +28,10 @@ final class Rig: @unchecked Sendable {
 
     /// Replays an NMEA log through gpsfake at `epochsPerSecond` (4 sentences an epoch in the demo).
     func startGPS(nmea: URL = Paths.demo.appendingPathComponent("walk.nmea"), epochsPerSecond: Double,
-                  sentencesPerEpoch: Double = 4) throws {
+                  sentencesPerEpoch: Double = 4, loop: Bool = false) throws {
         gpsStarts += 1
         let cycle = 1 / (epochsPerSecond * sentencesPerEpoch)
-        gpsfake = try Child("/usr/bin/gpsfake", ["-1", "-q", "-P", String(port), "-c", String(format: "%.5f", cycle), nmea.path],
+        gpsfake = try Child("/usr/bin/gpsfake", (loop ? [] : ["-1"]) + ["-q", "-P", String(port), "-c", String(format: "%.5f", cycle), nmea.path],
                             log: dir.appendingPathComponent("gpsfake-\(gpsStarts).log"), ownGroup: true)
         let up = eventually(timeout: 10) { Self.canConnect(port: port) }
         guard up else { throw HarnessError("gpsfake did not listen on \(port): \(gpsfake?.log ?? "")") }
@@ -45,11 +45,12 @@ final class Rig: @unchecked Sendable {
         _ = eventually(timeout: 5) { !Self.canConnect(port: port) }
     }
 
-    /// Starts moonrunnerd replaying the demo IMU trace at `speed`.
-    func startDaemon(speed: Double, imu: String? = nil, config: String? = nil, extra: [String] = []) throws {
+    /// Starts moonrunnerd replaying the demo IMU trace at `speed` (looping it with `loop`).
+    func startDaemon(speed: Double, imu: String? = nil, config: String? = nil, extra: [String] = [],
+                     loop: Bool = false) throws {
         daemonStarts += 1
         var args = ["--state-dir", state.path, "--socket", socket, "--gpsd", "127.0.0.1:\(port)",
-                    "--imu", imu ?? "replay:\(Paths.demo.appendingPathComponent("walk-imu.csv.gz").path),speed=\(speed)",
+                    "--imu", imu ?? "replay:\(Paths.demo.appendingPathComponent("walk-imu.csv.gz").path),speed=\(speed)\(loop ? ",loop" : "")",
                     "--log-level", "info"]
         if let config {
             let file = dir.appendingPathComponent("config-\(daemonStarts).yaml")

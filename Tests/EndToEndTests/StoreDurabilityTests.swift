@@ -1,0 +1,160 @@
+import Foundation
+import MoonRunnerCore
+import MoonRunnerProtocol
+import MoonRunnerStore
+import Testing
+
+/// Trials: a few in `make test`, 100 in `make soak` (MOONRUNNER_SOAK=1).
+let durabilityTrials = ProcessInfo.processInfo.environment["MOONRUNNER_SOAK"] == "1" ? 100 : 8
+
+/// Keeps a client busy with reads (?SESSIONS, ?SESSION) so that kills also land during them.
+final class BusyReader: @unchecked Sendable {
+    private let socket: String
+    private let lock = NSLock()
+    private var running = true
+    private(set) var replies = 0
+
+    init(socket: String) {
+        self.socket = socket
+        Thread.detachNewThread { [self] in loop() }
+    }
+
+    func stop() { lock.lock(); running = false; lock.unlock() }
+    private var isRunning: Bool { lock.lock(); defer { lock.unlock() }; return running }
+
+    private func loop() {
+        while isRunning {
+            guard let c = try? RawClient(path: socket) else { usleep(20_000); continue }
+            _ = try? c.readLine()
+            for i in 0..<50 where isRunning {
+                c.send(i % 2 == 0 ? "?SESSIONS={\"limit\":50};\n" : "?SESSION={\"id\":1};\n")
+                if (try? c.readLine()) == nil { break }
+                lock.lock(); replies += 1; lock.unlock()
+            }
+        }
+    }
+}
+
+@Suite("Store durability (kill -9, torn WAL)", .serialized)
+struct StoreDurabilityTests {
+    /// kill -9 at random moments; after each restart the database opens, no
+    /// session is lost, and every point seen committed before the kill is there.
+    @Test("kill -9 at random moments never loses a session or a committed point")
+    func killNineTrials() async throws {
+        let rig = try Rig("k9trials")
+        try rig.startGPS(epochsPerSecond: 5, loop: true)
+        let config = "store:\n  commit_interval_s: 2\n"
+        var rng = SystemRandomNumberGenerator()
+        var unreadable = 0, lostSessions = 0, lostPoints = 0, worstLoss = 0.0
+        var knownSessions = Set<Int64>()
+        for trial in 0..<durabilityTrials {
+            try rig.startDaemon(speed: 5, config: config, loop: true)
+            let s0 = try rig.status()
+            if s0.state == "idle" || s0.state == "stopped" {
+                #expect(try rig.cli("start").status == 0)
+            }
+            // Sometimes start a new session mid-way, so there are several to lose.
+            if trial % 4 == 3 {
+                _ = try rig.cli("stop")
+                #expect(try rig.cli("start").status == 0)
+            }
+            let reader = trial % 2 == 0 ? BusyReader(socket: rig.socket) : nil
+            try await Task.sleep(for: .milliseconds(Int.random(in: 300...1800, using: &rng)))
+            let store = try SessionStore(directory: rig.state.path)
+            let sessionsBefore = try await store.sessions(limit: 1000).map(\.id)
+            knownSessions.formUnion(sessionsBefore)
+            let current = try rig.status().session
+            var pointsBefore: [TrackPoint] = []
+            if let id = current { pointsBefore = try await store.points(session: id) }
+            let killedAt = try rig.status().time
+            rig.daemon?.signal(SIGKILL)
+            _ = rig.daemon?.wait(timeout: 5)
+            reader?.stop()
+
+            // The database opens and passes quick_check (SessionStore runs it).
+            let after: SessionStore
+            do {
+                after = try SessionStore(directory: rig.state.path)
+                if after.recoveredFromDamage != nil { unreadable += 1 }
+            } catch {
+                unreadable += 1
+                continue
+            }
+            let ids = Set(try await after.sessions(limit: 1000).map(\.id))
+            lostSessions += knownSessions.subtracting(ids).count
+            if let id = current {
+                let pts = try await after.points(session: id)
+                if pts.count < pointsBefore.count || zip(pts, pointsBefore).contains(where: { $0.time != $1.time }) {
+                    lostPoints += 1
+                }
+                if let last = pts.last?.time { worstLoss = max(worstLoss, killedAt - last) }
+            }
+        }
+        print("kill -9 trials: \(durabilityTrials), unreadable databases: \(unreadable), lost sessions: \(lostSessions), "
+              + "trials losing committed points: \(lostPoints), worst data loss: \(String(format: "%.2f", worstLoss)) s")
+        #expect(unreadable == 0)
+        #expect(lostSessions == 0)
+        #expect(lostPoints == 0)
+        // At most the commit interval (2 s) plus the period of one fix (1 s).
+        #expect(worstLoss <= 3.0)
+        // And the last restart recovers the open session.
+        try rig.startDaemon(speed: 5, config: config, loop: true)
+        let s = try rig.waitFor(timeout: 20, "recording again") { $0.state == "recording" || $0.state == "autoPaused" }
+        #expect(s.session != nil)
+    }
+
+    /// After a kill, the WAL is cut at a random byte: the database still opens,
+    /// holds a consistent prefix of what was written, and the daemon records on.
+    @Test("a torn WAL leaves a readable, consistent database and the daemon records on")
+    func tornWALTrials() async throws {
+        let rig = try Rig("torn")
+        try rig.startGPS(epochsPerSecond: 20, loop: true)
+        let config = "store:\n  commit_interval_s: 0.5\n"
+        var rng = SystemRandomNumberGenerator()
+        var failures: [String] = []
+        for trial in 0..<durabilityTrials {
+            try rig.startDaemon(speed: 20, config: config, loop: true)
+            let st = try rig.status()
+            if st.state == "idle" || st.state == "stopped" { #expect(try rig.cli("start").status == 0) }
+            try await Task.sleep(for: .milliseconds(Int.random(in: 400...1500, using: &rng)))
+            rig.daemon?.signal(SIGKILL)
+            _ = rig.daemon?.wait(timeout: 5)
+
+            let db = rig.state.appendingPathComponent(SessionStore.fileName).path
+            let wal = db + "-wal"
+            let size = (try? FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int) ?? 0
+            if size > 0 {
+                let cut = Int.random(in: 0..<size, using: &rng)
+                guard truncate(wal, off_t(cut)) == 0 else { failures.append("trial \(trial): truncate failed"); continue }
+            }
+            do {
+                let store = try SessionStore(directory: rig.state.path)
+                if let damage = store.recoveredFromDamage { failures.append("trial \(trial): \(damage)") }
+                for s in try await store.sessions(limit: 1000) {
+                    let pts = try await store.points(session: s.id)
+                    // A consistent prefix: points in time order, the row's summary no
+                    // further than its points, the snapshot decodable (sessions() decoded it).
+                    if zip(pts, pts.dropFirst()).contains(where: { $0.time > $1.time }) {
+                        failures.append("trial \(trial): session \(s.id) points out of order")
+                    }
+                    if let last = pts.last, last.time > s.updatedAt + 0.001 {
+                        failures.append("trial \(trial): session \(s.id) has points after its last commit")
+                    }
+                }
+            } catch {
+                failures.append("trial \(trial): cannot open: \(error)")
+                continue
+            }
+            // The daemon opens it and records on.
+            try rig.startDaemon(speed: 20, config: config, loop: true)
+            let before = try rig.status()
+            if before.state == "idle" || before.state == "stopped" { _ = try rig.cli("start") }
+            let on = try? rig.waitFor(timeout: 15, "recording on") { ($0.state == "recording" || $0.state == "autoPaused") && $0.elapsedS > before.elapsedS }
+            if on == nil { failures.append("trial \(trial): the daemon did not record on") }
+            rig.daemon?.signal(SIGKILL)
+            _ = rig.daemon?.wait(timeout: 5)
+        }
+        print("torn WAL trials: \(durabilityTrials), failures: \(failures.count)")
+        #expect(failures.isEmpty, "\(failures)")
+    }
+}
