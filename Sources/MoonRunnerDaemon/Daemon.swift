@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MoonRunnerCore
+import MoonRunnerExport
 import MoonRunnerProtocol
 import MoonRunnerSensors
 import MoonRunnerStore
@@ -39,7 +40,15 @@ public struct Daemon: Service {
 
         let gps = GPSDClient(host: config.gpsdHost, port: config.gpsdPort, clock: clock)
         let imu = try IMUService(spec: imuSpec, config: DaemonConfigValidator.imuServiceConfig(config), clock: .engine(clock))
-        let server = ControlServer(config: config, service: service, logger: logger)
+        let units = config.units
+        let server = ControlServer(config: config, service: service, logger: logger) { id, format throws(RequestError) in
+            guard let f = ExportFormat(rawValue: format) else {
+                throw RequestError(.badParameter, "\"format\" must be one of \(ExportFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            let session = try await service.exportSession(id: id)
+            // The file is written here, off the session actor, so a big export never holds up the sensors.
+            return ExportFile(session: id, format: format, mediaType: f.mimeType, data: f.export(session, units: units))
+        }
         let listenFD = SystemdNotifier.activatedSocket()
 
         gps.start()

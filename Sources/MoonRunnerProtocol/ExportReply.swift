@@ -83,22 +83,25 @@ public struct ExportStream: Sendable {
 
     public init(file: ExportFile, id: JSONValue?, chunkBytes: Int = ExportStream.defaultChunkBytes) {
         self.file = file
-        let bytes = [UInt8](file.data)
-        let isText = String(validating: bytes, as: UTF8.self) != nil
-        base64 = !isText
         let size = max(4, chunkBytes)
-        var ranges: [Range<Int>] = []
-        var start = 0
-        while start < bytes.count {
-            var end = min(bytes.count, start + size)
-            // A UTF-8 piece ends before a continuation byte, never inside a character.
-            if isText { while end < bytes.count, end > start + 1, bytes[end] & 0xC0 == 0x80 { end -= 1 } }
-            ranges.append(start..<end)
-            start = end
+        let (isText, ranges) = file.data.withUnsafeBytes { raw -> (Bool, [Range<Int>]) in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            let isText = String(validating: bytes, as: UTF8.self) != nil
+            var ranges: [Range<Int>] = []
+            var start = 0
+            while start < bytes.count {
+                var end = min(bytes.count, start + size)
+                // A UTF-8 piece ends before a continuation byte, never inside a character.
+                if isText { while end < bytes.count, end > start + 1, bytes[end] & 0xC0 == 0x80 { end -= 1 } }
+                ranges.append(start..<end)
+                start = end
+            }
+            return (isText, ranges)
         }
+        base64 = !isText
         self.ranges = ranges
         header = ExportReply(session: file.session, format: file.format, mediaType: file.mediaType,
-                             encoding: isText ? "utf8" : "base64", bytes: bytes.count, chunks: ranges.count, id: id)
+                             encoding: isText ? "utf8" : "base64", bytes: file.data.count, chunks: ranges.count, id: id)
     }
 
     /// The `EXPORT` line.

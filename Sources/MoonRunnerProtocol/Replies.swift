@@ -88,7 +88,7 @@ public struct StoreStatus: Codable, Sendable, Equatable {
     public var health: String
     /// Rows waiting for the next commit.
     public var pending: Int
-    public var lastError: String?
+    @NullCoded public var lastError: String?
 
     public init(health: String, pending: Int, lastError: String?) {
         self.health = health
@@ -120,14 +120,14 @@ public struct StatusReply: Codable, Sendable, Equatable {
     /// idle | recording | autoPaused | paused | stopped
     public var state: String
     /// Current (or last) session id, null when none.
-    public var session: Int64?
-    public var activity: String?
+    @NullCoded public var session: Int64?
+    @NullCoded public var activity: String?
     public var elapsedS: Double
     public var movingS: Double
     public var distanceM: Double
     public var speedMps: Double
     /// Current pace in seconds per km, null when not moving.
-    public var paceSPerKm: Double?
+    @NullCoded public var paceSPerKm: Double?
     public var avgSpeedMps: Double
     public var maxSpeedMps: Double
     public var steps: Int
@@ -138,14 +138,18 @@ public struct StatusReply: Codable, Sendable, Equatable {
     public var gps: GPSStatus
     public var imu: IMUStatus
     public var store: StoreStatus
-    public var lastTransition: TransitionInfo?
+    @NullCoded public var lastTransition: TransitionInfo?
+    /// Energy so far (ACSM equations, configured body mass).
+    public var caloriesKcal: Double
+    /// The next distance badge and the distance left to it, null when idle or all are passed.
+    @NullCoded public var nextBadge: NextBadge?
     /// metric | imperial (the daemon's configured display units)
     public var units: String
     public var id: JSONValue?
 
     public init(time: Double, state: String, session: Int64?, stats: SessionStats?, gps: GPSStatus,
                 imu: IMUStatus, store: StoreStatus, lastTransition: TransitionInfo?, units: String,
-                id: JSONValue? = nil) {
+                caloriesKcal: Double = 0, nextBadge: NextBadge? = nil, id: JSONValue? = nil) {
         self.time = time
         self.state = state
         self.session = session
@@ -167,11 +171,14 @@ public struct StatusReply: Codable, Sendable, Equatable {
         self.imu = imu
         self.store = store
         self.lastTransition = lastTransition
+        self.caloriesKcal = caloriesKcal
+        self.nextBadge = nextBadge
         self.units = units
         self.id = id
     }
 
     enum CodingKeys: String, CodingKey {
+        case caloriesKcal = "calories_kcal", nextBadge = "next_badge"
         case cls = "class", time, state, session, activity, elapsedS = "elapsed_s", movingS = "moving_s",
              distanceM = "distance_m", speedMps = "speed_mps", paceSPerKm = "pace_s_per_km",
              avgSpeedMps = "avg_speed_mps", maxSpeedMps = "max_speed_mps", steps, cadenceSpm = "cadence_spm",
@@ -183,14 +190,14 @@ public struct StatusReply: Codable, Sendable, Equatable {
 /// `{"class":"EVENT",...}`: sent to watchers as things happen.
 public struct EventReply: Codable, Sendable, Equatable {
     public var cls = "EVENT"
-    public var session: Int64?
+    @NullCoded public var session: Int64?
     /// start | pause | resume | autopause | autoresume | lap | stop | badge | fault
     public var event: String
     public var time: Double
     public var detectedAt: Double
     public var cause: String
     public var state: String
-    public var detail: String?
+    @NullCoded public var detail: String?
 
     public init(session: Int64?, event: SessionEvent) {
         self.session = session
@@ -214,7 +221,7 @@ public struct SessionInfo: Codable, Sendable, Equatable {
     /// recording | autoPaused | paused | stopped
     public var state: String
     public var startTime: Double
-    public var endTime: Double?
+    @NullCoded public var endTime: Double?
     public var distanceM: Double
     public var elapsedS: Double
     public var movingS: Double
@@ -264,19 +271,22 @@ public struct SessionReply: Codable, Sendable, Equatable {
     public var pauses: [PauseInterval]
     public var events: [EventReply]
     public var points: Int
+    /// Splits per km and mile, laps, calories and best pace.
+    public var figures: SessionFigures
     public var id: JSONValue?
 
     public init(session: SessionInfo, stats: SessionStats, pauses: [PauseInterval], events: [EventReply],
-                points: Int, id: JSONValue? = nil) {
+                points: Int, figures: SessionFigures, id: JSONValue? = nil) {
         self.session = session
         self.stats = stats
         self.pauses = pauses
         self.events = events
         self.points = points
+        self.figures = figures
         self.id = id
     }
 
-    enum CodingKeys: String, CodingKey { case cls = "class", session, stats, pauses, events, points, id }
+    enum CodingKeys: String, CodingKey { case cls = "class", session, stats, pauses, events, points, figures, id }
 }
 
 /// `{"class":"DELETED","session":N}`.
@@ -305,29 +315,4 @@ public struct ConfigReply: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey { case cls = "class", config, id }
-}
-
-/// Encodes replies as single JSON lines.
-public enum ReplyEncoder {
-    public static func line<T: Encodable>(_ reply: T) -> String {
-        let e = JSONEncoder()
-        e.outputFormatting = [.withoutEscapingSlashes]
-        e.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
-        guard let data = try? e.encode(reply) else {
-            return #"{"class":"ERROR","code":"internal","message":"reply could not be encoded"}"#
-        }
-        return String(decoding: data, as: UTF8.self)
-    }
-
-    /// The `class` of a reply line, without decoding the rest.
-    public static func replyClass(of line: String) -> String? {
-        struct Peek: Decodable { var cls: String; enum CodingKeys: String, CodingKey { case cls = "class" } }
-        return (try? JSONDecoder().decode(Peek.self, from: Data(line.utf8)))?.cls
-    }
-
-    public static func decode<T: Decodable>(_ type: T.Type, from line: String) throws -> T {
-        let d = JSONDecoder()
-        d.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
-        return try d.decode(T.self, from: Data(line.utf8))
-    }
 }

@@ -163,6 +163,17 @@ public final class SessionStore: Sendable {
         }
     }
 
+    /// Deletes finished sessions that ended before `cutoff` (retention);
+    /// returns how many went. Open sessions are never touched.
+    public func deleteSessions(endedBefore cutoff: Double) async throws -> Int {
+        try await pool.write { db in
+            try db.execute(sql: """
+                DELETE FROM session WHERE state = 'stopped' AND COALESCE(end_time, updated_at) < ?
+                """, arguments: [cutoff])
+            return db.changesCount
+        }
+    }
+
     // MARK: Reading
 
     /// Sessions left open (recording or paused) by a crash or power cut.

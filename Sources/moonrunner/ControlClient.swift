@@ -7,16 +7,26 @@ final class ControlClient {
     let path: String
     private let fd: Int32
     private var buffer: [UInt8] = []
+    private var chunk = [UInt8](repeating: 0, count: 65536)
+    /// The daemon's greeting.
+    private(set) var version: VersionReply?
 
+    /// The daemon cannot be reached, or stopped answering.
     struct Unavailable: Error, CustomStringConvertible {
         var path: String
         var reason: String
         var description: String {
-            "moonrunnerd is not running or not reachable at \(path) (\(reason)); start it, or pass --socket / set MOONRUNNER_SOCKET"
+            if reason.contains("Permission denied") {
+                return "cannot reach moonrunnerd at \(path) (\(reason)): your user may not enter the socket's directory; "
+                    + "ask for membership of the daemon's group, or run as its user"
+            }
+            return "moonrunnerd is not running or not reachable at \(path) (\(reason)); start it, or pass --socket / set MOONRUNNER_SOCKET"
         }
     }
 
-    init(path: String) throws {
+    /// Connects and reads the VERSION greeting. `timeout` (seconds, 0 for
+    /// none) bounds every later wait for the daemon.
+    init(path: String, timeout: Double) throws {
         self.path = path
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Unavailable(path: path, reason: String(cString: strerror(errno))) }
@@ -40,47 +50,83 @@ final class ControlClient {
             close(fd)
             throw Unavailable(path: path, reason: reason)
         }
-        // The daemon greets with VERSION.
-        _ = try readLine()
+        if timeout > 0 {
+            var tv = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - timeout.rounded(.down)) * 1e6))
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+            setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        }
+        guard let greeting = try readLine() else { throw Unavailable(path: path, reason: "closed before greeting") }
+        switch ReplyEncoder.replyClass(of: greeting) {
+        case "VERSION":
+            version = try? ReplyEncoder.decode(VersionReply.self, from: greeting)
+        case "ERROR":
+            // e.g. too_many_clients: the daemon says so and closes.
+            pendingGreetingError = greeting
+        default:
+            throw Unavailable(path: path, reason: "unexpected greeting: \(greeting.prefix(80))")
+        }
     }
+
+    /// An ERROR the daemon sent instead of VERSION; returned as the first reply.
+    private var pendingGreetingError: String?
 
     deinit { close(fd) }
 
     func send(_ request: Request) throws {
-        let line = Array((request.line + "\n").utf8)
+        try send(line: request.line)
+    }
+
+    func send(line: String) throws {
+        // The daemon refused us at the door and closed; its ERROR is the answer.
+        guard pendingGreetingError == nil else { return }
+        let bytes = Array((line + "\n").utf8)
         var sent = 0
-        while sent < line.count {
-            let n = line[sent...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            guard n > 0 else { throw Unavailable(path: path, reason: "write failed: \(String(cString: strerror(errno)))") }
+        while sent < bytes.count {
+            // MSG_NOSIGNAL: a daemon that closed the connection is an error here, not SIGPIPE.
+            let n = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard n > 0 else {
+                if n < 0 && errno == EINTR { continue }
+                throw Unavailable(path: path, reason: "write failed: \(String(cString: strerror(errno)))")
+            }
             sent += n
         }
     }
 
     /// The next line from the daemon; nil when it closed the connection.
     func readLine() throws -> String? {
+        if let e = pendingGreetingError {
+            pendingGreetingError = nil
+            return e
+        }
         while true {
             if let nl = buffer.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = String(decoding: buffer[..<nl], as: UTF8.self)
                 buffer.removeSubrange(...nl)
                 return line
             }
-            var chunk = [UInt8](repeating: 0, count: 65536)
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n == 0 { return nil }
             guard n > 0 else {
                 if errno == EINTR { continue }
+                if errno == EAGAIN || errno == EWOULDBLOCK {
+                    throw Unavailable(path: path, reason: "no reply within the timeout; the daemon may be overloaded (--timeout)")
+                }
                 throw Unavailable(path: path, reason: "read failed: \(String(cString: strerror(errno)))")
             }
             buffer.append(contentsOf: chunk[..<n])
         }
     }
 
-    /// Sends a request and returns the first reply that is not a watcher's STATUS/EVENT.
+    /// Sends a request and returns its reply (skipping EVENTs, which only watchers get).
     func request(_ request: Request) throws -> String {
         try send(request)
+        return try nextReply()
+    }
+
+    /// The next line that is not an EVENT.
+    func nextReply() throws -> String {
         while let line = try readLine() {
-            let cls = ReplyEncoder.replyClass(of: line)
-            if cls == "EVENT" { continue }
+            if ReplyEncoder.replyClass(of: line) == "EVENT" { continue }
             return line
         }
         throw Unavailable(path: path, reason: "the daemon closed the connection")

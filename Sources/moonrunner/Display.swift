@@ -14,7 +14,12 @@ enum Display {
         lines.append("Distance  \(Formatting.distance(s.distanceM, units))")
         lines.append("Pace      \(Formatting.pace(speed: s.speedMps, units))   avg \(Formatting.pace(speed: s.avgSpeedMps, units))")
         lines.append("Steps     \(s.steps)   cadence \(Int(s.cadenceSpm.rounded())) spm")
-        lines.append(String(format: "Elevation +%.0f m / -%.0f m", s.elevationGainM, s.elevationLossM))
+        lines.append("Elevation \(elevation(s.elevationGainM, s.elevationLossM, units))   laps \(s.laps)   "
+            + "\(Int(s.caloriesKcal.rounded())) kcal")
+        if let next = s.nextBadge {
+            lines.append("Badge     next \(next.name) (\(Formatting.distance(next.distanceM, units))), "
+                + "\(Formatting.distance(next.leftM, units)) to go")
+        }
         lines.append("GPS       \(s.gps.health) (signal \(s.gps.grade))   IMU \(s.imu.health)   store \(s.store.health)")
         return lines.joined(separator: "\n")
     }
@@ -27,37 +32,66 @@ enum Display {
     }
 
     static func event(_ e: EventReply) -> String {
-        "event \(e.event) (\(e.cause)) → \(e.state)"
+        var text = "event \(e.event) (\(e.cause)) → \(e.state)"
+        if let d = e.detail, !d.isEmpty { text += ": \(d)" }
+        return text
+    }
+
+    /// `+12 m / -8 m`, or feet in imperial units.
+    static func elevation(_ gain: Double, _ loss: Double, _ units: UnitSystem) -> String {
+        let (factor, unit) = units == .metric ? (1.0, "m") : (1 / 0.3048, "ft")
+        return String(format: "+%.0f %@ / -%.0f %@", gain * factor, unit, loss * factor, unit)
+    }
+
+    static func date(_ t: Double) -> String {
+        let f = DateFormatter()
+        f.dateFormat = "yyyy-MM-dd HH:mm"
+        return f.string(from: Date(timeIntervalSince1970: t))
     }
 
     static func sessions(_ list: [SessionInfo], units: UnitSystem) -> String {
         guard !list.isEmpty else { return "no sessions yet" }
-        var out = ["   ID  START                 ACTIVITY  DISTANCE   MOVING    STEPS  STATE"]
-        let f = DateFormatter()
-        f.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        var out = ["   ID  START             ACTIVITY   DISTANCE    MOVING     STEPS  STATE"]
         for s in list {
-            let start = f.string(from: Date(timeIntervalSince1970: s.startTime))
             let state = s.interrupted ? "\(s.state) (interrupted)" : s.state
-            out.append(String(format: "%5lld  %@   %-8@  %9@  %@  %6d  %@", s.id, start, s.activity,
-                              Formatting.distance(s.distanceM, units), Formatting.duration(s.movingS), s.steps, state))
+            out.append(pad(String(s.id), 5, right: true) + "  " + date(s.startTime) + "  " + pad(s.activity, 8) + " "
+                + pad(Formatting.distance(s.distanceM, units), 9, right: true) + "  " + Formatting.duration(s.movingS)
+                + "  " + pad(String(s.steps), 8, right: true) + "  " + state)
         }
         return out.joined(separator: "\n")
     }
 
     static func session(_ r: SessionReply, units: UnitSystem) -> String {
         let s = r.stats
-        let f = DateFormatter()
-        f.dateFormat = "yyyy-MM-dd HH:mm:ss"
         var lines = [
             "Session   #\(r.session.id) \(r.session.activity), \(r.session.state)\(r.session.interrupted ? " (interrupted)" : "")",
-            "Started   \(f.string(from: Date(timeIntervalSince1970: r.session.startTime)))",
+            "Started   \(date(r.session.startTime))",
             "Distance  \(Formatting.distance(s.distance, units))",
             "Elapsed   \(Formatting.duration(s.elapsed))   Moving \(Formatting.duration(s.moving))",
             "Avg pace  \(Formatting.pace(speed: s.averageSpeed, units))   max speed \(Formatting.speed(s.maxSpeed, units))",
             "Steps     \(s.steps)   avg cadence \(Int(s.averageCadence.rounded())) spm",
-            String(format: "Elevation +%.0f m / -%.0f m", s.elevationGain, s.elevationLoss),
+            "Elevation \(elevation(s.elevationGain, s.elevationLoss, units))",
+            "Calories  \(Int(r.figures.caloriesKcal.rounded())) kcal   best pace "
+                + (r.figures.bestPaceSPerKm.map { Formatting.pace(speed: 1000 / $0, units) } ?? "--:--"),
             "Points    \(r.points)   laps \(s.laps)   pauses \(r.pauses.count)",
         ]
+        let splits = units == .metric ? r.figures.splitsKm : r.figures.splitsMi
+        if !splits.isEmpty {
+            lines.append("Splits (\(units.distanceSymbol))")
+            for sp in splits {
+                let pace = sp.paceS.map { Formatting.pace(speed: units.metresPerUnit / $0, units) } ?? "--:--"
+                let label = sp.partial ? Formatting.distance(sp.distanceM, units) : "\(sp.number)"
+                lines.append("  " + pad(label, 9, right: true) + "  " + Formatting.duration(sp.movingS) + "  " + pace)
+            }
+        }
+        if r.figures.laps.count > 1 {
+            lines.append("Laps")
+            for lap in r.figures.laps {
+                lines.append("  " + pad(String(lap.number), 3, right: true) + "  " + pad(Formatting.distance(lap.distanceM, units), 9, right: true)
+                    + "  " + Formatting.duration(lap.movingS) + "  " + Formatting.pace(speed: lap.avgSpeedMps, units)
+                    + "  \(lap.steps) steps")
+            }
+        }
         if !r.events.isEmpty {
             lines.append("Events")
             let t0 = r.session.startTime
@@ -66,5 +100,46 @@ enum Display {
             }
         }
         return lines.joined(separator: "\n")
+    }
+
+    static func badges(_ r: BadgesReply, units: UnitSystem) -> String {
+        var lines = ["BADGE     DISTANCE   TIER     EARNED BY        BEST"]
+        for b in r.badges {
+            let earned = b.earned.map { "#\($0.session) \(date($0.startTime).prefix(10))" } ?? "-"
+            let best = b.best.map { "#\($0.session) \(Formatting.pace(speed: $0.avgSpeedMps, units))" } ?? "-"
+            lines.append(pad(b.name, 8) + "  " + pad(Formatting.distance(b.distanceM, units), 9, right: true) + "  "
+                + pad(b.tier ?? "-", 7) + "  " + pad(earned, 15) + "  " + best)
+        }
+        if let next = r.next {
+            lines.append("Next: \(next.name) (\(Formatting.distance(next.distanceM, units))), "
+                + "\(Formatting.distance(next.leftM, units)) to go in session #\(r.session.map(String.init) ?? "?")")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The configuration as indented `key: value` lines, like the YAML file.
+    static func config(_ value: JSONValue, indent: String = "") -> String {
+        guard case let .object(map) = value else { return indent + scalar(value) }
+        var lines: [String] = []
+        for key in map.keys.sorted() {
+            guard let v = map[key] else { continue }
+            if case .object = v {
+                lines.append("\(indent)\(key):")
+                lines.append(config(v, indent: indent + "  "))
+            } else {
+                lines.append("\(indent)\(key): \(scalar(v))")
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private static func scalar(_ v: JSONValue) -> String {
+        if case let .string(s) = v { return s.isEmpty ? "\"\"" : s }
+        return v.serialized
+    }
+
+    static func pad(_ s: String, _ width: Int, right: Bool = false) -> String {
+        let fill = String(repeating: " ", count: max(0, width - s.count))
+        return right ? fill + s : s + fill
     }
 }

@@ -1,19 +1,5 @@
 import ArgumentParser
 import Foundation
-import MoonRunnerCore
-import MoonRunnerProtocol
-
-/// Exit codes scripts can rely on (sysexits.h where one fits).
-enum ExitCodes {
-    /// The daemon answered with ERROR.
-    static let refused: Int32 = 1
-    /// Bad input data (analyze).
-    static let dataError: Int32 = 65
-    /// The daemon is not running or not reachable.
-    static let unavailable: Int32 = 69
-    /// A file could not be read or written.
-    static let ioError: Int32 = 74
-}
 
 @main
 enum Entry {
@@ -25,10 +11,15 @@ enum Entry {
     }
 }
 
+/// The options of `ClientOptions` that may come before the subcommand.
 enum GlobalOptions {
-    static let withValue: Set<String> = ["--socket"]
-    static let flags: Set<String> = ["--json", "--imperial"]
+    static let withValue: Set<String> = ["--socket", "--timeout"]
+    static let flags: Set<String> = ["--json", "--imperial", "--metric"]
 
+    /// Moves leading global options after the first word that names a
+    /// subcommand. Anything else (`--help`, `--generate-completion-script`,
+    /// the completion callback `---completion`, `help`, a typo) is left as it
+    /// is, so that argument-parser handles it and reports errors itself.
     static func reorder(_ args: [String]) -> [String] {
         var leading: [String] = []
         var i = 0
@@ -48,7 +39,7 @@ enum GlobalOptions {
             }
             i += 1
         }
-        guard !leading.isEmpty, i < args.count else { return args }
+        guard !leading.isEmpty, i < args.count, Moonrunner.subcommandNames.contains(args[i]) else { return args }
         return [args[i]] + leading + args[(i + 1)...]
     }
 }
@@ -58,192 +49,31 @@ struct Moonrunner: ParsableCommand {
         commandName: "moonrunner",
         abstract: "Control and inspect moonrunnerd, the running and walking computer.",
         discussion: """
-            Exit codes: 0 ok, 1 the daemon refused the request (ERROR), 2 usage error,
-            65 bad input data, 69 the daemon is not reachable, 74 file I/O error.
+            Every subcommand that talks to the daemon takes --socket PATH, --json, --imperial/--metric \
+            and --timeout SECONDS, before or after the subcommand's name. Output is human-readable \
+            (3.42 km, 00:25:13, 7:22 min/km) in the daemon's configured units unless --imperial or \
+            --metric says otherwise; --json prints the daemon's replies as they are.
+
+            \(ExitCodes.summary)
+
+            Shell completion: moonrunner --generate-completion-script bash|zsh|fish.
             """,
         subcommands: [Status.self, Watch.self, Start.self, Pause.self, Resume.self, Lap.self, Stop.self,
-                      Sessions.self, Show.self, Analyze.self]
+                      Sessions.self, Show.self, Export.self, Badges.self, Delete.self, Config.self, Version.self,
+                      Analyze.self]
     )
-}
 
-/// Options every daemon-facing subcommand shares.
-struct ClientOptions: ParsableArguments {
-    @Option(name: .long, help: "Control socket path (default: $MOONRUNNER_SOCKET or /run/moonrunner/moonrunner.sock).")
-    var socket: String?
+    /// Declared here too so that help and shell completion know them before
+    /// the subcommand; `GlobalOptions.reorder` hands them to the subcommand.
+    @OptionGroup(title: "Options of every subcommand that talks to the daemon (also accepted after it)")
+    var options: ClientOptions
 
-    @Flag(name: .long, help: "Print the daemon's JSON reply instead of text.")
-    var json = false
-
-    @Flag(name: .long, help: "Show distances in miles and paces in min/mi.")
-    var imperial = false
-
-    var socketPath: String {
-        socket ?? ProcessInfo.processInfo.environment["MOONRUNNER_SOCKET"] ?? "/run/moonrunner/moonrunner.sock"
+    /// Names the parser accepts as the first word.
+    static var subcommandNames: Set<String> {
+        Set(configuration.subcommands.compactMap { $0.configuration.commandName ?? defaultName($0) })
     }
 
-    var units: UnitSystem { imperial ? .imperial : .metric }
-
-    func connect() throws -> ControlClient {
-        do {
-            return try ControlClient(path: socketPath)
-        } catch {
-            FileHandle.standardError.write(Data("moonrunner: \(error)\n".utf8))
-            throw ExitCode(ExitCodes.unavailable)
-        }
+    private static func defaultName(_ type: any ParsableCommand.Type) -> String {
+        String(describing: type).lowercased()
     }
-
-    /// Sends one request; prints an ERROR reply and exits 1 on refusal.
-    func call(_ command: Request.Command) throws -> String {
-        let client = try connect()
-        let reply: String
-        do {
-            reply = try client.request(Request(command: command))
-        } catch {
-            FileHandle.standardError.write(Data("moonrunner: \(error)\n".utf8))
-            throw ExitCode(ExitCodes.unavailable)
-        }
-        if ReplyEncoder.replyClass(of: reply) == "ERROR" {
-            if json {
-                print(reply)
-            } else {
-                let e = try? ReplyEncoder.decode(ErrorReply.self, from: reply)
-                FileHandle.standardError.write(Data("moonrunner: \(e?.message ?? reply)\n".utf8))
-            }
-            throw ExitCode(ExitCodes.refused)
-        }
-        return reply
-    }
-
-    /// Prints a STATUS reply as JSON or text.
-    func printStatus(_ reply: String) throws {
-        if json { print(reply); return }
-        let s = try ReplyEncoder.decode(StatusReply.self, from: reply)
-        print(Display.status(s, units: units))
-    }
-}
-
-struct Status: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Show the daemon's state and the current session.")
-    @OptionGroup var options: ClientOptions
-
-    func run() throws {
-        try options.printStatus(try options.call(.status))
-    }
-}
-
-struct Start: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Start a session.")
-    @OptionGroup var options: ClientOptions
-    @Option(help: "run or walk (default: the daemon's session.activity).")
-    var activity: String?
-
-    func run() throws {
-        try options.printStatus(try options.call(.start(activity: activity)))
-    }
-}
-
-struct Pause: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Pause the session (it stays paused until resumed).")
-    @OptionGroup var options: ClientOptions
-    func run() throws { try options.printStatus(try options.call(.pause)) }
-}
-
-struct Resume: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Resume a paused session.")
-    @OptionGroup var options: ClientOptions
-    func run() throws { try options.printStatus(try options.call(.resume)) }
-}
-
-struct Lap: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Mark a lap.")
-    @OptionGroup var options: ClientOptions
-    func run() throws { try options.printStatus(try options.call(.lap)) }
-}
-
-struct Stop: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Stop and save the session.")
-    @OptionGroup var options: ClientOptions
-    func run() throws { try options.printStatus(try options.call(.stop)) }
-}
-
-struct Sessions: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List recorded sessions, newest first.")
-    @OptionGroup var options: ClientOptions
-    @Option(help: "How many to list.") var limit = 20
-    @Option(help: "List sessions older than this id (paging).") var before: Int64?
-
-    func run() throws {
-        let reply = try options.call(.sessions(limit: limit, before: before))
-        if options.json { print(reply); return }
-        let r = try ReplyEncoder.decode(SessionsReply.self, from: reply)
-        print(Display.sessions(r.sessions, units: options.units))
-    }
-}
-
-struct Show: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Show one session in full.")
-    @OptionGroup var options: ClientOptions
-    @Argument(help: "Session id (see `moonrunner sessions`).") var id: Int64
-
-    func run() throws {
-        let reply = try options.call(.session(id: id))
-        if options.json { print(reply); return }
-        let r = try ReplyEncoder.decode(SessionReply.self, from: reply)
-        print(Display.session(r, units: options.units))
-    }
-}
-
-struct Watch: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        abstract: "Follow the live status: redraws in a terminal, one line per update when piped.")
-    @OptionGroup var options: ClientOptions
-    @Option(help: "Stop after this many STATUS updates (0: until interrupted).") var count = 0
-    @Flag(help: "Exit when the session stops.") var untilStop = false
-
-    func run() throws {
-        let client = try options.connect()
-        let terminal = isatty(STDOUT_FILENO) == 1 && !options.json
-        var seen = 0
-        do {
-            try client.send(Request(command: .watch(enable: true)))
-            while let line = try client.readLine() {
-                if options.json { out(line) }
-                switch ReplyEncoder.replyClass(of: line) {
-                case "STATUS":
-                    let s = try ReplyEncoder.decode(StatusReply.self, from: line)
-                    if !options.json {
-                        if terminal {
-                            out("\u{1B}[H\u{1B}[2J" + Display.status(s, units: options.units))
-                        } else {
-                            out(Display.statusLine(s, units: options.units))
-                        }
-                    }
-                    seen += 1
-                    if count > 0 && seen >= count { return }
-                case "EVENT":
-                    let e = try ReplyEncoder.decode(EventReply.self, from: line)
-                    if !options.json && !terminal { out(Display.event(e)) }
-                    if untilStop && e.event == "stop" { return }
-                case "ERROR":
-                    FileHandle.standardError.write(Data("moonrunner: \(line)\n".utf8))
-                    throw ExitCode(ExitCodes.refused)
-                default:
-                    continue
-                }
-            }
-        } catch let e as ExitCode {
-            throw e
-        } catch {
-            FileHandle.standardError.write(Data("moonrunner: \(error)\n".utf8))
-            throw ExitCode(ExitCodes.unavailable)
-        }
-        FileHandle.standardError.write(Data("moonrunner: the daemon closed the connection\n".utf8))
-        throw ExitCode(ExitCodes.unavailable)
-    }
-}
-
-/// Writes a line straight to standard output (unbuffered), so that a pipe
-/// sees each update as it happens.
-func out(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }

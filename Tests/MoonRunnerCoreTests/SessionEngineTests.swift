@@ -94,12 +94,67 @@ struct SessionEngineTests {
         let kinds = run.events.map(\.kind)
         #expect(kinds == [.start, .autopause, .autoresume, .stop])
         let pause = try #require(run.engine.pauses.first)
-        // Back-dated to the last step (within a step period), decided after the dwell.
+        // Back-dated to the last step (within a step period), decided after the
+        // quick dwell: no step and a still IMU.
         #expect(abs(pause.start - 30) < 1.5)
-        #expect(pause.detectedAt >= pause.start + run.engine.config.autoPause.pauseDwell - 0.01)
+        #expect(pause.detectedAt >= pause.start + run.engine.config.autoPause.stillDwell - 0.01)
+        #expect(pause.detectedAt <= 30 + run.engine.config.autoPause.stillDwell + 1.5)
+        #expect(run.events[1].cause == "still")
         #expect(abs(pause.end - 60) < 1.5)
         #expect(abs(run.engine.stats.moving - 60) < 3)
         #expect(run.engine.stats.steps > 90)
+    }
+
+    @Test("GPS vetoes a false pause: a still device moving fast (a bike, a hand-held) keeps recording")
+    func gpsVeto() throws {
+        var run = EngineRun()
+        try run.command { e, emit in try e.start(activity: .run, at: 0, emit: emit) }
+        for t in 0..<60 {
+            run.feed(Synth.still(from: Double(t), to: Double(t) + 1))
+            run.fix(Synth.fix(Double(t), north: Double(t) * 5, speed: 5))
+        }
+        #expect(run.engine.state == .recording, "\(run.events.map(\.kind))")
+        #expect(run.engine.stats.distance > 200)
+    }
+
+    @Test("the IMU vetoes GPS drift: standing still with wandering fixes pauses")
+    func imuVeto() throws {
+        var run = EngineRun()
+        try run.command { e, emit in try e.start(activity: .run, at: 0, emit: emit) }
+        run.feed(Synth.walking(from: 0, to: 20))
+        for t in 20..<60 {
+            run.feed(Synth.still(from: Double(t), to: Double(t) + 1))
+            // Drift: positions wander by metres, Doppler near zero.
+            run.fix(Synth.fix(Double(t), north: Double(t % 3) * 4, speed: 0.3))
+        }
+        #expect(run.engine.state == .autoPaused)
+        let pause = try #require(run.engine.pauses.first)
+        #expect(abs(pause.start - 20) < 1.5)
+    }
+
+    @Test("without any sensor input nothing is paused")
+    func noSensors() throws {
+        var run = EngineRun()
+        try run.command { e, emit in try e.start(activity: .run, at: 0, emit: emit) }
+        run.command { e, emit in e.advance(to: 120, emit: emit) }
+        #expect(run.engine.state == .recording)
+    }
+
+    @Test("motion without steps (gestures) pauses on the slow path; it does not resume a pause")
+    func gestures() throws {
+        var run = EngineRun()
+        try run.command { e, emit in try e.start(activity: .walk, at: 0, emit: emit) }
+        run.feed(Synth.walking(from: 0, to: 20))
+        // Waving the arm: energetic but nothing like a gait.
+        let waving = stride(from: 20.0, to: 60.0, by: 0.01).map { t in
+            IMUSample(t: t, ax: 0.3 * sin(2 * .pi * 0.4 * t), ay: 0.2 * cos(2 * .pi * 0.3 * t),
+                      az: 1 + 0.15 * sin(2 * .pi * 0.23 * t) + 0.1 * sin(2 * .pi * 0.61 * t))
+        }
+        run.feed(waving)
+        #expect(run.engine.state == .autoPaused)
+        let pause = try #require(run.engine.pauses.first)
+        #expect(pause.detectedAt - pause.start >= run.engine.config.autoPause.pauseDwell - 0.01)
+        #expect(run.engine.stats.steps < 45)
     }
 
     @Test("implausible and out-of-order samples are refused and counted")

@@ -69,3 +69,81 @@ struct RequestParserTests {
         #expect(ReplyEncoder.replyClass(of: ReplyEncoder.line(VersionReply())) == "VERSION")
     }
 }
+
+@Suite("Request parser: strictness")
+struct RequestParserStrictnessTests {
+    @Test("unknown parameters are refused, naming the ones that exist", arguments: [
+        "?SESSIONS={\"limt\":5};", "?STATUS={\"verbose\":true};", "?WATCH={\"enabled\":true};",
+        "?EXPORT={\"id\":1,\"format\":\"gpx\",\"to\":\"x\"};",
+    ])
+    func unknownParameter(line: String) {
+        do {
+            _ = try RequestParser.parse(line)
+            Issue.record("\(line) was accepted")
+        } catch {
+            #expect(error.code == .badParameter)
+            #expect(error.message.contains("\"id\""))
+        }
+    }
+
+    @Test("export formats and activities are checked by the parser")
+    func values() throws {
+        #expect(try RequestParser.parse("?EXPORT={\"id\":2,\"format\":\"GPX\"};").command == .export(id: 2, format: "gpx"))
+        for format in RequestParser.exportFormats {
+            #expect(try RequestParser.parse(Request(command: .export(id: 1, format: format)).line).command == .export(id: 1, format: format))
+        }
+        #expect(throws: RequestError.self) { try RequestParser.parse("?EXPORT={\"id\":2,\"format\":\"kml\"};") }
+        #expect(throws: RequestError.self) { try RequestParser.parse("?START={\"activity\":\"swim\"};") }
+    }
+
+    @Test("blank lines are recognised byte by byte")
+    func blank() {
+        #expect(RequestParser.isBlank(Array("".utf8)))
+        #expect(RequestParser.isBlank(Array(" \t \r".utf8)))
+        #expect(!RequestParser.isBlank(Array(" ?".utf8)))
+        #expect(!RequestParser.isBlank([0]))
+    }
+
+    @Test("the id is echoed even when the request is refused")
+    func idOnErrors() {
+        for line in ["?NOPE={\"id\":42};", "?SESSION={\"id\":\"x\"};", "?SESSIONS={\"id\":42,\"limit\":0};"] {
+            do {
+                _ = try RequestParser.parse(line)
+                Issue.record("\(line) was accepted")
+            } catch {
+                #expect(error.id != nil, "\(line)")
+            }
+        }
+    }
+
+    @Test("random bytes never crash the parser, and every failure says what to do")
+    func randomBytes() {
+        var rng = SplitMix(seed: 7)
+        let pieces = ["?", ";", "=", "{", "}", "[", "]", "\"", ":", ",", "STATUS", "SESSION", "id", "1e309", "-0", "null",
+                      "true", "\\u0000", "\u{FFFD}", "🏃", " ", "\t", "\r"]
+        for _ in 0..<20_000 {
+            var line = ""
+            for _ in 0..<Int(rng.next() % 12) {
+                line += rng.next() % 4 == 0 ? String(UnicodeScalar(UInt8(rng.next() % 128))) : pieces[Int(rng.next() % UInt64(pieces.count))]
+            }
+            do {
+                _ = try RequestParser.parse(line)
+            } catch {
+                #expect(!error.message.isEmpty)
+            }
+        }
+    }
+}
+
+/// A small deterministic generator, so that a failure can be reproduced.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

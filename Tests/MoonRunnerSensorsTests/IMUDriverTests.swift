@@ -9,6 +9,8 @@ struct IMUDriverTests {
     struct Rig {
         let clock = IMUManualClock()
         let emulator: MPU6050Emulator
+        /// Between driver and emulator: injects thread stalls at chosen transfers.
+        let bus: IMUStallingBus
         let driver: MPU6050Driver
         let trace: [IMUSample]
 
@@ -21,7 +23,8 @@ struct IMUDriverTests {
                                        clock: { c.now }, samples: samples)
             var cfg = config
             cfg.address = address
-            driver = MPU6050Driver(bus: emulator, config: cfg, clock: clock.imuClock)
+            bus = IMUStallingBus(emulator, clock: c)
+            driver = MPU6050Driver(bus: bus, config: cfg, clock: clock.imuClock)
         }
 
         /// Advances the clock in `step`s for `seconds`, reading the FIFO after each step.
@@ -258,6 +261,91 @@ struct IMUDriverTests {
             #expect(abs((s.t - last.t) - Double(k - kLast) / 100) < 1e-9)
         }
         #expect(after.count >= 40)
+    }
+
+    /// The thread is preempted right after the write that re-enables the FIFO, so samples
+    /// enter the FIFO before the driver reads the clock again. Whatever the stall, the
+    /// samples after the reset must keep their place on the sample clock, the next reads
+    /// must trust the FIFO, and the samples reported lost must be exactly the gap.
+    @Test(arguments: [0.004, 0.0125, 0.015, 0.035, 0.2])
+    func stallWhileTheFIFORestartsKeepsTheGrid(stall: Double) throws {
+        let rig = Rig()
+        try rig.driver.initialize()
+        let (before, _) = try rig.stream(1)
+        rig.clock.advance(2.0)                   // overflow pending
+        rig.bus.stall(after: .write(register: MPU6050Register.userCtrl, value: MPU6050Bits.userFIFOEnable), for: stall)
+        var none: [IMUSample] = []
+        let reset = try rig.driver.readFIFO(into: &none)
+        guard case .overflow = reset.anomaly else {
+            Issue.record("expected an overflow, got \(String(describing: reset.anomaly))")
+            return
+        }
+        let (after, reports) = try rig.stream(1, step: 0.0375)
+        #expect(reports.allSatisfy { $0.anomaly == nil }, "\(reports.compactMap(\.anomaly))")
+        #expect(after.count >= 95)
+        let last = try #require(before.last)
+        let kLast = try #require(IMUTestTraces.index(of: last))
+        let kFirst = try #require(after.first.flatMap { IMUTestTraces.index(of: $0) })
+        let lost = reset.lostSamples + reports.reduce(0) { $0 + $1.lostSamples }
+        #expect(kFirst - kLast - 1 == lost)
+        var off = 0
+        for s in after {
+            let k = try #require(IMUTestTraces.index(of: s))
+            if abs((s.t - last.t) - Double(k - kLast) / 100) > 1e-9 { off += 1 }
+        }
+        #expect(off == 0, "\(off) of \(after.count) samples off the grid after a \(stall) s stall")
+    }
+
+    /// The same stall inside `initialize()`: the first samples are already in the FIFO
+    /// when the driver anchors its clock, and must not make it distrust the FIFO.
+    @Test(arguments: [0.004, 0.015, 0.2])
+    func stallWhileTheFIFOStartsIsNotAFault(stall: Double) throws {
+        let rig = Rig()
+        rig.bus.stall(after: .write(register: MPU6050Register.userCtrl, value: MPU6050Bits.userFIFOEnable), for: stall)
+        try rig.driver.initialize()
+        let (out, reports) = try rig.stream(1, step: 0.0375)
+        #expect(reports.allSatisfy { $0.anomaly == nil }, "\(reports.compactMap(\.anomaly))")
+        #expect(out.count >= 95 + Int(stall * 100))
+        let k0 = try #require(out.first.flatMap { IMUTestTraces.index(of: $0) })
+        var off = 0
+        for (i, s) in out.enumerated() where IMUTestTraces.index(of: s) != k0 + i
+            || abs((s.t - out[0].t) - Double(i) / 100) > 1e-9 {
+            off += 1
+        }
+        #expect(off == 0, "\(off) of \(out.count) samples out of order or off the grid")
+        // Never stamped in the future.
+        #expect((out.last?.t ?? .infinity) <= rig.clock.now + MPU6050Driver.clockSlack)
+    }
+
+    /// The thread stalls between latching FIFO_COUNT and draining the FIFO, long enough
+    /// for the FIFO to overflow: the device then drops its oldest bytes, so the frames
+    /// read are shifted. They must be thrown away, never delivered as samples.
+    @Test(arguments: [0.9, 2.0])
+    func overflowBetweenCountAndReadIsNotDelivered(stall: Double) throws {
+        let rig = Rig()
+        try rig.driver.initialize()
+        let (before, _) = try rig.stream(0.5)
+        rig.clock.advance(0.6)                   // 60 frames waiting, 25 to spare
+        rig.bus.stall(after: .read(register: MPU6050Register.fifoCountH), for: stall)
+        var out: [IMUSample] = []
+        let report = try rig.driver.readFIFO(into: &out)
+        #expect(out.isEmpty, "\(out.count) samples (\(out.filter { IMUTestTraces.index(of: $0) == nil }.count) corrupt) read from a FIFO that overflowed under the read")
+        guard case .overflow = report.anomaly else {
+            Issue.record("expected an overflow, got \(String(describing: report.anomaly))")
+            return
+        }
+        let (after, reports) = try rig.stream(1)
+        #expect(reports.allSatisfy { $0.anomaly == nil })
+        let last = try #require(before.last)
+        let kLast = try #require(IMUTestTraces.index(of: last))
+        let kFirst = try #require(after.first.flatMap { IMUTestTraces.index(of: $0) })
+        #expect(kFirst - kLast - 1 == report.lostSamples + reports.reduce(0) { $0 + $1.lostSamples })
+        var off = 0
+        for s in after {
+            let k = try #require(IMUTestTraces.index(of: s))
+            if abs((s.t - last.t) - Double(k - kLast) / 100) > 1e-9 { off += 1 }
+        }
+        #expect(off == 0)
     }
 
     @Test func eioBurstThrowsAndLosesNothing() throws {

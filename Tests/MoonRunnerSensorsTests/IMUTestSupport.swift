@@ -5,20 +5,65 @@ import Synchronization
 
 /// A virtual engine clock for IMU tests: `sleep` advances it instead of waiting, so the
 /// driver, the emulator and the service run deterministically and fast.
+///
+/// Only the thread that sleeps on it (the service's) moves time, so everything that thread
+/// does is a function of virtual time alone. Tests keep it that way under any CPU load by
+/// scheduling their interventions (`at`) on the virtual timeline instead of poking from the
+/// test task at whatever real moment it gets to run, and by capping time (`horizon`) so
+/// the service cannot run arbitrarily far ahead while the test task is not scheduled.
 final class IMUManualClock: Sendable {
-    private let time: Mutex<Double>
+    private struct Event {
+        let time: Double
+        let action: @Sendable () -> Void
+    }
+
+    private struct State {
+        var now: Double
+        var horizon = Double.infinity
+        var events: [Event] = []
+    }
+
+    private let state: Mutex<State>
     /// Real seconds each `sleep` also takes, so a service thread does not spin flat out.
     private let realPause: Double
 
     init(start: Double = 1_000, realPause: Double = 0) {
-        time = Mutex(start)
+        state = Mutex(State(now: start))
         self.realPause = realPause
     }
 
-    var now: Double { time.withLock { $0 } }
+    var now: Double { state.withLock { $0.now } }
 
+    /// Time never moves past this (sleeps that would cross it end at it).
+    var horizon: Double {
+        get { state.withLock { $0.horizon } }
+        set { state.withLock { $0.horizon = newValue } }
+    }
+
+    /// Runs `action` on the thread that moves time, at the moment time reaches `time`.
+    /// An action may itself advance the clock (a stall of that thread).
+    func at(_ time: Double, _ action: @escaping @Sendable () -> Void) {
+        state.withLock { $0.events.append(Event(time: time, action: action)) }
+    }
+
+    /// Moves time forward by `seconds` (not past the horizon), running due actions in
+    /// time order (ties in the order they were scheduled) on the calling thread.
     func advance(_ seconds: Double) {
-        time.withLock { $0 += seconds }
+        let target = state.withLock { s in max(s.now, min(s.now + seconds, s.horizon)) }
+        while true {
+            let next: Event? = state.withLock { s in
+                var best: Int?
+                for (i, e) in s.events.enumerated() where e.time <= target {
+                    if best.map({ e.time < s.events[$0].time }) ?? true { best = i }
+                }
+                guard let i = best else { return nil }
+                s.now = max(s.now, s.events[i].time)
+                return s.events.remove(at: i)
+            }
+            guard let event = next else { break }
+            event.action()
+        }
+        state.withLock { $0.now = max($0.now, target) }
     }
 
     var imuClock: IMUClock {
@@ -26,6 +71,65 @@ final class IMUManualClock: Sendable {
             self.advance(seconds)
             if self.realPause > 0 { usleep(UInt32(self.realPause * 1e6)) }
         })
+    }
+}
+
+/// A thread-safe cell for values captured on the service thread (scheduled snapshots).
+final class IMUBox<Value: Sendable>: Sendable {
+    private let value: Mutex<Value>
+    init(_ initial: Value) { value = Mutex(initial) }
+    var get: Value { value.withLock { $0 } }
+    func set(_ v: Value) { value.withLock { $0 = v } }
+}
+
+/// Forwards to another bus and can advance a manual clock right after a chosen transfer,
+/// as if the thread had been preempted there: deterministic tests of what a loaded CPU
+/// does to the driver between two bus transactions.
+final class IMUStallingBus: I2CBus {
+    enum Trigger: Sendable, Equatable {
+        /// After a write of `value` to `register`.
+        case write(register: UInt8, value: UInt8)
+        /// After a read starting at `register`.
+        case read(register: UInt8)
+    }
+
+    private let inner: any I2CBus
+    private let clock: IMUManualClock
+    private let armed = Mutex<[(trigger: Trigger, seconds: Double)]>([])
+
+    init(_ inner: any I2CBus, clock: IMUManualClock) {
+        self.inner = inner
+        self.clock = clock
+    }
+
+    /// The next transfer matching `trigger` is followed by a stall of `seconds` (once).
+    func stall(after trigger: Trigger, for seconds: Double) {
+        armed.withLock { $0.append((trigger, seconds)) }
+    }
+
+    private func fire(_ t: Trigger) {
+        let seconds: Double? = armed.withLock { a in
+            guard let i = a.firstIndex(where: { $0.trigger == t }) else { return nil }
+            return a.remove(at: i).seconds
+        }
+        if let seconds { clock.advance(seconds) }
+    }
+
+    func select(address: UInt8) throws(I2CError) { try inner.select(address: address) }
+
+    func readRegisters(_ register: UInt8, into buffer: UnsafeMutableRawBufferPointer) throws(I2CError) {
+        try inner.readRegisters(register, into: buffer)
+        fire(.read(register: register))
+    }
+
+    func readStream(_ register: UInt8, into buffer: UnsafeMutableRawBufferPointer) throws(I2CError) {
+        try inner.readStream(register, into: buffer)
+        fire(.read(register: register))
+    }
+
+    func writeRegister(_ register: UInt8, value: UInt8) throws(I2CError) {
+        try inner.writeRegister(register, value: value)
+        fire(.write(register: register, value: value))
     }
 }
 

@@ -73,6 +73,26 @@ struct SessionStoreTests {
         #expect(try await store.delete(id: id) == false)
     }
 
+    @Test("retention deletes finished sessions that ended before the cutoff, never open ones")
+    func retention() async throws {
+        let store = try SessionStore(directory: try tempStoreDir())
+        let old = try await store.createSession(activity: .run, snapshot: snapshot(start: 100, last: 200))
+        var b = CommitBatch(sessionID: old, snapshot: snapshot(state: .stopped, start: 100, last: 200))
+        b.endTime = 200
+        b.points = [point(150)]
+        try await store.commit(b)
+        let openOld = try await store.createSession(activity: .run, snapshot: snapshot(start: 100, last: 200))
+        let recent = try await store.createSession(activity: .run, snapshot: snapshot(start: 5000, last: 6000))
+        var r = CommitBatch(sessionID: recent, snapshot: snapshot(state: .stopped, start: 5000, last: 6000))
+        r.endTime = 6000
+        try await store.commit(r)
+        #expect(try await store.deleteSessions(endedBefore: 1000) == 1)
+        #expect(try await store.session(id: old) == nil)
+        #expect(try await store.points(session: old).isEmpty)
+        #expect(try await store.session(id: openOld) != nil)
+        #expect(try await store.session(id: recent) != nil)
+    }
+
     @Test("sessions page newest first")
     func paging() async throws {
         let store = try SessionStore(directory: try tempStoreDir())

@@ -1,12 +1,23 @@
 /// Settings of the automatic pause.
 public struct AutoPauseConfig: Sendable, Equatable, Codable {
     public var enabled = true
-    /// Seconds without any sign of motion before pausing (seed: about 8 s).
+    /// Seconds without a step and with the IMU still before pausing: the
+    /// quick path, for a wearer who really stopped (Strava's accelerometer
+    /// pause reacts in about a second; two leave room for a slow step).
+    public var stillDwell = 1.5
+    /// Seconds without any evidence of motion before pausing when the IMU
+    /// cannot tell (no IMU, or it still moves without steps: gestures,
+    /// fidgeting): the seed's "about 8 s".
     public var pauseDwell = 8.0
     /// Steps within `resumeWindow` seconds that resume a paused workout.
     public var resumeSteps = 2
     public var resumeWindow = 2.0
-    /// Doppler speed above which GPS alone says "moving", m/s.
+    /// GPS Doppler speed that counts as moving although the IMU is still
+    /// (a hand-held device, a bike), m/s; it must last `fastDwell` seconds.
+    public var vetoSpeed = 2.5
+    public var fastDwell = 2.0
+    /// Doppler speed above which the IMU's stillness hint is not trusted
+    /// for the GPS filter, m/s.
     public var moveSpeed = 1.2
     /// Rotation rate that counts as motion, rad/s (seed: gyro |y| or |z| > 2 rad/s).
     public var gyroThreshold = 2.0
@@ -14,20 +25,37 @@ public struct AutoPauseConfig: Sendable, Equatable, Codable {
     public init() {}
 }
 
-/// Decides when the wearer stopped and started again.
+/// Decides when the wearer stopped and started again, from all the evidence.
 ///
-/// Evidence of motion: steps (strongest), a fast rotation (the seed's gyro
-/// rule), and the GPS filter's moving verdict (Doppler and positions), which
-/// keeps a hand-held or bike-mounted device recording although it takes no
-/// steps. A pause is
-/// back-dated to the last evidence of motion, a resume to the first step of
-/// the run of steps that triggered it.
+/// * Steps are the strongest evidence of motion; the IMU's motion energy
+///   says whether the body is still; a fast rotation (the seed's gyro rule)
+///   counts as motion; the GPS filter's moving verdict and Doppler speed
+///   count as motion when there is no IMU, and when they say "fast" even
+///   though the IMU is still (a bike, a hand-held device): GPS vetoes a false
+///   pause. With an IMU, GPS "movement" without speed (drift at a stop) does
+///   not count: the IMU vetoes it.
+/// * Pausing: no step for `stillDwell` and a still IMU (quick), or no
+///   evidence of motion at all for `pauseDwell` (slow). Either way the pause
+///   is back-dated to the last evidence of motion, so moving time is right
+///   although the decision needs a dwell.
+/// * Resuming: `resumeSteps` steps within `resumeWindow` (back-dated to the
+///   first of them), or sustained GPS motion as above. Rotation alone never
+///   resumes (gestures at a desk would).
 public struct AutoPauseDetector: Sendable {
     public var config: AutoPauseConfig
-    /// Last instant anything said "moving".
-    public private(set) var lastMotion = -Double.infinity
-    private var recentSteps = RecentInstants()
     public private(set) var paused = false
+    /// When watching (re)started: nothing is back-dated before it.
+    private var origin = -Double.infinity
+    private var lastStep = -Double.infinity
+    /// The IMU's latest verdict: moving (energy or rotation) or still.
+    private var imuMovingNow = false
+    private var lastRotation = -Double.infinity
+    private var lastSample = -Double.infinity
+    private var lastGPSMoving = -Double.infinity
+    private var gpsMovingSince = Double.nan
+    private var gpsFastSince = Double.nan
+    private var lastGPSFast = -Double.infinity
+    private var recentSteps = RecentInstants()
 
     public init(config: AutoPauseConfig = AutoPauseConfig()) {
         self.config = config
@@ -43,49 +71,90 @@ public struct AutoPauseDetector: Sendable {
 
     /// Starts watching afresh (session start, manual resume) as if moving at `t`.
     public mutating func restart(at t: Double) {
-        lastMotion = t
         paused = false
+        origin = t
         recentSteps = RecentInstants()
     }
 
+    /// True while IMU samples arrive.
+    private func imuActive(at t: Double) -> Bool { t - lastSample <= 1 }
+
+    /// One IMU sample's verdict: `still` from the motion energy, and the
+    /// rotation rate about the seed's axes.
+    public mutating func imu(still: Bool, rotation: Double, at t: Double) {
+        lastSample = t
+        if rotation > config.gyroThreshold { lastRotation = t }
+        imuMovingNow = !still || rotation > config.gyroThreshold
+    }
+
     public mutating func step(at t: Double) -> Decision? {
+        lastStep = max(lastStep, t)
         recentSteps.append(t)
-        if paused {
-            let n = config.resumeSteps
-            if recentSteps.count >= n, let first = recentSteps.recent(n), t - first <= config.resumeWindow {
-                paused = false
-                lastMotion = t
-                return .resume(since: first, at: t, cause: "steps")
+        guard paused else { return nil }
+        let n = config.resumeSteps
+        if recentSteps.count >= n, let first = recentSteps.recent(n), t - first <= config.resumeWindow {
+            paused = false
+            return .resume(since: first, at: t, cause: "steps")
+        }
+        return nil
+    }
+
+    /// The GPS filter's verdict for one fix and the receiver's Doppler speed.
+    public mutating func gps(moving: Bool, speed: Double, at t: Double) -> Decision? {
+        if moving {
+            if gpsMovingSince.isNaN { gpsMovingSince = t }
+            lastGPSMoving = t
+        } else {
+            gpsMovingSince = .nan
+        }
+        if speed.isFinite, speed >= config.vetoSpeed {
+            if gpsFastSince.isNaN { gpsFastSince = t }
+            lastGPSFast = t
+        } else {
+            gpsFastSince = .nan
+        }
+        guard paused else { return nil }
+        if !imuActive(at: t), moving, !gpsMovingSince.isNaN {
+            paused = false
+            return .resume(since: gpsMovingSince, at: t, cause: "gps_motion")
+        }
+        if !gpsFastSince.isNaN, t - gpsFastSince >= config.fastDwell {
+            paused = false
+            return .resume(since: gpsFastSince, at: t, cause: "gps_speed")
+        }
+        return nil
+    }
+
+    /// Time passes: pause once the wearer has stopped long enough.
+    public mutating func tick(at t: Double) -> Decision? {
+        guard config.enabled, !paused, origin.isFinite else { return nil }
+        let fast = t - lastGPSFast < config.fastDwell
+        if imuActive(at: t) {
+            // Quick: no step for the dwell and the body still now (the energy
+            // average has decayed by then; waiting for it to have been low for
+            // a whole dwell would only add latency).
+            if !fast, t - max(lastStep, origin) >= config.stillDwell, !imuMovingNow {
+                return pause(since: max(lastStep, origin), at: t, cause: "still")
+            }
+            // Motion energy without steps (gestures, fidgeting) does not keep
+            // a workout going for ever; fast rotations (the seed's rule) do.
+            let anyMotion = max(lastStep, lastGPSFast, lastRotation, origin)
+            if t - anyMotion >= config.pauseDwell {
+                return pause(since: anyMotion, at: t, cause: "no_steps")
             }
             return nil
         }
-        lastMotion = max(lastMotion, t)
-        return nil
-    }
-
-    /// A fast rotation (gyro above threshold) is motion while recording; it does
-    /// not resume a pause by itself (gestures at a desk would).
-    public mutating func rotation(_ rate: Double, at t: Double) {
-        if !paused && rate > config.gyroThreshold { lastMotion = max(lastMotion, t) }
-    }
-
-    /// The GPS filter's verdict (Doppler and positions together).
-    public mutating func gpsMoving(_ moving: Bool, at t: Double) -> Decision? {
-        guard moving else { return nil }
-        if paused {
-            paused = false
-            lastMotion = t
-            return .resume(since: t, at: t, cause: "gps_motion")
+        let lastMotion = max(lastGPSMoving, lastStep, origin)
+        if t - lastMotion >= config.pauseDwell {
+            return pause(since: lastMotion, at: t, cause: "no_motion")
         }
-        lastMotion = max(lastMotion, t)
         return nil
     }
 
-    /// Time passes: pause once nothing moved for the dwell.
-    public mutating func tick(at t: Double) -> Decision? {
-        guard config.enabled, !paused, lastMotion.isFinite, t - lastMotion >= config.pauseDwell else { return nil }
+    private mutating func pause(since: Double, at t: Double, cause: String) -> Decision {
         paused = true
-        return .pause(since: lastMotion, at: t, cause: "no_motion")
+        recentSteps = RecentInstants()
+        return .pause(since: min(since, t), at: t, cause: cause)
     }
 }
 

@@ -5,7 +5,7 @@ import Foundation
 /// Exponential averages, so O(1) state at any sample rate.
 public struct MotionEnergy: Sendable {
     /// Time constant of the averages, seconds.
-    public var tau: Double = 1.0
+    public var tau: Double = 0.5
     private var meanA = Double.nan
     private var meanA2 = 0.0
     private var meanGyro = 0.0

@@ -151,9 +151,11 @@ public struct SessionEngine: Sendable {
         var d = detector
         d.process(sample) { t in stepDetected(at: t, emit: emit) }
         detector = d
-        if state == .recording {
-            autoPause.rotation(max(abs(sample.gy.isNaN ? 0 : sample.gy), abs(sample.gz.isNaN ? 0 : sample.gz)),
-                               at: sample.t)
+        if state == .recording || state == .autoPaused {
+            let still = energy.accelStd < config.stillAccelStd
+                && (!sample.hasGyro || energy.gyroMean < config.stillGyro)
+            let rotation = sample.hasGyro ? max(abs(sample.gy), abs(sample.gz)) : 0
+            autoPause.imu(still: still, rotation: rotation, at: sample.t)
         }
         checkAutoPause(emit: emit)
     }
@@ -165,10 +167,11 @@ public struct SessionEngine: Sendable {
             && !(fix.speed.isFinite && fix.speed > config.autoPause.moveSpeed)
         if fix.hasPosition { lastFixTime = t }
         let out = gps.process(fix, at: t, stationary: still)
-        // The filter's verdict is the GPS evidence of motion; taken before the
-        // distance so that the fix that resumes a pause also counts its step.
-        if state == .recording || state == .autoPaused, fix.hasPosition, !(hasIMU && still) {
-            handle(autoPause.gpsMoving(out.moving, at: t), emit: emit)
+        // The filter's verdict is the GPS evidence of motion (the detector
+        // weighs it against the IMU); taken before the distance so that the
+        // fix that resumes a pause also counts its step.
+        if state == .recording || state == .autoPaused, fix.hasPosition {
+            handle(autoPause.gps(moving: out.moving, speed: fix.speed, at: t), emit: emit)
         }
         if let reason = out.rejection {
             if state.isActive { stats.rejectedFixes += 1 }

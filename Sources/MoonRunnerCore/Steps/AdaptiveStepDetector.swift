@@ -1,48 +1,65 @@
-/// The default streaming step detector (prototype v1).
+/// The default streaming step detector (prototype v2).
 public struct AdaptiveStepDetector: StepDetector {
     public struct Parameters: Sendable, Equatable {
         public var highPassHz = 0.6
         public var lowPassHz = 3.5
+        public var acTau = 2.5
         public var minInterval = 0.25
-        public var maxStepInterval = 1.0
+        public var minPeriod: Float = 0.27
+        public var maxPeriod: Float = 0.85
+        public var onScore: Float = 0.5
+        public var offScore: Float = 0.0
         public var boutSteps = 4
-        public var regularity = 1.5
-        public var relThreshold = 0.4
-        public var relValley = 0.0
-        public var floor = 0.03
-        public var rmsTau = 2.0
-        public var continueFactor = 2.6
-        public var maxContinue = 2.0
-        public var fillMissed = true
-        public var relMinGap = 0.55
+        public var minSwing = 0.1
+        public var relSwing = 0.25
+        public var relGap = 0.6
+        public var lowTol = 0.6
+        public var highTol = 1.45
+        public var maxDelay = 2.5
+        public var gapFactor = 2.6
+        public var maxFill = 2
+        public var swingTau = 4.0
+        public var fastPeriod = 0.4
+        public var fastSwing = 0.4
+        public var irregTau = 4.0
+        public var maxIrreg = 10.0
         public init() {}
     }
 
     public var parameters: Parameters
 
+    // Sample clock and filters.
     private var highPass = Biquad()
     private var lowPass = Biquad()
     private var designedDt = 0.0
     private var meanDt = 0.0
     private var lastT = Double.nan
 
+    // Peak picking.
     private var y1 = 0.0, y2 = 0.0
-    private var meanSquare = 0.0
     private var valley = 0.0
-    private var armed = true
-
     private var tentT = Double.nan
     private var tentV = 0.0
-    private var tentValley = 0.0
-    private var lastCommitted = -Double.infinity
+    private var tentSwing = 0.0
 
+    // Periodicity.
+    private var tracker: PeriodicityTracker
+    private var nextTick = Double.nan
+    private var score: Float = 0
+    private var period: Float = 0
+
+    // Bouts.
     private var walking = false
-    private var meanInterval = 0.0
-    private var lastStep = -Double.infinity
+    private var lastEmitted = -Double.infinity
+    private var boutSwing = 0.0
+    private var lastInterval = 0.0
+    private var irregularity = 0.0
     private var pending = StepRing()
+    private var swings = StepRing()
 
     public init(parameters: Parameters = Parameters()) {
         self.parameters = parameters
+        tracker = PeriodicityTracker(timeConstant: parameters.acTau)
     }
 
     public mutating func reset() { self = AdaptiveStepDetector(parameters: parameters) }
@@ -72,119 +89,128 @@ public struct AdaptiveStepDetector: StepDetector {
             if first {
                 highPass.settle(at: m)
                 lowPass.settle(at: 0)
+                nextTick = t
             }
         }
         let y = lowPass.step(highPass.step(m))
-        let k = meanDt / parameters.rmsTau
-        meanSquare += k * (y * y - meanSquare)
+
+        // Resample to the tracker's ticks by linear interpolation.
+        let tickDt = 1 / Double(PeriodicityTracker.tickRate)
+        while nextTick <= t {
+            let w = (t - nextTick) / meanDt
+            tracker.push(Float(y - w * (y - y1)))
+            nextTick += tickDt
+            let a = tracker.analyse()
+            score = a.score
+            period = a.stepPeriod
+        }
         defer { y2 = y1; y1 = y }
 
-        // Commit a tentative candidate once nothing larger can replace it.
         if tentT.isFinite && t - tentT >= minGap {
             commit(onStep)
         }
-        let rms = meanSquare.squareRoot()
         if y < valley { valley = y }
-        if valley < parameters.relValley * rms { armed = true }
-        guard y1 > y2, y1 >= y else { return }
-        let threshold = max(parameters.floor, parameters.relThreshold * rms)
-        guard y1 >= threshold else { return }
-        // Parabolic refinement of the peak instant.
+        guard y1 > y2, y1 >= y, y1 > 0 else { return }
         let den = y2 - 2 * y1 + y
         let off = den < 0 ? 0.5 * (y2 - y) / den : 0
         let tp = t - meanDt + off * meanDt
+        let swing = y1 - valley
         if tentT.isFinite {
             if tp - tentT < minGap {
-                if y1 > tentV { tentT = tp; tentV = y1 }
+                if y1 > tentV {
+                    tentT = tp
+                    tentV = y1
+                    tentSwing = max(tentSwing, swing)
+                }
                 return
             }
             commit(onStep)
         }
-        guard armed else { return }
         tentT = tp
         tentV = y1
-        tentValley = valley
-        armed = false
+        tentSwing = swing
         valley = y1
     }
 
+    private var periodic: Bool {
+        score >= parameters.onScore && period >= parameters.minPeriod && period <= parameters.maxPeriod
+    }
+
     private var minGap: Double {
-        walking ? max(parameters.minInterval, parameters.relMinGap * meanInterval) : parameters.minInterval
+        periodic || walking ? max(parameters.minInterval, parameters.relGap * Double(period)) : parameters.minInterval
     }
 
     private mutating func commit(_ onStep: (Double) -> Void) {
         let tc = tentT
+        let swing = tentSwing
         tentT = .nan
         #if STEPDEBUG
-        debugCandidate?(tc, tentV, tentValley, meanSquare.squareRoot())
+        debugCandidate?(tc, swing, Double(score), Double(period))
         #endif
-        let dt = tc - lastCommitted
-        lastCommitted = tc
+        let p = Double(period)
         if walking {
-            let limit = min(parameters.maxContinue, parameters.continueFactor * meanInterval)
-            if dt <= limit {
-                if parameters.fillMissed && dt > 1.6 * meanInterval && dt < 2.4 * meanInterval {
-                    onStep(tc - 0.5 * dt)
-                } else {
-                    meanInterval += 0.2 * (min(dt, parameters.maxStepInterval) - meanInterval)
+            let dt = tc - lastEmitted
+            let ok = swing >= max(parameters.minSwing, parameters.relSwing * boutSwing)
+                && dt <= parameters.gapFactor * p && score >= parameters.offScore
+            if ok {
+                let n = min(parameters.maxFill, Int((dt / p).rounded()) - 1)
+                let stepDt = dt / Double(max(n, 0) + 1)
+                if lastInterval > 0 {
+                    let change = abs(stepDt - lastInterval) / p
+                    irregularity += (change - irregularity) / parameters.irregTau
+                }
+                lastInterval = stepDt
+                if irregularity > parameters.maxIrreg {
+                    walking = false
+                    pending.removeAll()
+                    swings.removeAll()
+                    pending.append(tc)
+                    swings.append(swing)
+                    return
+                }
+                if n > 0 {
+                    for i in 1...n { onStep(lastEmitted + dt * Double(i) / Double(n + 1)) }
                 }
                 onStep(tc)
-                lastStep = tc
+                lastEmitted = tc
+                boutSwing += 0.2 * (swing - boutSwing)
                 return
             }
             walking = false
             pending.removeAll()
-        }
-        if dt > parameters.maxStepInterval {
-            pending.removeAll()
+            swings.removeAll()
         }
         pending.append(tc)
-        let n = parameters.boutSteps
-        guard pending.count >= n else { return }
-        // Regularity of the last n-1 intervals.
-        var lo = Double.infinity, hi = 0.0, sum = 0.0
-        for i in (pending.count - n + 1)..<pending.count {
-            let d = pending[i] - pending[i - 1]
-            lo = min(lo, d)
-            hi = max(hi, d)
-            sum += d
+        swings.append(swing)
+        guard periodic else { return }
+        // Walk back from the newest candidate while the rhythm holds.
+        var k = pending.count - 1
+        var sw = swing
+        while k > 0 {
+            let d = pending[k] - pending[k - 1]
+            guard d >= parameters.lowTol * p, d <= parameters.highTol * p,
+                  swings[k - 1] >= parameters.minSwing, tc - pending[k - 1] <= parameters.maxDelay else { break }
+            sw = max(sw, swings[k - 1])
+            k -= 1
         }
-        guard hi <= parameters.regularity * lo else { return }
+        let run = pending.count - k
+        guard run >= parameters.boutSteps, swing >= parameters.minSwing else { return }
+        if p < parameters.fastPeriod {
+            // Running cadence: a body that runs shakes hard.
+            for i in k..<pending.count where swings[i] < parameters.fastSwing { return }
+        }
         walking = true
-        meanInterval = sum / Double(n - 1)
-        for i in (pending.count - n)..<pending.count { onStep(pending[i]) }
-        lastStep = tc
+        var s = 0.0
+        for i in k..<pending.count {
+            onStep(pending[i])
+            s += swings[i]
+        }
+        boutSwing = s / Double(run)
+        lastInterval = 0
+        irregularity = 0
+        lastEmitted = tc
         pending.removeAll()
-    }
-}
-
-/// The last eight step instants, oldest first; a fixed-size tuple so that
-/// holding them never allocates.
-struct StepRing: Sendable {
-    private var items: (Double, Double, Double, Double, Double, Double, Double, Double) = (0, 0, 0, 0, 0, 0, 0, 0)
-    private var start = 0
-    private(set) var count = 0
-    static let capacity = 8
-
-    mutating func append(_ t: Double) {
-        if count == Self.capacity {
-            start = (start + 1) & 7
-            count -= 1
-        }
-        let slot = (start + count) & 7
-        withUnsafeMutableBytes(of: &items) { raw in
-            raw.storeBytes(of: t, toByteOffset: slot * MemoryLayout<Double>.stride, as: Double.self)
-        }
-        count += 1
-    }
-
-    mutating func removeAll() { count = 0; start = 0 }
-
-    subscript(i: Int) -> Double {
-        let slot = (start + i) & 7
-        return withUnsafeBytes(of: items) { raw in
-            raw.load(fromByteOffset: slot * MemoryLayout<Double>.stride, as: Double.self)
-        }
+        swings.removeAll()
     }
 }
 

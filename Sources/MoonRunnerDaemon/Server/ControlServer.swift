@@ -8,23 +8,32 @@ import Synchronization
 
 /// The control socket: a Unix stream socket speaking the line protocol of
 /// `MoonRunnerProtocol`. Each connection is its own task; requests go to
-/// the `SessionService` actor, so a slow client never holds up the sensors,
-/// and replies leave through a bounded queue, so a watcher that stops reading
-/// is dropped instead of growing the daemon.
+/// the `SessionService` actor, so a slow client never holds up the sensors.
+/// Replies leave through a bounded queue drained by one writer per client
+/// that waits for each write to reach the kernel: a client that pipelines
+/// requests faster than it reads its replies is slowed down (its requests
+/// wait), a watcher that stops reading is dropped, and either costs at most
+/// the queue.
 public final class ControlServer: Sendable {
     private let config: DaemonConfig
     private let service: SessionService
+    private let exporter: ExportProvider?
     private let logger: Logger
     private let policy: PeerPolicy
     private let clients = Atomic<Int>(0)
     private let nextID = Atomic<UInt64>(1)
 
-    /// Outgoing lines queued for one client before it counts as not reading.
-    static let outgoingLimit = 256
+    /// Replies queued for one client before its requests wait (it pipelines faster than it reads).
+    static let replyLimit = 64
+    /// Watcher lines queued beyond that before the client counts as not reading and is dropped.
+    static let watcherHeadroom = 64
+    /// Refused state changes logged per connection; the rest are counted.
+    static let refusalsLogged = 3
 
-    public init(config: DaemonConfig, service: SessionService, logger: Logger) {
+    public init(config: DaemonConfig, service: SessionService, logger: Logger, exporter: ExportProvider? = nil) {
         self.config = config
         self.service = service
+        self.exporter = exporter
         self.logger = logger
         policy = PeerPolicy(controlGroup: config.controlGroup)
     }
@@ -38,36 +47,54 @@ public final class ControlServer: Sendable {
 
     /// Binds (or adopts a socket-activated descriptor) and serves until cancelled.
     public func run(listenFD: CInt?) async throws {
+        if policy.controlGroupMissing {
+            logger.warning("socket.control_group \(config.controlGroup) does not exist: only root and the daemon's user may change state")
+        }
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.backlog, value: 64)
+            .serverChannelOption(.backlog, value: 128)
+            // A client that shuts down its sending side still gets its replies.
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
         let maxLine = config.maxLineBytes
         let idle = TimeAmount.milliseconds(Int64(config.idleTimeout * 1000))
+        let farewell = ReplyEncoder.line(ErrorReply(RequestError(.idleTimeout,
+            "nothing sent or received for \(Self.seconds(config.idleTimeout)) (socket.idle_timeout_s); closing; reconnect to go on")))
         let initializer: @Sendable (any Channel) -> EventLoopFuture<Connection> = { channel in
             Self.peerCredentials(of: channel).flatMapThrowing { peer in
-                try channel.pipeline.syncOperations.addHandler(IdleStateHandler(allTimeout: idle))
-                try channel.pipeline.syncOperations.addHandler(IdleCloser())
-                try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder(maxLength: maxLine)))
+                let sync = channel.pipeline.syncOperations
+                try sync.addHandler(IdleStateHandler(allTimeout: idle))
+                try sync.addHandler(IdleCloser(farewell: farewell))
+                try sync.addHandler(ByteToMessageHandler(LineFrameDecoder(maxLength: maxLine)))
                 let io = try NIOAsyncChannel<InboundLine, ByteBuffer>(wrappingChannelSynchronously: channel)
                 return Connection(io: io, channel: channel, peer: peer)
             }
         }
         let server: NIOAsyncChannel<Connection, Never>
+        var ownSocket: String?
         if let fd = listenFD {
             server = try await bootstrap.bind(fd, childChannelInitializer: initializer)
             logger.info("control socket: using the socket passed by systemd (fd \(fd))")
         } else {
-            let dir = (config.socketPath as NSString).deletingLastPathComponent
-            try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true,
-                                                     attributes: [.posixPermissions: 0o750])
-            server = try await bootstrap.bind(unixDomainSocketPath: config.socketPath, cleanupExistingSocketFile: true,
+            try SocketDirectory.prepare(socketPath: config.socketPath, logger: logger)
+            server = try await bootstrap.bind(unixDomainSocketPath: config.socketPath, cleanupExistingSocketFile: false,
                                               childChannelInitializer: initializer)
+            ownSocket = config.socketPath
             chmod(config.socketPath, mode_t(config.socketMode))
-            logger.info("control socket: \(config.socketPath)")
+            logger.info("control socket: \(config.socketPath) (mode 0\(String(config.socketMode, radix: 8)))")
+        }
+        defer {
+            if let path = ownSocket { unlink(path) }
         }
         try await withThrowingDiscardingTaskGroup { group in
             try await server.executeThenClose { inbound in
                 for try await connection in inbound {
-                    group.addTask { await self.serve(connection) }
+                    group.addTask {
+                        // On shutdown the connection closes, which also ends a write stuck on a client that does not read.
+                        await withTaskCancellationHandler {
+                            await self.serve(connection)
+                        } onCancel: {
+                            connection.channel.close(promise: nil)
+                        }
+                    }
                 }
             }
         }
@@ -82,107 +109,150 @@ public final class ControlServer: Sendable {
         return future.map { Optional($0) }.recover { _ in nil }
     }
 
+    /// What one connection's request loop keeps between lines.
+    private struct ClientState {
+        let id: UInt64
+        let peer: PeerCredentials?
+        var limiter: RateLimiter
+        var refusals = 0
+    }
+
     private func serve(_ connection: Connection) async {
         let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
         let count = clients.wrappingAdd(1, ordering: .relaxed).newValue
         defer { clients.wrappingSubtract(1, ordering: .relaxed) }
-        let tooMany = count > config.maxClients
         let channel = connection.channel
+        let peerText = connection.peer.map(\.description) ?? "unknown peer"
+        logger.debug("client \(id) connected (\(peerText))")
+        var state = ClientState(id: id, peer: connection.peer,
+                                limiter: RateLimiter(perSecond: Double(config.maxRequestsPerSecond)))
         do {
-            try await connection.io.executeThenClose { inbound, outbound in
-                let (queue, sink) = AsyncStream.makeStream(of: String.self,
-                                                           bufferingPolicy: .bufferingOldest(Self.outgoingLimit))
+            try await connection.io.executeThenClose { inbound, _ in
+                let queue = OutboundQueue(replyLimit: Self.replyLimit, watcherHeadroom: Self.watcherHeadroom)
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
-                        for await line in queue {
-                            var buffer = ByteBuffer(string: line)
-                            buffer.writeInteger(UInt8(ascii: "\n"))
-                            try await outbound.write(buffer)
-                        }
+                        // A failed write (the client is gone) ends the queue, so that nothing waits on it.
+                        defer { queue.finish() }
+                        try await Self.write(queue, to: channel)
                     }
-                    defer { sink.finish() }
-                    if tooMany {
-                        sink.yield(ReplyEncoder.line(ErrorReply(RequestError(.tooManyClients,
-                            "too many clients (limit \(config.maxClients)); try again later"))))
+                    defer { queue.finish() }
+                    if count > config.maxClients {
+                        logger.warning("client \(id) refused: \(config.maxClients) clients already connected (socket.max_clients)")
+                        _ = await queue.push(.line(ReplyEncoder.line(ErrorReply(RequestError(.tooManyClients,
+                            "\(config.maxClients) clients are connected (socket.max_clients); close one or try again later")))))
                         return
                     }
-                    sink.yield(ReplyEncoder.line(VersionReply()))
-                    var limiter = RateLimiter(perSecond: Double(config.maxRequestsPerSecond))
+                    _ = await queue.push(.line(ReplyEncoder.line(VersionReply())))
                     for try await frame in inbound {
-                        let reply = await respond(to: frame, id: id, peer: connection.peer, limiter: &limiter,
-                                                  sink: sink, channel: channel)
-                        if let reply, case .dropped = sink.yield(reply) {
-                            logger.warning("client \(id) is not reading its replies; closing it")
-                            break
-                        }
+                        guard let reply = await respond(to: frame, state: &state, queue: queue, channel: channel) else { continue }
+                        // Waits while this client has many replies unread: it slows itself down, not the daemon.
+                        guard await queue.push(reply) else { break }
                     }
                 }
             }
         } catch {
             logger.debug("client \(id) ended: \(error)")
         }
+        if state.refusals > Self.refusalsLogged {
+            logger.warning("client \(id) (\(peerText)): \(state.refusals) state changes refused in all")
+        }
         await service.removeWatcher(id)
+        logger.debug("client \(id) disconnected")
     }
 
-    private func respond(to frame: InboundLine, id: UInt64, peer: PeerCredentials?, limiter: inout RateLimiter,
-                         sink: AsyncStream<String>.Continuation, channel: any Channel) async -> String? {
+    /// Writes queued replies in order, each after the previous reached the
+    /// kernel: memory stays at the queue, and nothing queued is lost when
+    /// the client half-closes.
+    private static func write(_ queue: OutboundQueue, to channel: any Channel) async throws {
+        func send(_ line: String) async throws {
+            var buffer = channel.allocator.buffer(capacity: line.utf8.count + 1)
+            buffer.writeString(line)
+            buffer.writeInteger(UInt8(ascii: "\n"))
+            try await channel.writeAndFlush(buffer).get()
+        }
+        while let item = await queue.next() {
+            switch item {
+            case let .line(line):
+                try await send(line)
+            case let .export(stream):
+                try await send(stream.headerLine)
+                for seq in 0..<stream.chunkCount { try await send(stream.chunkLine(seq)) }
+            }
+        }
+    }
+
+    private func respond(to frame: InboundLine, state: inout ClientState, queue: OutboundQueue,
+                         channel: any Channel) async -> Outgoing? {
         let text: String
         switch frame {
         case .tooLong:
-            return ReplyEncoder.line(ErrorReply(RequestError(.tooLong,
-                "request line longer than \(config.maxLineBytes) bytes; it was discarded")))
+            guard state.limiter.allow(at: EngineClock.monotonic()) else { return rateLimited(id: nil) }
+            return .line(ReplyEncoder.line(ErrorReply(RequestError(.tooLong,
+                "request line longer than \(config.maxLineBytes) bytes (socket.max_line_bytes); it was discarded; "
+                + "send one request per line, e.g. ?STATUS;"))))
         case let .line(t):
             text = t
         }
-        if text.allSatisfy({ $0.isWhitespace }) { return nil }
-        guard limiter.allow(at: EngineClock.monotonic()) else {
-            return ReplyEncoder.line(ErrorReply(RequestError(.rateLimited,
-                "more than \(config.maxRequestsPerSecond) requests per second; slow down")))
+        if RequestParser.isBlank(text.utf8) { return nil }
+        let parsed = Result { () throws(RequestError) -> Request in try RequestParser.parse(text) }
+        guard state.limiter.allow(at: EngineClock.monotonic()) else {
+            return rateLimited(id: (try? parsed.get())?.id)
         }
         let request: Request
-        do {
-            request = try RequestParser.parse(text)
-        } catch {
-            return ReplyEncoder.line(ErrorReply(error))
+        switch parsed {
+        case let .success(r): request = r
+        case let .failure(error): return .line(ReplyEncoder.line(ErrorReply(error)))
         }
-        if request.command.changesState && !policy.mayChangeState(peer) {
-            logger.warning("refused ?\(request.command.name) from uid \(peer.map { String($0.uid) } ?? "?") pid \(peer.map { String($0.pid) } ?? "?")")
-            return ReplyEncoder.line(ErrorReply(RequestError(.forbidden,
-                "?\(request.command.name); needs root, the daemon's user or group \(config.controlGroup)", id: request.id)))
+        if request.command.changesState && !policy.mayChangeState(state.peer) {
+            state.refusals += 1
+            if state.refusals <= Self.refusalsLogged {
+                let who = state.peer.map(\.description) ?? "an unknown peer"
+                logger.warning("refused ?\(request.command.name); from \(who): not root, the daemon's user or in group \(config.controlGroup)")
+            }
+            let group = config.controlGroup.isEmpty ? "" : " or membership of group \(config.controlGroup)"
+            return .line(ReplyEncoder.line(ErrorReply(RequestError(.forbidden,
+                "?\(request.command.name); changes state and needs root, the daemon's user\(group); "
+                + "read-only requests such as ?STATUS; work", id: request.id))))
         }
-        if case let .watch(enable) = request.command {
+        switch request.command {
+        case let .watch(enable):
+            let id = state.id, logger = logger
             if enable {
                 await service.addWatcher(id) { line in
-                    if case .dropped = sink.yield(line) {
+                    if case .full = queue.offer(.line(line)) {
                         // A watcher that does not read is dropped rather than slowing the daemon.
+                        logger.warning("watcher \(id) does not read its updates; closing it")
+                        queue.finish()
                         channel.close(promise: nil)
                     }
                 }
             } else {
                 await service.removeWatcher(id)
             }
+        case let .export(session, format):
+            if let exporter {
+                do throws(RequestError) {
+                    let file = try await exporter(session, format)
+                    return .export(ExportStream(file: file, id: request.id))
+                } catch {
+                    var e = error
+                    e.id = request.id
+                    return .line(ReplyEncoder.line(ErrorReply(e)))
+                }
+            }
+        default:
+            break
         }
-        return await service.handle(request)
+        return .line(await service.handle(request))
+    }
+
+    private func rateLimited(id: JSONValue?) -> Outgoing {
+        .line(ReplyEncoder.line(ErrorReply(RequestError(.rateLimited,
+            "more than \(config.maxRequestsPerSecond) requests per second (socket.max_requests_per_s); "
+            + "the request was not run; slow down and send it again", id: id))))
+    }
+
+    private static func seconds(_ s: Double) -> String {
+        s.rounded() == s ? "\(Int(s)) s" : "\(s) s"
     }
 }
-
-/// A token bucket per client.
-struct RateLimiter: Sendable {
-    let perSecond: Double
-    private var tokens: Double
-    private var last = -Double.infinity
-
-    init(perSecond: Double) {
-        self.perSecond = perSecond
-        tokens = perSecond
-    }
-
-    mutating func allow(at now: Double) -> Bool {
-        if last.isFinite { tokens = min(perSecond, tokens + (now - last) * perSecond) }
-        last = now
-        guard tokens >= 1 else { return false }
-        tokens -= 1
-        return true
-    }
-}
-

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MoonRunnerCore
+import MoonRunnerExport
 import MoonRunnerProtocol
 import MoonRunnerSensors
 import MoonRunnerStore
@@ -40,6 +41,13 @@ public actor SessionService {
     private var watchers: [UInt64: @Sendable (String) -> Void] = [:]
     private var inputHealth = InputHealth()
     private var samplesSeen = 0
+    /// Finished sessions, for the badge board.
+    private var badgeSessions: [BadgeSessionSummary] = []
+    /// The live distance up to which badges have been announced.
+    private var badgeDistance = 0.0
+    private let ladder = BadgeLadder.solarSystem
+    private let calories: CalorieModel
+    private var lastRetention = -Double.infinity
     private let hook: TransitionHook?
 
     public init(config: DaemonConfig, store: SessionStore, clock: EngineClock, logger: Logger) {
@@ -48,6 +56,7 @@ public actor SessionService {
         self.clock = clock
         self.logger = logger
         engine = SessionEngine(config: config.engineConfig)
+        calories = CalorieModel(bodyMass: config.bodyMassKg)
         outputs.reserveCapacity(64)
         hook = config.hookCommand.isEmpty ? nil : TransitionHook(command: config.hookCommand, timeout: config.hookTimeout,
                                                                  logger: logger)
@@ -75,6 +84,22 @@ public actor SessionService {
                 }
             }
             if lastSessionID == nil { lastSessionID = try await store.sessions(limit: 1).first?.id }
+            badgeSessions = try await store.sessions(limit: 1_000_000).filter { $0.state == .stopped }.map(Self.badgeSummary)
+            if sessionID != nil { badgeDistance = engine.stats.distance }
+        } catch {
+            markStoreError(error)
+        }
+        await applyRetention()
+    }
+
+    /// Deletes finished sessions older than `store.retention_days` (0 keeps all).
+    public func applyRetention() async {
+        lastRetention = clock.now()
+        guard config.retentionDays > 0 else { return }
+        let cutoff = clock.now() - Double(config.retentionDays) * 86_400
+        do {
+            let n = try await store.deleteSessions(endedBefore: cutoff)
+            if n > 0 { logger.notice("retention: deleted \(n) session(s) older than \(config.retentionDays) days") }
         } catch {
             markStoreError(error)
         }
@@ -104,6 +129,7 @@ public actor SessionService {
         collect { engine, emit in engine.advance(to: now, emit: emit) }
         broadcast(ReplyEncoder.line(status(id: nil)))
         await afterInput()
+        if now - lastRetention >= 3600 { await applyRetention() }
     }
 
     /// Commits what is pending (graceful shutdown).
@@ -156,11 +182,14 @@ public actor SessionService {
                 guard let s = try await store.session(id: sid) else {
                     return error(.notFound, "no session \(sid); ?SESSIONS; lists them", id)
                 }
-                let events = try await store.events(session: sid).map { EventReply(session: sid, event: $0) }
-                let points = try await store.pointCount(session: sid)
+                let detail = try await exportSession(s)
+                let events = detail.events.map { EventReply(session: sid, event: $0) }
                 let live = sid == sessionID ? engine.snapshot : s.snapshot
+                // Splits and laps walk the whole track: off the actor.
+                let figures = await Task.detached { Self.figures(detail) }.value
                 return ReplyEncoder.line(SessionReply(session: info(s), stats: live.stats, pauses: live.pauses,
-                                                      events: events, points: points, id: id))
+                                                      events: events, points: detail.points.count, figures: figures,
+                                                      id: id))
             } catch {
                 return storeFailure(error, id)
             }
@@ -174,8 +203,12 @@ public actor SessionService {
             } catch {
                 return storeFailure(error, id)
             }
-        case .export, .badges:
-            return error(.unknownCommand, "?\(request.command.name); is not available in this version yet", id)
+        case .export:
+            // The control server streams exports itself (see `exportSession(id:)`).
+            return error(.unavailable, "?EXPORT; is answered by the control server", id)
+        case .badges:
+            let live = sessionID.map { (session: $0, distance: engine.stats.distance) }
+            return ReplyEncoder.line(BadgesReply(board: BadgeBoard(ladder: ladder, sessions: badgeSessions), live: live, id: id))
         case .config:
             return ReplyEncoder.line(ConfigReply(config: ConfigSummary.json(config), id: id))
         }
@@ -270,7 +303,15 @@ public actor SessionService {
             }
         case let .event(e):
             pending?.events.append(e)
-            lastTransition = TransitionInfo(event: e.kind.rawValue, time: e.time, cause: e.cause)
+            if e.kind != .lap && e.kind != .badge {
+                lastTransition = TransitionInfo(event: e.kind.rawValue, time: e.time, cause: e.cause)
+            }
+            if e.kind == .start { badgeDistance = 0 }
+            if e.kind == .stop, let sid = sessionID {
+                let st = engine.stats
+                badgeSessions.append(BadgeSessionSummary(id: sid, distance: st.distance, moving: st.moving,
+                                                         startTime: st.startTime))
+            }
             transitionHappened = true
             let line = ReplyEncoder.line(EventReply(session: sessionID, event: e))
             broadcast(line)
@@ -281,6 +322,7 @@ public actor SessionService {
     }
 
     private func afterInput() async {
+        announceBadges()
         if transitionHappened {
             transitionHappened = false
             await commit(force: true)
@@ -330,6 +372,63 @@ public actor SessionService {
         }
     }
 
+    /// An EVENT for every badge distance the live session has just passed.
+    private func announceBadges() {
+        guard engine.state.isActive else { return }
+        let distance = engine.stats.distance
+        guard distance > badgeDistance else { return }
+        let passed = ladder.passed(from: badgeDistance, to: distance)
+        badgeDistance = distance
+        for badge in passed {
+            handle(.event(SessionEvent(kind: .badge, time: engine.now, detectedAt: engine.now, cause: "distance",
+                                       state: engine.state, detail: badge.name)))
+        }
+    }
+
+    /// Everything stored about a session, in the form the exporters and the
+    /// statistics take; the live session's figures come from the engine.
+    public func exportSession(id sid: Int64) async throws(RequestError) -> ExportSession {
+        let stored: StoredSession?
+        do {
+            stored = try await store.session(id: sid)
+        } catch {
+            markStoreError(error)
+            throw RequestError(.storeError, "the store failed: \(error)")
+        }
+        guard let s = stored else { throw RequestError(.notFound, "no session \(sid); ?SESSIONS; lists them") }
+        do {
+            return try await exportSession(s)
+        } catch {
+            markStoreError(error)
+            throw RequestError(.storeError, "the store failed: \(error)")
+        }
+    }
+
+    private func exportSession(_ s: StoredSession) async throws -> ExportSession {
+        let live = s.id == sessionID ? engine.snapshot : s.snapshot
+        let points = try await store.points(session: s.id)
+        let events = try await store.events(session: s.id)
+        let steps = try await store.stepSeconds(session: s.id)
+        return ExportSession(id: s.id, activity: s.activity, startTime: s.startTime, endTime: s.endTime,
+                             stats: live.stats, points: points, events: events, pauses: live.pauses,
+                             stepSeconds: steps, calorieModel: calories)
+    }
+
+    /// Splits per km and mile, laps, calories and best pace of a session.
+    private static func figures(_ s: ExportSession) -> SessionFigures {
+        SessionFigures(caloriesKcal: s.calories,
+                       splitsKm: Splits.compute(points: s.points, pauses: s.pauses, units: .metric,
+                                                start: s.startTime, end: s.endTime),
+                       splitsMi: Splits.compute(points: s.points, pauses: s.pauses, units: .imperial,
+                                                start: s.startTime, end: s.endTime),
+                       laps: s.laps)
+    }
+
+    private static func badgeSummary(_ s: StoredSession) -> BadgeSessionSummary {
+        BadgeSessionSummary(id: s.id, distance: s.snapshot.stats.distance, moving: s.snapshot.stats.moving,
+                            startTime: s.startTime)
+    }
+
     private func markStoreError(_ error: any Error) {
         if storeHealthy { logger.error("store error: \(error)") }
         storeHealthy = false
@@ -338,6 +437,12 @@ public actor SessionService {
 
     private func broadcast(_ line: String) {
         for sink in watchers.values { sink(line) }
+    }
+
+    private var nextBadge: NextBadge? {
+        guard engine.state.isActive else { return nil }
+        let progress = ladder.progress(distance: engine.stats.distance)
+        return progress.next.map { NextBadge(badge: $0, left: progress.distanceLeft) }
     }
 
     private func status(id: JSONValue?) -> StatusReply {
@@ -351,7 +456,13 @@ public actor SessionService {
                            gps: gps, imu: imu,
                            store: StoreStatus(health: storeHealthy ? "ok" : "error", pending: pending?.rowCount ?? 0,
                                               lastError: storeError),
-                           lastTransition: lastTransition, units: config.units.rawValue, id: id)
+                           lastTransition: lastTransition, units: config.units.rawValue,
+                           caloriesKcal: shown.map {
+                               calories.kcal(distance: $0.distance, moving: $0.moving, elevationGain: $0.elevationGain,
+                                             activity: $0.activity)
+                           } ?? 0,
+                           nextBadge: nextBadge,
+                           id: id)
     }
 
     private func info(_ s: StoredSession) -> SessionInfo {

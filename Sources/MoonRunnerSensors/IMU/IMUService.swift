@@ -71,6 +71,8 @@ public final class IMUService: Sendable {
     private let deviceLabel: String
     private let shared: Mutex<Shared>
     private let exited = DispatchSemaphore(value: 0)
+    /// Signalled by `stop()`: what an idle thread (trace played out) blocks on.
+    private let stopSignal = DispatchSemaphore(value: 0)
 
     private struct Shared {
         var status: IMUServiceStatus
@@ -141,6 +143,7 @@ public final class IMUService: Sendable {
             s.stopRequested = true
             return s.started && !s.finished
         }
+        stopSignal.signal()
         if wait {
             if exited.wait(timeout: .now() + timeout) == .success {
                 exited.signal()   // let any other caller of stop() through as well
@@ -222,7 +225,9 @@ public final class IMUService: Sendable {
 
         while !stopRequested {
             if ended {
-                pause(config.pollInterval)
+                // The trace is played out and the device asleep: nothing can happen until
+                // stop(), so block on it rather than waking every poll interval.
+                stopSignal.wait()
                 continue
             }
             if driver == nil {

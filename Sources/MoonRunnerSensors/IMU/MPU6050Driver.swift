@@ -91,6 +91,13 @@ public struct FIFOReadReport: Sendable, Equatable {
 /// and the sample index jumps by the samples lost, estimated from elapsed time, so the
 /// timestamps that follow stay on the same grid.
 ///
+/// A loaded CPU can stall the thread between any two transfers, so nothing assumes they
+/// happen back to back: the FIFO starts filling at the enable write, somewhere between the
+/// clock reads around it, and the first count read afterwards pins down which sample came
+/// first (`resync`); and a FIFO that overflowed while it was being read (the device then
+/// drops its oldest bytes, shifting every frame) is detected by reading INT_STATUS again
+/// after the burst, and the burst is thrown away instead of decoded.
+///
 /// Not thread-safe: one driver belongs to one thread (the IMU service's).
 /// `readFIFO` decodes into the caller's array and reuses one byte buffer: no
 /// per-sample allocation.
@@ -120,6 +127,9 @@ public final class MPU6050Driver {
     private var referenceIndex = 0
     /// Timestamp of the last sample delivered.
     private var lastStamp = -Double.infinity
+    /// After a FIFO (re)start: the indices the first frame in the FIFO can have (ticks may
+    /// fall between the clock reads around the enable write); nil once pinned down.
+    private var resync: ClosedRange<Int>?
     private let accelScale: Double
     private let gyroScale: Double
 
@@ -187,15 +197,17 @@ public final class MPU6050Driver {
         }
 
         model = found
-        try restartFIFO()
+        let window = try restartFIFO()
         _ = try read(MPU6050Register.intStatus)   // clear a stale overflow flag
-        anchorTime = clock.now()
+        // The sample clock starts where the FIFO did; its phase is refined by `discipline`.
+        anchorTime = window.lowerBound
         anchorIndex = 0
         referenceTime = anchorTime
         referenceIndex = 0
-        nextIndex = 1
-        lastStamp = -Double.infinity
         period = rate.period
+        nextIndex = 1
+        resync = 1...max(1, newestIndex(at: window.upperBound) + 1)
+        lastStamp = -Double.infinity
         isInitialized = true
     }
 
@@ -232,19 +244,31 @@ public final class MPU6050Driver {
         let frames = count / frameSize
         // The count was latched between `before` and `after`, so it must match what the
         // sample clock says was due, give or take the read's own duration, one frame of
-        // phase and a little drift (which `discipline` keeps small).
+        // phase, a little drift (which `discipline` keeps small) and, just after a FIFO
+        // restart, the samples that may have been taken before the FIFO was enabled.
         let due = newestIndex(at: after) - (nextIndex - 1)
-        let tolerance = 1 + Int(((after - before) / period).rounded(.up)) + due / 50
+        var tolerance = 1 + Int(((after - before) / period).rounded(.up)) + due / 50
+        if let resync { tolerance += resync.count - 1 }
         if abs(frames - due) > tolerance {
             try resetFIFO(.implausibleCount(count: count, expectedFrames: due), &report)
             return report
         }
+        if let range = resync {
+            report.lostSamples += resolveStart(range, frames: frames, before: before, after: after)
+        }
         guard frames > 0 else { return report }
+
+        try readStream(MPU6050Register.fifoRW, count: count)
+        // The FIFO may have overflowed after the count was latched (the thread stalled, or
+        // the burst itself was slow): the device then dropped its oldest bytes and every
+        // frame just read may be shifted. Nothing of it can be trusted.
+        if try read(MPU6050Register.intStatus) & MPU6050Bits.intFIFOOverflow != 0 {
+            try resetFIFO(.overflow(count: count), &report)
+            return report
+        }
         // Discipline the clock before stamping, so no sample is stamped outside the window
         // it can physically have been taken in.
         report.clockCorrection = discipline(newest: nextIndex + frames - 1, before: before, after: after)
-
-        try readStream(MPU6050Register.fifoRW, count: count)
         var garbage = 0
         let size = frameSize
         let gyro = config.gyroEnabled
@@ -332,27 +356,64 @@ public final class MPU6050Driver {
         return shift
     }
 
+    /// Which sample the FIFO's first frame is, from the first count after a restart:
+    /// `frames` frames latched between `before` and `after` end at the newest sample of
+    /// that window, which narrows `range` (normally to one index). Moves `nextIndex` there
+    /// and returns the samples that turn out to have been lost before it.
+    private func resolveStart(_ range: ClosedRange<Int>, frames: Int, before: Double, after: Double) -> Int {
+        let first: Int
+        if frames == 0 {
+            // Nothing stored yet: the first frame is a sample taken after `before`.
+            let lower = min(max(range.lowerBound, newestIndex(at: before) + 1), range.upperBound)
+            if lower < range.upperBound {
+                resync = lower...range.upperBound
+            } else {
+                resync = nil
+            }
+            first = lower
+        } else {
+            // The newest frame is a sample taken by the time the count was latched.
+            let low = max(range.lowerBound, newestIndex(at: before) - frames + 1)
+            let high = min(range.upperBound, newestIndex(at: after) - frames + 1)
+            // Both windows hold the truth; when they do not overlap (the clock disagrees:
+            // a drifting oscillator, a device that reset itself) stay inside what the
+            // restart allows, nearest to what the count says.
+            first = low <= high ? high : (high < range.lowerBound ? range.lowerBound : range.upperBound)
+            resync = nil
+        }
+        let lost = max(0, first - nextIndex)
+        nextIndex = max(first, nextIndex)
+        return lost
+    }
+
     // MARK: - FIFO control
 
-    private func restartFIFO() throws(IMUDriverError) {
+    /// Empties and restarts the FIFO; returns the clock readings around the enable write,
+    /// the window in which the FIFO started taking samples.
+    private func restartFIFO() throws(IMUDriverError) -> ClosedRange<Double> {
         try write(MPU6050Register.userCtrl, 0)
         try write(MPU6050Register.fifoEnable, 0)
         try write(MPU6050Register.userCtrl, MPU6050Bits.userFIFOReset)
         let sources = MPU6050Bits.fifoAccel | (config.gyroEnabled ? MPU6050Bits.fifoGyro : 0)
         try write(MPU6050Register.fifoEnable, sources)
+        let start = clock.now()
         try write(MPU6050Register.userCtrl, MPU6050Bits.userFIFOEnable)
+        let end = clock.now()
+        return start...max(start, end)
     }
 
-    /// Drops the FIFO's content and moves the sample index past everything produced so
-    /// far, so the samples that follow keep their place on the sample clock.
+    /// Drops the FIFO's content and moves the sample index past everything produced
+    /// before the restart, so the samples that follow keep their place on the sample
+    /// clock; the first read after it settles exactly where the FIFO started.
     private func resetFIFO(_ anomaly: FIFOAnomaly, _ report: inout FIFOReadReport) throws(IMUDriverError) {
         report.anomaly = anomaly
-        try restartFIFO()
+        let window = try restartFIFO()
         _ = try read(MPU6050Register.intStatus)
-        let restarted = clock.now()
-        let next = newestIndex(at: restarted) + 1
-        report.lostSamples += max(0, next - nextIndex)
-        nextIndex = max(next, nextIndex)
+        let lower = max(newestIndex(at: window.lowerBound) + 1, nextIndex)
+        let upper = max(newestIndex(at: window.upperBound) + 1, lower)
+        report.lostSamples += lower - nextIndex
+        nextIndex = lower
+        resync = lower < upper ? lower...upper : nil
     }
 
     // MARK: - Bytes

@@ -1,0 +1,57 @@
+import ArgumentParser
+import Foundation
+import MoonRunnerProtocol
+
+// The live session: ?STATUS and the state changes. Each prints the STATUS
+// the daemon answers with.
+
+struct Status: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show the daemon's state and the current session (?STATUS).")
+    @OptionGroup var options: ClientOptions
+
+    func run() throws {
+        try options.printStatus(try options.call(.status))
+    }
+}
+
+struct Start: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Start a session (?START).")
+    @OptionGroup var options: ClientOptions
+    @Option(help: "run or walk (default: the daemon's session.activity).",
+            completion: .list(RequestParser.activities))
+    var activity: String?
+
+    func validate() throws {
+        if let a = activity, !RequestParser.activities.contains(a) {
+            throw ValidationError("--activity must be one of \(RequestParser.activities.joined(separator: ", "))")
+        }
+    }
+
+    func run() throws {
+        try options.printStatus(try options.call(.start(activity: activity)))
+    }
+}
+
+struct Pause: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Pause the session; it stays paused until resumed (?PAUSE).")
+    @OptionGroup var options: ClientOptions
+    func run() throws { try options.printStatus(try options.call(.pause)) }
+}
+
+struct Resume: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Resume a paused session (?RESUME).")
+    @OptionGroup var options: ClientOptions
+    func run() throws { try options.printStatus(try options.call(.resume)) }
+}
+
+struct Lap: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Mark a lap (?LAP).")
+    @OptionGroup var options: ClientOptions
+    func run() throws { try options.printStatus(try options.call(.lap)) }
+}
+
+struct Stop: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Stop and save the session (?STOP).")
+    @OptionGroup var options: ClientOptions
+    func run() throws { try options.printStatus(try options.call(.stop)) }
+}
