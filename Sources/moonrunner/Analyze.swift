@@ -21,8 +21,10 @@ struct Analyze: ParsableCommand {
     @Option(help: "Seconds added to IMU times (default: aligns a 0-based IMU trace with the GPS trace's start).")
     var imuOffset: Double?
     @Flag(help: "Disable automatic pause detection.") var noAutoPause = false
-    @Flag(help: "Print JSON.") var json = false
-    @Flag(help: "Show distances in miles.") var imperial = false
+    /// `--json` and `--imperial`/`--metric` are the options every subcommand
+    /// shares (the root command declares them too; declaring the same group
+    /// here is what hands them to this subcommand).
+    @OptionGroup var output: ClientOptions
 
     func validate() throws {
         guard imu != nil || gps != nil else { throw ValidationError("give --imu FILE, --gps FILE, or both") }
@@ -80,14 +82,14 @@ struct Analyze: ParsableCommand {
         }
         guard last.isFinite else { fail("the traces hold no samples or fixes", code: ExitCodes.dataError) }
         let summary = analysis.finish(at: last)
-        if json {
+        if output.json {
             let e = JSONEncoder()
             e.outputFormatting = [.sortedKeys]
             e.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
             guard let data = try? e.encode(summary) else { fail("cannot encode the summary", code: 70) }
             print(String(decoding: data, as: UTF8.self))
         } else {
-            let units: UnitSystem = imperial ? .imperial : .metric
+            let units = output.forcedUnits ?? .metric
             print("Distance  \(Formatting.distance(summary.distance, units))")
             print("Elapsed   \(Formatting.duration(summary.elapsed))   Moving \(Formatting.duration(summary.moving))")
             print("Pace      \(Formatting.pace(speed: summary.moving > 0 ? summary.distance / summary.moving : 0, units))")

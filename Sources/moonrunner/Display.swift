@@ -96,7 +96,7 @@ enum Display {
             lines.append("Events")
             let t0 = r.session.startTime
             for e in r.events {
-                lines.append("  +\(Formatting.duration(e.time - t0))  \(e.event) (\(e.cause))")
+                lines.append("  +\(Formatting.duration(e.time - t0))  \(e.event) (\(e.cause))" + (e.detail.map { ": \($0)" } ?? ""))
             }
         }
         return lines.joined(separator: "\n")

@@ -25,6 +25,8 @@ public struct SessionEngine: Sendable {
     /// Total of closed pauses, so that moving time costs O(1) per sample.
     private var closedPauses = 0.0
 
+    static let maxStepsPerSample = 32
+
     public init(config: EngineConfig = EngineConfig()) {
         self.config = config
         detector = AnyStepDetector(kind: config.detector)
@@ -146,11 +148,20 @@ public struct SessionEngine: Sendable {
         lastSampleTime = sample.t
         advanceClock(sample.t)
         energy.process(sample)
-        // The detector is a small plain value: working on a copy lets its
-        // callback update the rest of the engine without overlapping access.
-        var d = detector
-        d.process(sample) { t in stepDetected(at: t, emit: emit) }
-        detector = d
+        // Steps are collected in a stack buffer and handled after the detector
+        // returns: its callback must not touch the engine (overlapping access),
+        // and copying the detector out and back costs more than the detector.
+        // A detector emits at most a bout's worth at once (2.5 s at 240 steps/min).
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: Self.maxStepsPerSample) { found in
+            var n = 0
+            detector.process(sample) { t in
+                if n < found.count {
+                    found[n] = t
+                    n += 1
+                }
+            }
+            for i in 0..<n { stepDetected(at: found[i], emit: emit) }
+        }
         if state == .recording || state == .autoPaused {
             let still = energy.accelStd < config.stillAccelStd
                 && (!sample.hasGyro || energy.gyroMean < config.stillGyro)

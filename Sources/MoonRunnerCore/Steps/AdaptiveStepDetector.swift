@@ -1,219 +1,195 @@
-/// The default streaming step detector (prototype v2).
+/// The default streaming step detector.
+///
+/// Pipeline (all O(1) state, no allocation, time only from the samples):
+/// 1. |a| is band-passed to the gait band and resampled to 20 Hz ticks
+///    (`GaitBandSignal`), so any sensor rate and any orientation look alike.
+/// 2. A running autocorrelation (`PeriodicityTracker`) says whether the last
+///    few seconds repeat like steps do, and with which step period.
+/// 3. Peaks of the signal are step candidates (`StepCandidatePicker`); two
+///    peaks closer than ~0.6 step period are one step.
+/// 4. Candidates only count in a *bout*: it starts when the signal is
+///    periodic at a walking/running step period and the last few candidates
+///    follow that rhythm with a real swing; then the candidates that led up
+///    to it are emitted at once (late, at most `maxDelay`). Within a bout each
+///    candidate counts as it comes, a soft step that made no peak is filled
+///    in, and the bout ends when the rhythm or the swing is lost.
+/// Standing, talking, gesturing and desk work rarely repeat at a step
+/// period with a step's swing for several steps, so they stay at zero.
 public struct AdaptiveStepDetector: StepDetector {
+    /// Tuning, each value with its physical reason. The defaults are the
+    /// product's; tests and evaluations may vary them.
     public struct Parameters: Sendable, Equatable {
+        /// Gait band of |a|, Hz: steps at 80–200 per minute are 1.3–3.3 Hz,
+        /// strides (two steps) down to 0.67 Hz; gravity and posture drift
+        /// sit below, impacts' ringing above.
         public var highPassHz = 0.6
         public var lowPassHz = 3.5
-        public var acTau = 2.5
-        public var minInterval = 0.25
-        public var minPeriod: Float = 0.27
-        public var maxPeriod: Float = 0.85
-        public var onScore: Float = 0.5
-        public var offScore: Float = 0.0
+        /// Memory of the periodicity tracker, s: a few steps.
+        public var periodicityMemory = 3.0
+        /// Step periods that are walking or running, s: 80–200 steps/min
+        /// with a margin (70–222).
+        public var minStepPeriod = 0.27
+        public var maxStepPeriod = 0.85
+        /// Periodicity (normalised autocorrelation) needed to start a bout.
+        public var startScore: Float = 0.6
+        /// Candidates in rhythm needed to start a bout.
         public var boutSteps = 4
+        /// Smallest swing of |a| that is a step, g: the gentlest walking
+        /// measured at the lower back swings ~0.2 g; desk work ~0.01 g.
         public var minSwing = 0.1
-        public var relSwing = 0.25
-        public var relGap = 0.6
-        public var lowTol = 0.6
-        public var highTol = 1.45
-        public var maxDelay = 2.5
-        public var gapFactor = 2.6
+        /// Below this step period (150 steps/min) the wearer runs, and a
+        /// running body lands hard: each starting step must swing this much, g.
+        public var runningPeriod = 0.4
+        public var runningSwing = 0.4
+        /// Within a bout a candidate must swing this share of the bout's
+        /// typical swing: what trails after a stop is much weaker.
+        public var relativeSwing = 0.25
+        /// Candidates closer than this share of the step period are one step.
+        public var mergeShare = 0.6
+        /// Closest candidates ever (240 steps/min), s.
+        public var minInterval = 0.25
+        /// Rhythm tolerance when starting a bout: intervals within
+        /// [low, high] × step period.
+        public var rhythmLow = 0.6
+        public var rhythmHigh = 1.45
+        /// A bout ends when no candidate arrives within this many step periods.
+        public var boutGap = 2.6
+        /// Steps filled into a gap of two or three step periods (a step too
+        /// soft to make its own peak).
         public var maxFill = 2
-        public var swingTau = 4.0
-        public var fastPeriod = 0.4
-        public var fastSwing = 0.4
-        public var irregTau = 4.0
-        public var maxIrreg = 10.0
+        /// Longest delay between a step and its emission, s.
+        public var maxDelay = 2.5
+
         public init() {}
     }
 
-    public var parameters: Parameters
+    public let parameters: Parameters
 
-    // Sample clock and filters.
-    private var highPass = Biquad()
-    private var lowPass = Biquad()
-    private var designedDt = 0.0
-    private var meanDt = 0.0
-    private var lastT = Double.nan
-
-    // Peak picking.
-    private var y1 = 0.0, y2 = 0.0
-    private var valley = 0.0
-    private var tentT = Double.nan
-    private var tentV = 0.0
-    private var tentSwing = 0.0
-
-    // Periodicity.
+    private var signal: GaitBandSignal
     private var tracker: PeriodicityTracker
-    private var nextTick = Double.nan
-    private var score: Float = 0
-    private var period: Float = 0
+    private var picker = StepCandidatePicker()
 
-    // Bouts.
+    /// Latest periodicity score and the step period of the current rhythm
+    /// (kept from the last periodic moment while the rhythm falters).
+    private var score: Float = 0
+    private var period = 0.0
+    private var periodic = false
+    private var ticksToAnalysis = 0
+    static let ticksPerAnalysis = 4
+
     private var walking = false
     private var lastEmitted = -Double.infinity
     private var boutSwing = 0.0
-    private var lastInterval = 0.0
-    private var irregularity = 0.0
+    /// Candidates not (yet) counted, with their swings.
     private var pending = StepRing()
-    private var swings = StepRing()
+    private var pendingSwings = StepRing()
 
     public init(parameters: Parameters = Parameters()) {
         self.parameters = parameters
-        tracker = PeriodicityTracker(timeConstant: parameters.acTau)
+        signal = GaitBandSignal(highPassHz: parameters.highPassHz, lowPassHz: parameters.lowPassHz)
+        tracker = PeriodicityTracker(timeConstant: parameters.periodicityMemory, longestStep: parameters.maxStepPeriod)
     }
 
     public mutating func reset() { self = AdaptiveStepDetector(parameters: parameters) }
 
     public mutating func process(_ sample: IMUSample, onStep: (Double) -> Void) {
-        let t = sample.t
-        let m = sample.accelMagnitude
-        guard m.isFinite, t.isFinite else { return }
-        if lastT.isFinite {
-            let dt = t - lastT
-            if dt <= 0 { return }
-            if dt > 0.5 {
-                reset()
-                lastT = t
-                return
+        switch signal.feed(t: sample.t, magnitude: sample.accelMagnitude) {
+        case .ignored:
+            return
+        case .restarted:
+            restartAfterGap()
+        case .ok:
+            break
+        }
+        while let tick = signal.nextTick() {
+            tracker.push(Float(tick.value))
+            ticksToAnalysis -= 1
+            if ticksToAnalysis <= 0 {
+                // The tracker's memory is seconds long: a fresh look every
+                // few ticks is as good as every tick, for a quarter of the work.
+                ticksToAnalysis = Self.ticksPerAnalysis
+                let a = tracker.analyse()
+                score = a.score
+                periodic = a.score >= parameters.startScore
+                    && a.stepPeriod >= parameters.minStepPeriod && a.stepPeriod <= parameters.maxStepPeriod
+                if periodic { period = a.stepPeriod }
             }
-            meanDt = meanDt == 0 ? dt : meanDt + 0.02 * (dt - meanDt)
-        }
-        lastT = t
-        guard meanDt > 0 else { return }
-        if designedDt == 0 || abs(meanDt - designedDt) > 0.05 * designedDt {
-            let fs = 1 / meanDt
-            let first = designedDt == 0
-            designedDt = meanDt
-            highPass = .highPass(cutoff: parameters.highPassHz, fs: fs)
-            lowPass = .lowPass(cutoff: parameters.lowPassHz, fs: fs)
-            if first {
-                highPass.settle(at: m)
-                lowPass.settle(at: 0)
-                nextTick = t
+            let gap = periodic || walking
+                ? max(parameters.minInterval, parameters.mergeShare * period) : parameters.minInterval
+            if let c = picker.push(t: tick.t, z: tick.value, minGap: gap) {
+                handle(c, onStep)
             }
         }
-        let y = lowPass.step(highPass.step(m))
-
-        // Resample to the tracker's ticks by linear interpolation.
-        let tickDt = 1 / Double(PeriodicityTracker.tickRate)
-        while nextTick <= t {
-            let w = (t - nextTick) / meanDt
-            tracker.push(Float(y - w * (y - y1)))
-            nextTick += tickDt
-            let a = tracker.analyse()
-            score = a.score
-            period = a.stepPeriod
-        }
-        defer { y2 = y1; y1 = y }
-
-        if tentT.isFinite && t - tentT >= minGap {
-            commit(onStep)
-        }
-        if y < valley { valley = y }
-        guard y1 > y2, y1 >= y, y1 > 0 else { return }
-        let den = y2 - 2 * y1 + y
-        let off = den < 0 ? 0.5 * (y2 - y) / den : 0
-        let tp = t - meanDt + off * meanDt
-        let swing = y1 - valley
-        if tentT.isFinite {
-            if tp - tentT < minGap {
-                if y1 > tentV {
-                    tentT = tp
-                    tentV = y1
-                    tentSwing = max(tentSwing, swing)
-                }
-                return
-            }
-            commit(onStep)
-        }
-        tentT = tp
-        tentV = y1
-        tentSwing = swing
-        valley = y1
     }
 
-    private var periodic: Bool {
-        score >= parameters.onScore && period >= parameters.minPeriod && period <= parameters.maxPeriod
+    /// A gap in the stream: no rhythm survives it (kept out of line, it is rare).
+    @inline(never)
+    private mutating func restartAfterGap() {
+        let kept = signal
+        self = AdaptiveStepDetector(parameters: parameters)
+        signal = kept
     }
 
-    private var minGap: Double {
-        periodic || walking ? max(parameters.minInterval, parameters.relGap * Double(period)) : parameters.minInterval
-    }
-
-    private mutating func commit(_ onStep: (Double) -> Void) {
-        let tc = tentT
-        let swing = tentSwing
-        tentT = .nan
-        #if STEPDEBUG
-        debugCandidate?(tc, swing, Double(score), Double(period))
-        #endif
-        let p = Double(period)
+    private mutating func handle(_ c: StepCandidate, _ onStep: (Double) -> Void) {
         if walking {
-            let dt = tc - lastEmitted
-            let ok = swing >= max(parameters.minSwing, parameters.relSwing * boutSwing)
-                && dt <= parameters.gapFactor * p && score >= parameters.offScore
-            if ok {
-                let n = min(parameters.maxFill, Int((dt / p).rounded()) - 1)
-                let stepDt = dt / Double(max(n, 0) + 1)
-                if lastInterval > 0 {
-                    let change = abs(stepDt - lastInterval) / p
-                    irregularity += (change - irregularity) / parameters.irregTau
-                }
-                lastInterval = stepDt
-                if irregularity > parameters.maxIrreg {
-                    walking = false
-                    pending.removeAll()
-                    swings.removeAll()
-                    pending.append(tc)
-                    swings.append(swing)
-                    return
-                }
-                if n > 0 {
-                    for i in 1...n { onStep(lastEmitted + dt * Double(i) / Double(n + 1)) }
-                }
-                onStep(tc)
-                lastEmitted = tc
-                boutSwing += 0.2 * (swing - boutSwing)
-                return
-            }
+            if continues(with: c, onStep) { return }
             walking = false
             pending.removeAll()
-            swings.removeAll()
+            pendingSwings.removeAll()
         }
-        pending.append(tc)
-        swings.append(swing)
-        guard periodic else { return }
+        pending.append(c.t)
+        pendingSwings.append(c.swing)
+        startBoutIfRhythmic(onStep)
+    }
+
+    /// Within a bout: counts `c` (and any soft steps before it) when it
+    /// keeps the rhythm and the swing; false when the bout is over.
+    private mutating func continues(with c: StepCandidate, _ onStep: (Double) -> Void) -> Bool {
+        let dt = c.t - lastEmitted
+        guard c.swing >= max(parameters.minSwing, parameters.relativeSwing * boutSwing),
+              dt <= parameters.boutGap * period else { return false }
+        let missed = min(parameters.maxFill, Int((dt / period).rounded()) - 1)
+        if missed > 0 {
+            for i in 1...missed {
+                onStep(lastEmitted + dt * Double(i) / Double(missed + 1))
+            }
+        }
+        onStep(c.t)
+        lastEmitted = c.t
+        boutSwing += 0.2 * (c.swing - boutSwing)
+        return true
+    }
+
+    /// Outside a bout: starts one when the newest candidates follow a
+    /// periodic rhythm, and emits them.
+    private mutating func startBoutIfRhythmic(_ onStep: (Double) -> Void) {
+        let newest = pending.count - 1
+        guard periodic, pendingSwings[newest] >= parameters.minSwing else { return }
+        let p = period
+        let now = pending[newest]
         // Walk back from the newest candidate while the rhythm holds.
-        var k = pending.count - 1
-        var sw = swing
-        while k > 0 {
-            let d = pending[k] - pending[k - 1]
-            guard d >= parameters.lowTol * p, d <= parameters.highTol * p,
-                  swings[k - 1] >= parameters.minSwing, tc - pending[k - 1] <= parameters.maxDelay else { break }
-            sw = max(sw, swings[k - 1])
-            k -= 1
+        var first = newest
+        while first > 0 {
+            let d = pending[first] - pending[first - 1]
+            guard d >= parameters.rhythmLow * p, d <= parameters.rhythmHigh * p,
+                  pendingSwings[first - 1] >= parameters.minSwing,
+                  now - pending[first - 1] <= parameters.maxDelay else { break }
+            first -= 1
         }
-        let run = pending.count - k
-        guard run >= parameters.boutSteps, swing >= parameters.minSwing else { return }
-        if p < parameters.fastPeriod {
-            // Running cadence: a body that runs shakes hard.
-            for i in k..<pending.count where swings[i] < parameters.fastSwing { return }
+        let run = newest - first + 1
+        guard run >= parameters.boutSteps else { return }
+        if p < parameters.runningPeriod {
+            for i in first...newest where pendingSwings[i] < parameters.runningSwing { return }
+        }
+        var swing = 0.0
+        for i in first...newest {
+            onStep(pending[i])
+            swing += pendingSwings[i]
         }
         walking = true
-        var s = 0.0
-        for i in k..<pending.count {
-            onStep(pending[i])
-            s += swings[i]
-        }
-        boutSwing = s / Double(run)
-        lastInterval = 0
-        irregularity = 0
-        lastEmitted = tc
+        boutSwing = swing / Double(run)
+        lastEmitted = now
         pending.removeAll()
-        swings.removeAll()
+        pendingSwings.removeAll()
     }
 }
-
-#if STEPDEBUG
-nonisolated(unsafe) var debugCandidate: ((Double, Double, Double, Double) -> Void)?
-#endif

@@ -20,34 +20,28 @@ public enum StepDetectorKind: String, Sendable, CaseIterable, Codable {
 }
 
 /// A detector chosen at run time without existential dispatch per sample.
+///
+/// Each kind lives in its own stored property so that `process` mutates it
+/// in place: wrapping it in an enum payload would copy the whole detector
+/// out and back on every sample.
 public struct AnyStepDetector: StepDetector {
-    private enum Impl: Sendable {
-        case seed(SeedStepDetector)
-        case adaptive(AdaptiveStepDetector)
-    }
-    private var impl: Impl
+    private var seed = SeedStepDetector()
+    private var adaptive = AdaptiveStepDetector()
     public let kind: StepDetectorKind
 
     public init(kind: StepDetectorKind) {
         self.kind = kind
-        switch kind {
-        case .seed: impl = .seed(SeedStepDetector())
-        case .adaptive: impl = .adaptive(AdaptiveStepDetector())
-        }
     }
 
     public mutating func process(_ sample: IMUSample, onStep: (Double) -> Void) {
-        switch impl {
-        case .seed(var d):
-            d.process(sample, onStep: onStep)
-            impl = .seed(d)
-        case .adaptive(var d):
-            d.process(sample, onStep: onStep)
-            impl = .adaptive(d)
+        switch kind {
+        case .seed: seed.process(sample, onStep: onStep)
+        case .adaptive: adaptive.process(sample, onStep: onStep)
         }
     }
 
     public mutating func reset() {
-        impl = AnyStepDetector(kind: kind).impl
+        seed.reset()
+        adaptive.reset()
     }
 }

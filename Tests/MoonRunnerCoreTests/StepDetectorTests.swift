@@ -1,0 +1,253 @@
+import Foundation
+import Testing
+@testable import MoonRunnerCore
+
+/// Synthetic body-worn IMU signals: a gait-like vertical acceleration (step
+/// fundamental, its harmonic, a stride component for left/right asymmetry)
+/// under gravity, seen through an arbitrary orientation, plus sensor noise.
+struct SyntheticGait {
+    var rate = 100.0
+    var cadence = 108.0          // steps per minute
+    var amplitude = 0.3          // g, step fundamental
+    var stride = 0.1             // share of a stride-period component (pocket-like asymmetry)
+    var noise = 0.01             // g, per axis
+    var tilt = (roll: 0.3, pitch: -0.5)
+    var seed: UInt64 = 1
+
+    /// Vertical acceleration (without gravity) at time t while walking.
+    func vertical(_ t: Double) -> Double {
+        let f = cadence / 60
+        let p = 2 * Double.pi * f * t
+        return amplitude * (sin(p) + 0.4 * sin(2 * p + 0.7) + stride * 2 * sin(p / 2 + 0.3))
+    }
+
+    /// Samples from `start` for `duration` seconds; `moving` says when the
+    /// wearer walks (else only gravity and noise).
+    func samples(from start: Double = 0, duration: Double, moving: (Double) -> Bool = { _ in true }) -> [IMUSample] {
+        var rng = TestRandom(seed: seed)
+        let n = Int(duration * rate)
+        let (cr, sr) = (cos(tilt.roll), sin(tilt.roll))
+        let (cp, sp) = (cos(tilt.pitch), sin(tilt.pitch))
+        return (0..<n).map { i in
+            let t = start + Double(i) / rate
+            let v = 1 + (moving(t) ? vertical(t) : 0)
+            // Body frame (0, 0, v) rotated into the device frame.
+            let x = -sp * v, y = sr * cp * v, z = cr * cp * v
+            return IMUSample(t: t, ax: x + noise * rng.gaussian(), ay: y + noise * rng.gaussian(),
+                             az: z + noise * rng.gaussian())
+        }
+    }
+}
+
+/// A small deterministic generator so that the tests never flake.
+struct TestRandom {
+    var state: UInt64
+    init(seed: UInt64) { state = seed &* 0x9E37_79B9_7F4A_7C15 | 1 }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func uniform() -> Double { Double(next() >> 11) / Double(1 << 53) }
+    mutating func gaussian() -> Double {
+        let u = max(uniform(), 1e-12), v = uniform()
+        return (-2 * log(u)).squareRoot() * cos(2 * Double.pi * v)
+    }
+}
+
+/// Runs a detector over samples; returns the step instants and, for each,
+/// the time of the sample that emitted it.
+func detect<D: StepDetector>(_ detector: inout D, _ samples: [IMUSample]) -> (steps: [Double], emittedAt: [Double]) {
+    var steps: [Double] = []
+    var at: [Double] = []
+    for s in samples {
+        detector.process(s) { t in
+            steps.append(t)
+            at.append(s.t)
+        }
+    }
+    return (steps, at)
+}
+
+func countSteps(_ samples: [IMUSample]) -> Int {
+    var d = AdaptiveStepDetector()
+    return detect(&d, samples).steps.count
+}
+
+@Suite("Adaptive step detector")
+struct StepDetectorTests {
+    @Test("a 1.8 Hz gait gives the right count at any rate and orientation",
+          arguments: [25.0, 50.0, 100.0, 200.0])
+    func walkingCount(rate: Double) {
+        for (i, tilt) in [(0.0, 0.0), (0.3, -0.5), (1.4, 0.2), (-2.5, 1.1)].enumerated() {
+            let g = SyntheticGait(rate: rate, cadence: 108, tilt: tilt, seed: UInt64(i + 1))
+            let duration = 60.0
+            let expected = Int(duration * g.cadence / 60)
+            let n = countSteps(g.samples(duration: duration))
+            // The very first step may go before a rhythm can be seen.
+            #expect(abs(n - expected) <= 1, "rate \(rate) Hz, tilt \(tilt): \(n) steps, expected \(expected)")
+        }
+    }
+
+    @Test("walking and running cadences from 80 to 190 steps/min are counted",
+          arguments: [(80.0, 0.2), (100.0, 0.25), (125.0, 0.35), (160.0, 0.9), (190.0, 1.1)])
+    func cadences(cadence: Double, amplitude: Double) {
+        let g = SyntheticGait(cadence: cadence, amplitude: amplitude, seed: 7)
+        let expected = Int(40 * cadence / 60)
+        let n = countSteps(g.samples(duration: 40))
+        #expect(abs(n - expected) <= 1, "\(cadence) steps/min: \(n), expected \(expected)")
+    }
+
+    @Test("a pocket-like gait whose steps alternate strong and weak counts every step")
+    func asymmetricSteps() {
+        let g = SyntheticGait(cadence: 112, amplitude: 0.25, stride: 0.35, seed: 3)
+        let expected = Int(60 * g.cadence / 60)
+        let n = countSteps(g.samples(duration: 60))
+        #expect(abs(n - expected) <= 1, "\(n) steps, expected \(expected)")
+    }
+
+    @Test("standing still, a device on a desk and sensor noise give no steps")
+    func stillGivesZero() {
+        for noise in [0.002, 0.01, 0.03] {
+            let g = SyntheticGait(noise: noise, seed: 11)
+            #expect(countSteps(g.samples(duration: 120) { _ in false }) == 0, "noise \(noise) g")
+        }
+    }
+
+    @Test("isolated gestures and irregular fidgeting give no steps")
+    func gesturesGiveZero() {
+        var rng = TestRandom(seed: 5)
+        var samples: [IMUSample] = []
+        // Arm raises and taps at random instants, 0.2-0.8 g, 0.3-1.2 s apart, in short bursts.
+        var events: [(t: Double, a: Double, w: Double)] = []
+        var t = 1.0
+        while t < 115 {
+            events.append((t, 0.2 + 0.6 * rng.uniform(), 0.05 + 0.1 * rng.uniform()))
+            t += rng.uniform() < 0.7 ? 0.3 + 0.9 * rng.uniform() : 2 + 4 * rng.uniform()
+        }
+        for i in 0..<(120 * 100) {
+            let ts = Double(i) / 100
+            var v = 1.0
+            for e in events where abs(ts - e.t) < 4 * e.w {
+                v += e.a * exp(-0.5 * pow((ts - e.t) / e.w, 2))
+            }
+            samples.append(IMUSample(t: ts, ax: 0.01 * rng.gaussian(), ay: 0.6 * v + 0.01 * rng.gaussian(),
+                                     az: 0.8 * v + 0.01 * rng.gaussian()))
+        }
+        #expect(countSteps(samples) == 0)
+    }
+
+    @Test("a fast shiver that is too weak for running gives no steps")
+    func weakFastRhythmGivesZero() {
+        let g = SyntheticGait(cadence: 200, amplitude: 0.08, stride: 0, seed: 13)
+        #expect(countSteps(g.samples(duration: 30)) == 0)
+    }
+
+    @Test("counts agree across 25, 50, 100 and 200 Hz")
+    func rateIndependence() {
+        var counts: [Double: Int] = [:]
+        for rate in [25.0, 50.0, 100.0, 200.0] {
+            var g = SyntheticGait(rate: rate, cadence: 118, amplitude: 0.3, stride: 0.3, seed: 21)
+            g.noise = 0.02
+            counts[rate] = countSteps(g.samples(duration: 90))
+        }
+        let base = counts[100] ?? 0
+        for (rate, n) in counts {
+            #expect(abs(n - base) <= 1, "\(rate) Hz: \(n) vs \(base) at 100 Hz")
+        }
+    }
+
+    @Test("a 2 s gap in the samples resets the detector")
+    func gapResets() {
+        let g = SyntheticGait(cadence: 108, seed: 4)
+        let first = g.samples(from: 0, duration: 20)
+        let second = g.samples(from: 22, duration: 20)
+        var d = AdaptiveStepDetector()
+        let a = detect(&d, first).steps.count
+        let (steps, _) = detect(&d, second)
+        // After the gap the detector behaves as a fresh one on the second part.
+        var fresh = AdaptiveStepDetector()
+        let b = detect(&fresh, second).steps.count
+        #expect(steps.count == b)
+        #expect(steps.allSatisfy { $0 >= 22 }, "no step may be placed in or before the gap")
+        #expect(abs(a - 36) <= 1 && abs(b - 36) <= 1, "\(a) and \(b) steps in 20 s at 108/min")
+    }
+
+    @Test("steps come out in order, within the bounded delay, never before they happen")
+    func orderAndDelay() {
+        let g = SyntheticGait(cadence: 84, amplitude: 0.22, seed: 8)
+        // Walk, stand, walk again.
+        let samples = g.samples(duration: 90) { t in t < 30 || t > 45 }
+        var d = AdaptiveStepDetector()
+        let (steps, emittedAt) = detect(&d, samples)
+        #expect(steps.count > 80)
+        #expect(zip(steps, steps.dropFirst()).allSatisfy { $0 < $1 }, "steps out of order")
+        for (t, at) in zip(steps, emittedAt) {
+            #expect(at >= t, "step at \(t) emitted at \(at), before it happened")
+            #expect(at - t <= d.parameters.maxDelay + 0.5, "step at \(t) emitted \(at - t) s late")
+        }
+        #expect(!steps.contains { $0 > 31 && $0 < 45 }, "steps while standing")
+    }
+
+    @Test("a missing gyroscope changes nothing")
+    func gyroscopeNotNeeded() {
+        let g = SyntheticGait(seed: 9)
+        let plain = g.samples(duration: 30)
+        let withGyro = plain.map { IMUSample(t: $0.t, ax: $0.ax, ay: $0.ay, az: $0.az, gx: 0.1, gy: -0.2, gz: 0.05) }
+        var a = AdaptiveStepDetector(), b = AdaptiveStepDetector()
+        #expect(detect(&a, plain).steps == detect(&b, withGyro).steps)
+    }
+
+    @Test("non-finite samples and repeated timestamps are ignored")
+    func badSamplesIgnored() {
+        let g = SyntheticGait(seed: 10)
+        var samples = g.samples(duration: 30)
+        let clean = countSteps(samples)
+        for i in stride(from: 100, to: samples.count, by: 250) {
+            samples.insert(IMUSample(t: samples[i].t, ax: .nan, ay: 0, az: 1), at: i)
+            samples.insert(samples[i + 1], at: i + 1)   // a duplicate time
+        }
+        #expect(abs(countSteps(samples) - clean) <= 1)
+    }
+
+    @Test("AnyStepDetector runs the same adaptive detector")
+    func anyDetectorMatches() {
+        let samples = SyntheticGait(seed: 12).samples(duration: 30)
+        var any = AnyStepDetector(kind: .adaptive)
+        var direct = AdaptiveStepDetector()
+        #expect(detect(&any, samples).steps == detect(&direct, samples).steps)
+        // After reset it starts over like a new one.
+        any.reset()
+        var fresh = AdaptiveStepDetector()
+        #expect(detect(&any, samples).steps == detect(&fresh, samples).steps)
+    }
+}
+
+@Suite("Periodicity tracker")
+struct PeriodicityTrackerTests {
+    @Test("finds the step period of a plain rhythm and of a stride-dominated one")
+    func stepPeriod() {
+        for (stride, label) in [(0.0, "plain"), (1.2, "stride-dominated")] {
+            var tracker = PeriodicityTracker(timeConstant: 2.5)
+            let f = 1.8
+            for i in 0..<200 {
+                let t = Double(i) / GaitBandSignal.tickRate
+                let p = 2 * Double.pi * f * t
+                tracker.push(Float(sin(p) + stride * sin(p / 2 + 0.4)))
+            }
+            let a = tracker.analyse()
+            #expect(abs(a.stepPeriod - 1 / f) < 0.03, "\(label): period \(a.stepPeriod)")
+            #expect(a.score > 0.5, "\(label): score \(a.score)")
+        }
+    }
+
+    @Test("noise is not periodic")
+    func noiseScoresLow() {
+        var tracker = PeriodicityTracker(timeConstant: 2.5)
+        var rng = TestRandom(seed: 2)
+        for _ in 0..<400 { tracker.push(Float(rng.gaussian())) }
+        #expect(tracker.analyse().score < 0.4)
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import Logging
+import MoonRunnerCore
+import MoonRunnerProtocol
+import MoonRunnerSensors
+import MoonRunnerStore
+import Synchronization
+import Testing
+@testable import MoonRunnerDaemon
+
+/// Collects what a watcher would receive.
+final class WatcherSink: Sendable {
+    private let lines = Mutex<[String]>([])
+    func receive(_ line: String) { lines.withLock { $0.append(line) } }
+    var received: [String] { lines.withLock { $0 } }
+}
+
+@Suite("Session service (real store, no sockets)")
+struct SessionServiceTests {
+    static func service(_ tweak: (inout DaemonConfig) -> Void = { _ in }) throws -> (SessionService, SessionStore) {
+        var config = DaemonConfig()
+        config.stateDir = NSTemporaryDirectory() + "mr-svc-\(UUID().uuidString.prefix(8))"
+        tweak(&config)
+        let store = try SessionStore(directory: config.stateDir)
+        let service = SessionService(config: config, store: store, clock: EngineClock(), logger: Logger(label: "test"))
+        return (service, store)
+    }
+
+    static func fix(_ t: Double, metres: Double) -> GPSFix {
+        GPSFix(time: t, mode: 3, latitude: 48.0 + metres / 111_200, longitude: 11.0, altitude: 500,
+               eph: 6, speed: 3, track: 0, stdLat: 2, stdLon: 2)
+    }
+
+    @Test("passing a badge distance sends an EVENT; STATUS shows the next badge; BADGES shows it earned")
+    func badges() async throws {
+        let (service, _) = try Self.service()
+        let sink = WatcherSink()
+        await service.addWatcher(1) { sink.receive($0) }
+        let started = await service.handle(Request(command: .start(activity: "run")))
+        let status = try ReplyEncoder.decode(StatusReply.self, from: started)
+        let t0 = status.time
+        for k in 0..<450 {
+            await service.ingest(fix: Self.fix(t0 + Double(k), metres: Double(k) * 3), at: t0 + Double(k))
+        }
+        let events = sink.received.filter { ReplyEncoder.replyClass(of: $0) == "EVENT" }
+            .compactMap { try? ReplyEncoder.decode(EventReply.self, from: $0) }
+        let badge = try #require(events.first { $0.event == "badge" })
+        #expect(badge.detail == "Moon")
+        let live = try ReplyEncoder.decode(StatusReply.self, from: await service.handle(Request(command: .status)))
+        #expect(live.distanceM > 1000 && live.distanceM < 1400)
+        let next = try #require(live.nextBadge)
+        #expect(next.name == "Mercury")
+        #expect(abs(next.leftM - (3000 - live.distanceM)) < 1)
+        #expect(live.caloriesKcal > 50 && live.caloriesKcal < 200)
+
+        _ = await service.handle(Request(command: .stop))
+        let board = try ReplyEncoder.decode(BadgesReply.self, from: await service.handle(Request(command: .badges)))
+        let moon = try #require(board.badges.first { $0.name == "Moon" })
+        #expect(moon.earned?.session == live.session)
+        #expect(board.badges.first { $0.name == "Mercury" }?.earned == nil)
+    }
+
+    @Test("SESSION carries splits per km and mile, laps and calories")
+    func figures() async throws {
+        let (service, _) = try Self.service()
+        let started = try ReplyEncoder.decode(StatusReply.self, from: await service.handle(Request(command: .start(activity: "run"))))
+        let t0 = started.time
+        for k in 0..<800 {
+            await service.ingest(fix: Self.fix(t0 + Double(k), metres: Double(k) * 3), at: t0 + Double(k))
+            if k == 400 { _ = await service.handle(Request(command: .lap)) }
+        }
+        _ = await service.handle(Request(command: .stop))
+        let id = try #require(started.session)
+        let reply = try ReplyEncoder.decode(SessionReply.self, from: await service.handle(Request(command: .session(id: id))))
+        let f = reply.figures
+        #expect(f.splitsKm.filter { !$0.partial }.count == 2)
+        #expect(f.splitsMi.filter { !$0.partial }.count == 1)
+        // 3 m/s is 5:33 min/km.
+        let best = try #require(f.bestPaceSPerKm)
+        #expect(abs(best - 1000 / 3.0) < 15)
+        #expect(f.laps.count == 2)
+        #expect(f.caloriesKcal > 100)
+        #expect(reply.points == reply.stats.points)
+    }
+
+    @Test("an unknown session is not_found")
+    func unknownSession() async throws {
+        let (service, _) = try Self.service()
+        let reply = await service.handle(Request(command: .session(id: 42)))
+        #expect(try ReplyEncoder.decode(ErrorReply.self, from: reply).code == .notFound)
+    }
+}
