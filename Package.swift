@@ -62,7 +62,7 @@ let package = Package(
         .testTarget(name: "MoonRunnerExportTests", dependencies: ["MoonRunnerExport"]),
         .testTarget(name: "MoonRunnerProtocolTests", dependencies: ["MoonRunnerProtocol"]),
         .testTarget(name: "MoonRunnerDaemonTests", dependencies: ["MoonRunnerDaemon"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["MoonRunnerCore", "MoonRunnerProtocol", "MoonRunnerStore"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["MoonRunnerCore", "MoonRunnerProtocol", "MoonRunnerStore", "MoonRunnerSensors"]),
     ],
     swiftLanguageModes: [.v6]
 )

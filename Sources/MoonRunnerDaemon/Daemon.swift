@@ -83,7 +83,10 @@ public struct Daemon: Service {
                             await service.update(imu: IMUStatus(health: s.health.rawValue, samples: s.counters.samples,
                                                                 rejected: s.counters.rejected,
                                                                 busErrors: s.counters.busErrors,
-                                                                overflows: s.counters.overflows))
+                                                                overflows: s.counters.overflows,
+                                                                fifoResets: s.counters.fifoResets,
+                                                                reinitializations: max(0, s.counters.initializations - 1),
+                                                                lastError: s.lastError))
                             await service.tick()
                             if let w = watchdog, EngineClock.monotonic() - lastPing >= w {
                                 notifier.watchdog()

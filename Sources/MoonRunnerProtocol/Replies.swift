@@ -68,17 +68,27 @@ public struct IMUStatus: Codable, Sendable, Equatable {
     public var rejected: Int
     public var busErrors: Int
     public var overflows: Int
+    /// FIFO resets (overflow, stuck or misaligned count) and device re-initialisations.
+    public var fifoResets: Int
+    public var reinitializations: Int
+    /// The last fault, e.g. "initialisation failed: WHO_AM_I 0x42 ...".
+    @NullCoded public var lastError: String?
 
-    public init(health: String, samples: Int, rejected: Int, busErrors: Int, overflows: Int) {
+    public init(health: String, samples: Int, rejected: Int, busErrors: Int, overflows: Int,
+                fifoResets: Int = 0, reinitializations: Int = 0, lastError: String? = nil) {
         self.health = health
         self.samples = samples
         self.rejected = rejected
         self.busErrors = busErrors
         self.overflows = overflows
+        self.fifoResets = fifoResets
+        self.reinitializations = reinitializations
+        self.lastError = lastError
     }
 
     enum CodingKeys: String, CodingKey {
-        case health, samples, rejected, busErrors = "bus_errors", overflows
+        case health, samples, rejected, busErrors = "bus_errors", overflows, fifoResets = "fifo_resets",
+             reinitializations, lastError = "last_error"
     }
 }
 

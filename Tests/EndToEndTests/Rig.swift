@@ -27,11 +27,16 @@ final class Rig: @unchecked Sendable {
     }
 
     /// Replays an NMEA log through gpsfake at `epochsPerSecond` (4 sentences an epoch in the demo).
+    /// With `pipe`, gpsfake is itself a client (its JSON goes to its log) and
+    /// waits 1.4 s before feeding, so a daemon started right after it sees
+    /// the whole log.
+    var gpsfakeLog: URL { dir.appendingPathComponent("gpsfake-\(gpsStarts).log") }
+
     func startGPS(nmea: URL = Paths.demo.appendingPathComponent("walk.nmea"), epochsPerSecond: Double,
-                  sentencesPerEpoch: Double = 4, loop: Bool = false) throws {
+                  sentencesPerEpoch: Double = 4, loop: Bool = false, pipe: Bool = false) throws {
         gpsStarts += 1
         let cycle = 1 / (epochsPerSecond * sentencesPerEpoch)
-        gpsfake = try Child("/usr/bin/gpsfake", (loop ? [] : ["-1"]) + ["-q", "-P", String(port), "-c", String(format: "%.5f", cycle), nmea.path],
+        gpsfake = try Child("/usr/bin/gpsfake", (loop ? [] : ["-1"]) + (pipe ? ["-p"] : []) + ["-q", "-P", String(port), "-c", String(format: "%.5f", cycle), nmea.path],
                             log: dir.appendingPathComponent("gpsfake-\(gpsStarts).log"), ownGroup: true)
         let up = eventually(timeout: 10) { Self.canConnect(port: port) }
         guard up else { throw HarnessError("gpsfake did not listen on \(port): \(gpsfake?.log ?? "")") }

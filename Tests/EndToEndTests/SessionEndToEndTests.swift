@@ -45,24 +45,31 @@ struct SessionEndToEndTests {
         #expect(rig.daemon?.isRunning == true)
     }
 
-    @Test("gpsd goes away and comes back: the daemon reconnects and the session goes on")
+    @Test("gpsd goes away and comes back three times in one session: the daemon reconnects each time, the session goes on")
     func gpsdRestart() async throws {
         let rig = try Rig("gpsd")
-        try rig.startGPS(epochsPerSecond: 10)
-        try rig.startDaemon(speed: 10)
+        try rig.startGPS(epochsPerSecond: 10, loop: true)
+        try rig.startDaemon(speed: 10, loop: true)
         #expect(try rig.cli("start").status == 0)
-        let before = try rig.waitFor(timeout: 30, "points before the restart") { $0.gps.health == "ok" && $0.distanceM > 20 }
-        rig.stopGPS()
-        let lost = try rig.waitFor(timeout: 20, "gps lost") { $0.gps.health == "lost" }
-        #expect(lost.state != "idle")
-        #expect(rig.daemon?.isRunning == true)
-        try rig.startGPS(epochsPerSecond: 10)
-        let after = try rig.waitFor(timeout: 30, "gps back") {
-            $0.gps.health == "ok" && $0.gps.connects >= 2 && $0.gps.fixes > before.gps.fixes + 20
+        var before = try rig.waitFor(timeout: 30, "points before the first restart") { $0.gps.health == "ok" && $0.distanceM > 20 }
+        let session = before.session
+        for round in 1...3 {
+            rig.stopGPS()
+            let lost = try rig.waitFor(timeout: 20, "gps lost (round \(round))") { $0.gps.health == "lost" }
+            #expect(lost.state != "idle")
+            #expect(lost.session == session)
+            #expect(rig.daemon?.isRunning == true)
+            try rig.startGPS(epochsPerSecond: 10, loop: true)
+            let after = try rig.waitFor(timeout: 30, "gps back (round \(round))") {
+                $0.gps.health == "ok" && $0.gps.connects >= round + 1 && $0.gps.fixes > before.gps.fixes + 20
+            }
+            #expect(after.session == session)
+            #expect(after.state == "recording" || after.state == "autoPaused")
+            #expect(after.elapsedS > before.elapsedS)
+            #expect(after.steps > before.steps, "the IMU side went on")
+            before = after
         }
-        #expect(after.session == before.session)
-        #expect(after.state == "recording" || after.state == "autoPaused")
-        #expect(after.elapsedS > before.elapsedS)
+        #expect(before.gps.connects >= 4)
     }
 
     @Test("kill -9 mid-session, restart: the session is recovered with every committed point")

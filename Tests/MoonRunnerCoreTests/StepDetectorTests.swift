@@ -191,6 +191,37 @@ struct StepDetectorTests {
         #expect(!steps.contains { $0 > 31 && $0 < 45 }, "steps while standing")
     }
 
+    @Test("a walker restarting after a 2-3 s pause is counted again within about 2 s",
+          arguments: [(2.0, 100.0), (3.0, 100.0), (2.5, 50.0), (2.5, 25.0)])
+    func reacquisitionAfterPause(pause: Double, rate: Double) {
+        // 20 s at one gait, a pause (standing: gravity and noise only), then
+        // a different walker's gait (another cadence, amplitude and stride
+        // pattern, as at a seam between recordings or after a turn).
+        let before = SyntheticGait(rate: rate, cadence: 112, amplitude: 0.35, stride: 0.05, seed: 31)
+        let after = SyntheticGait(rate: rate, cadence: 98, amplitude: 0.25, stride: 0.3, tilt: (1.1, 0.4), seed: 32)
+        let restart = 20 + pause
+        let period = 60 / after.cadence
+        var samples = before.samples(duration: 20)
+        samples += before.samples(from: 20, duration: pause) { _ in false }
+        samples += after.samples(from: restart, duration: 15)
+        var d = AdaptiveStepDetector()
+        let (steps, emittedAt) = detect(&d, samples)
+        let resumed = steps.filter { $0 >= restart }
+        guard let first = resumed.first else {
+            Issue.record("no step after the pause")
+            return
+        }
+        #expect(first - restart <= 2.0, "first step after the pause at +\(first - restart) s")
+        // Only the restart's first step or two may be lost: 15 s at 98/min.
+        let expected = Int(15 / period)
+        #expect(resumed.count >= expected - 2 && resumed.count <= expected + 1,
+                "\(resumed.count) steps after the pause, expected about \(expected)")
+        #expect(!steps.contains { $0 > 20.5 && $0 < restart - 0.3 }, "steps during the pause")
+        for (t, at) in zip(steps, emittedAt) {
+            #expect(at - t <= d.parameters.maxDelay + 0.5, "step at \(t) emitted \(at - t) s late")
+        }
+    }
+
     @Test("a missing gyroscope changes nothing")
     func gyroscopeNotNeeded() {
         let g = SyntheticGait(seed: 9)

@@ -40,6 +40,18 @@ WINDOW = 0.3
 RATES = [25.0, 50.0, 200.0]
 RATE_TRACES_PER_FOLDER = 2
 
+# What the detector reaches today, with a small margin: `--guard` makes
+# `--check` fail on a regression below these while the issue's targets
+# (TARGETS) are still open. Raise them as the detector improves.
+GUARD = {
+    "mape_all": 4.7,
+    "mape_ipol": 6.8,
+    "mape_run": 1.0,
+    "f1": 0.95,
+    "false_per_hour": 125.0,
+    "rate_dev": 4.0,
+}
+
 TARGETS = {
     "mape_all": 2.0,           # % over all traces with steps
     "mape_ipol": 3.0,          # % ipol_healthy_gait_lowback
@@ -230,6 +242,8 @@ def main():
     ap.add_argument("--data", default="../shared/data/steps", help="labelled data (steps/ or the folder above)")
     ap.add_argument("--detector", default="adaptive", choices=["adaptive", "seed", "both"])
     ap.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
+    ap.add_argument("--guard", action="store_true",
+                    help="with --check, fail only below the regression guard (GUARD), not the issue targets")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--verbose", action="store_true")
     a = ap.parse_args()
@@ -257,13 +271,17 @@ def main():
             ("false steps per hour, non-walking", figures["false_per_hour"], "<=", TARGETS["false_per_hour"], ""),
             ("worst rate deviation (25/50/200 Hz)", figures["rate_dev"], "<=", TARGETS["rate_dev"], "%"),
         ]
-        for label, value, op, target, unit in checks:
+        keys = ["mape_all", "mape_ipol", "mape_run", "f1", "false_per_hour", "rate_dev"]
+        for (label, value, op, target, unit), key in zip(checks, keys):
             met = value <= target if op == "<=" else value >= target
-            print(f"  {'ok  ' if met else 'MISS'} {label:40s} {value:8.3f}{unit} (target {op} {target}{unit})")
-            if det == "adaptive" and not met:
+            guard = GUARD[key]
+            held = value <= guard if op == "<=" else value >= guard
+            print(f"  {'ok  ' if met else 'MISS'} {label:40s} {value:8.3f}{unit} (target {op} {target}{unit}; "
+                  f"regression guard {op} {guard}{unit}: {'held' if held else 'BROKEN'})")
+            if det == "adaptive" and not (held if a.guard else met):
                 ok = False
     if a.check and not ok:
-        print("\nstep accuracy: targets missed")
+        print("\nstep accuracy: " + ("regression guard broken" if a.guard else "targets missed"))
         return 1
     return 0
 

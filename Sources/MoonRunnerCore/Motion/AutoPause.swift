@@ -16,9 +16,13 @@ public struct AutoPauseConfig: Sendable, Equatable, Codable {
     /// (a hand-held device, a bike), m/s; it must last `fastDwell` seconds.
     public var vetoSpeed = 2.5
     public var fastDwell = 2.0
-    /// Doppler speed above which the IMU's stillness hint is not trusted
-    /// for the GPS filter, m/s.
+    /// Doppler speed above which the IMU's stillness hint is not trusted for
+    /// the GPS filter, m/s.
     public var moveSpeed = 1.2
+    /// Doppler speed of slow walking: while the receiver measures this much, a
+    /// still IMU does not pause at once (at a real stop Doppler falls to the
+    /// noise, ~0.2 m/s), m/s.
+    public var walkingDoppler = 0.8
     /// Rotation rate that counts as motion, rad/s (seed: gyro |y| or |z| > 2 rad/s).
     public var gyroThreshold = 2.0
 
@@ -55,6 +59,11 @@ public struct AutoPauseDetector: Sendable {
     private var gpsMovingSince = Double.nan
     private var gpsFastSince = Double.nan
     private var lastGPSFast = -Double.infinity
+    /// Last fix the GPS called moving while the IMU felt motion too: the two
+    /// agree, so it is motion even without steps (a step the detector missed).
+    private var lastCorroborated = -Double.infinity
+    /// Last fix whose Doppler speed was at least walking pace (`moveSpeed`).
+    private var lastGPSWalking = -Double.infinity
     private var recentSteps = RecentInstants()
 
     public init(config: AutoPauseConfig = AutoPauseConfig()) {
@@ -104,9 +113,11 @@ public struct AutoPauseDetector: Sendable {
         if moving {
             if gpsMovingSince.isNaN { gpsMovingSince = t }
             lastGPSMoving = t
+            if imuActive(at: t) && imuMovingNow { lastCorroborated = t }
         } else {
             gpsMovingSince = .nan
         }
+        if speed.isFinite, speed >= config.walkingDoppler { lastGPSWalking = t }
         if speed.isFinite, speed >= config.vetoSpeed {
             if gpsFastSince.isNaN { gpsFastSince = t }
             lastGPSFast = t
@@ -132,13 +143,17 @@ public struct AutoPauseDetector: Sendable {
         if imuActive(at: t) {
             // Quick: no step for the dwell and the body still now (the energy
             // average has decayed by then; waiting for it to have been low for
-            // a whole dwell would only add latency).
-            if !fast, t - max(lastStep, origin) >= config.stillDwell, !imuMovingNow {
+            // a whole dwell would only add latency) -- unless the receiver still
+            // measures walking speed: Doppler drops at once at a real stop, so
+            // a stride the detector missed does not pause the run.
+            let gpsWalking = t - lastGPSWalking < config.stillDwell + 1  // one 1 Hz fix may dip
+            if !fast, !gpsWalking, t - max(lastStep, origin) >= config.stillDwell, !imuMovingNow {
                 return pause(since: max(lastStep, origin), at: t, cause: "still")
             }
             // Motion energy without steps (gestures, fidgeting) does not keep
-            // a workout going for ever; fast rotations (the seed's rule) do.
-            let anyMotion = max(lastStep, lastGPSFast, lastRotation, origin)
+            // a workout going for ever; fast rotations (the seed's rule) do, and
+            // so does GPS movement while the body moves too.
+            let anyMotion = max(lastStep, lastGPSFast, lastRotation, lastCorroborated, origin)
             if t - anyMotion >= config.pauseDwell {
                 return pause(since: anyMotion, at: t, cause: "no_steps")
             }

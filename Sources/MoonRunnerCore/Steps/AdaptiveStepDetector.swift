@@ -24,8 +24,11 @@ public struct AdaptiveStepDetector: StepDetector {
         /// sit below, impacts' ringing above.
         public var highPassHz = 0.6
         public var lowPassHz = 3.5
-        /// Memory of the periodicity tracker, s: a few steps.
-        public var periodicityMemory = 3.0
+        /// Memory of the periodicity tracker, s: two or three steps, so that
+        /// a walker restarting after a pause or a turn is recognised within
+        /// about two seconds (a longer memory mixes the old rhythm into the
+        /// new one; the tracker also forgets what came before a pause).
+        public var periodicityMemory = 1.5
         /// Step periods that are walking or running, s: 80–200 steps/min
         /// with a margin (70–222).
         public var minStepPeriod = 0.27
@@ -49,9 +52,11 @@ public struct AdaptiveStepDetector: StepDetector {
         /// Closest candidates ever (240 steps/min), s.
         public var minInterval = 0.25
         /// Rhythm tolerance when starting a bout: intervals within
-        /// [low, high] × step period.
-        public var rhythmLow = 0.6
-        public var rhythmHigh = 1.45
+        /// [low, high] × step period. Steps vary by well under ±30 % from one
+        /// to the next; fidgeting that the (short) periodicity memory lets
+        /// through does not keep to that.
+        public var rhythmLow = 0.7
+        public var rhythmHigh = 1.35
         /// A bout ends when no candidate arrives within this many step periods.
         public var boutGap = 2.6
         /// Steps filled into a gap of two or three step periods (a step too
@@ -93,7 +98,11 @@ public struct AdaptiveStepDetector: StepDetector {
     public mutating func reset() { self = AdaptiveStepDetector(parameters: parameters) }
 
     public mutating func process(_ sample: IMUSample, onStep: (Double) -> Void) {
-        switch signal.feed(t: sample.t, magnitude: sample.accelMagnitude) {
+        // |a| from the three axes read one by one: a paired (vector) load of
+        // two axes stalls on the caller's separate stores of them.
+        let x = sample.ax, y = sample.ay, z = sample.az
+        let m = (x * x + (y * y + z * z)).squareRoot()
+        switch signal.feed(t: sample.t, magnitude: m) {
         case .ignored:
             return
         case .restarted:

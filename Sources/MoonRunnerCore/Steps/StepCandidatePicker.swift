@@ -28,7 +28,10 @@ struct StepCandidatePicker: Sendable {
             z1 = z
         }
         var out: StepCandidate?
-        if held && t - heldT >= minGap {
+        // A peak is seen one tick after it happens (z1), so the held one is
+        // released one tick later than `minGap`: a peak inside the gap must
+        // always get the chance to merge with it.
+        if held && t - heldT >= minGap + GaitBandSignal.tickInterval {
             out = release()
         }
         if z < valley { valley = z }

@@ -6,7 +6,7 @@ import MoonRunnerSensors
 public enum DaemonConfigValidator {
     public static func validateAtStart(_ c: DaemonConfig) throws(ConfigError) {
         let spec = try imuSpec(c)
-        if case let .replay(path, _, _) = spec, !FileManager.default.isReadableFile(atPath: path) {
+        if case let .replay(path, _, _, _) = spec, !FileManager.default.isReadableFile(atPath: path) {
             throw ConfigError(key: "imu.source", value: c.imuSource, allowed: "a readable IMU trace file (\(path) is not)")
         }
     }

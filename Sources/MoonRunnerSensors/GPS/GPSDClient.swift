@@ -40,6 +40,7 @@ public final class GPSDClient: Sendable {
     public var health: GPSHealth { state.withLock { $0.health } }
     /// Successful connections so far (reconnects show as > 1).
     public var connects: Int { state.withLock { $0.connects } }
+    /// Epochs with a timed position (mode 2 or 3) handed to the daemon.
     public var fixesDelivered: Int { state.withLock { $0.fixes } }
 
     public func start() {
@@ -122,7 +123,7 @@ public final class GPSDClient: Sendable {
     }
 
     private func deliver(_ fix: GPSFix, at: Double) {
-        state.withLock { $0.fixes += 1 }
+        if fix.hasPosition && fix.time.isFinite { state.withLock { $0.fixes += 1 } }
         continuation.yield(.fix(fix, at: at))
     }
 

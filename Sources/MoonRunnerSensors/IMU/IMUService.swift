@@ -90,13 +90,14 @@ public final class IMUService: Sendable {
             self.init(bus: { () throws(I2CError) -> any I2CBus in try LinuxI2CBus(path: path) },
                       address: address, gyroEnabled: true, config: config, clock: clock,
                       source: spec.description, deviceLabel: "at \(I2CError.hex(address)) on \(path)")
-        case let .replay(path, _, loop):
+        case let .replay(path, _, loop, faults):
             let reader = try IMUTraceReader(path: path)
             let hasGyro = reader.hasGyro
             let reopen: (@Sendable () throws -> any IMUSampleSource)? =
                 loop ? { @Sendable () throws -> any IMUSampleSource in try IMUTraceReader(path: path) } : nil
             let emulator = MPU6050Emulator(clock: clock.now, source: reader, reopen: reopen)
-            self.init(bus: { () throws(I2CError) -> any I2CBus in emulator },
+            let bus: any I2CBus = faults.isEmpty ? emulator : ScheduledFaultBus(device: emulator, plan: faults, clock: clock.now)
+            self.init(bus: { () throws(I2CError) -> any I2CBus in bus },
                       address: emulator.address, gyroEnabled: hasGyro, config: config, clock: clock,
                       source: spec.description, deviceLabel: "(emulated) replaying \(path)", emulator: emulator)
         }

@@ -2,29 +2,32 @@
 /// line:
 ///
 /// * `i2c:/dev/i2c-1@0x68` — a real MPU-6050/6500/9250 (address 0x68 or 0x69; default 0x68);
-/// * `replay:FILE[,speed=N][,loop]` — a recorded IMU trace (plain or gzip CSV) played
-///   through the register-level emulator and the real driver. `speed` is the replay
-///   speed the daemon should give its `EngineClock` (the service plays the trace on
-///   engine time, so it is the clock that runs fast); `loop` restarts the trace at its end.
+/// * `replay:FILE[,speed=N][,loop][,fault=KIND@START+SECONDS...]` — a recorded IMU trace
+///   (plain or gzip CSV) played through the register-level emulator and the real driver.
+///   `speed` is the replay speed the daemon should give its `EngineClock` (the service
+///   plays the trace on engine time, so it is the clock that runs fast); `loop` restarts
+///   the trace at its end; each `fault=` breaks the emulated device for a while
+///   (`eio`, `nack`, `whoami`, `stuck`, `overflow`; see `ScheduledFault`).
 public enum IMUSourceSpec: Sendable, Equatable, CustomStringConvertible {
     case i2c(path: String, address: UInt8)
-    case replay(path: String, speed: Double, loop: Bool)
+    case replay(path: String, speed: Double, loop: Bool, faults: [ScheduledFault] = [])
 
     public static let defaultAddress: UInt8 = 0x68
 
     /// Replay speed (1 for live hardware).
     public var speed: Double {
-        if case let .replay(_, speed, _) = self { return speed }
+        if case let .replay(_, speed, _, _) = self { return speed }
         return 1
     }
 
     public var description: String {
         switch self {
         case let .i2c(path, address): return "i2c:\(path)@\(I2CError.hex(address))"
-        case let .replay(path, speed, loop):
+        case let .replay(path, speed, loop, faults):
             var s = "replay:\(path)"
             if speed != 1 { s += ",speed=\(speed)" }
             if loop { s += ",loop" }
+            for f in faults { s += ",fault=\(f)" }
             return s
         }
     }
@@ -53,11 +56,18 @@ public enum IMUSourceSpec: Sendable, Equatable, CustomStringConvertible {
             var parts = String(spec.dropFirst(7)).split(separator: ",", omittingEmptySubsequences: false).map(String.init)
             var speed = 1.0
             var loop = false
+            var faults: [ScheduledFault] = []
             // Options are recognised from the end, so a file name may itself contain commas.
             while parts.count > 1, let last = parts.last {
                 let option = last.trimmingWhitespace()
                 if option == "loop" {
                     loop = true
+                } else if option.hasPrefix("fault=") {
+                    guard let f = ScheduledFault.parse(String(option.dropFirst(6))) else {
+                        throw IMUSourceSpecError(spec: text, reason: "'\(option)' must be fault=KIND@START[+SECONDS] with KIND one of "
+                                                 + ScheduledFault.Kind.allCases.map(\.rawValue).joined(separator: ", "))
+                    }
+                    faults.insert(f, at: 0)
                 } else if option.hasPrefix("speed=") {
                     let v = String(option.dropFirst(6))
                     guard let s = Double(v), s.isFinite, s > 0 else {
@@ -73,7 +83,7 @@ public enum IMUSourceSpec: Sendable, Equatable, CustomStringConvertible {
             guard !path.isEmpty else {
                 throw IMUSourceSpecError(spec: text, reason: "missing trace file after 'replay:'")
             }
-            return .replay(path: path, speed: speed, loop: loop)
+            return .replay(path: path, speed: speed, loop: loop, faults: faults)
         }
         throw IMUSourceSpecError(spec: text, reason: "expected 'i2c:/dev/i2c-N@0x68' or 'replay:FILE[,speed=N][,loop]'")
     }

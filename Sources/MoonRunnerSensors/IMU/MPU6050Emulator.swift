@@ -27,7 +27,7 @@ public struct MPU6050EmulatorStats: Sendable, Equatable {
 /// Time is virtual: every bus transaction first catches the sample clock up to `now()`,
 /// so a test that steps its clock gets exactly the same bytes every run, and the daemon
 /// can pass the (possibly accelerated) engine clock. The trace starts when the device
-/// first wakes and then runs with the clock whatever the driver does, like the world
+/// first fills the FIFO and then runs with the clock whatever the driver does, like the world
 /// keeps moving while a real sensor is being reset.
 ///
 /// Faults can be injected from any thread while a driver is using it.
@@ -156,7 +156,7 @@ public final class MPU6050Emulator: I2CBus {
     /// keeps sampling, holding the last value, like a sensor that stopped moving.
     public var isEndOfTrace: Bool { state.withLock { $0.playback.ended } }
 
-    /// Device (clock) time at which the trace's first sample played (set at first wake).
+    /// Device (clock) time at which the trace's first sample played (the first FIFO sample).
     public var traceStartTime: Double? { state.withLock { $0.playback.startDeviceTime } }
 
     /// Device (clock) time of the trace's last sample, once the end has been reached.
@@ -330,7 +330,6 @@ struct EmulatorState {
             regs[Int(register)] = value
             if !wasAwake && isAwake {
                 restartSampleClock(at: t)
-                playback.start(at: t)
             }
         case MPU6050Register.smplrtDiv, MPU6050Register.config:
             regs[Int(register)] = value
@@ -382,7 +381,7 @@ struct EmulatorState {
         }
         for k in first...due {
             let tick = phaseOrigin + Double(k) * period
-            let value = traceValue(at: tick)
+            let value = traceValue(at: tick, storing: frame > 0)
             stats.samplesTaken += 1
             latch(value)
             regs[Int(MPU6050Register.intStatus)] |= MPU6050Bits.intDataReady
@@ -397,8 +396,15 @@ struct EmulatorState {
         lastTick = due
     }
 
-    private mutating func traceValue(at tick: Double) -> IMUSample {
+    private mutating func traceValue(at tick: Double, storing: Bool) -> IMUSample {
         if !playback.hasSource { return EmulatorState.restingSample }
+        // The trace starts with the first sample that reaches the FIFO, so a trace
+        // recorded at the configured rate is delivered sample for sample: none lost
+        // while the driver configures the device, none interpolated.
+        if !playback.started {
+            guard storing else { return EmulatorState.restingSample }
+            playback.start(at: tick)
+        }
         return playback.sample(at: tick) ?? EmulatorState.restingSample
     }
 

@@ -79,7 +79,9 @@ struct TracePlayback {
             }
             if x < a.t { return a }   // before the first sample: hold it
             if let b = after {
-                if b.t <= x {
+                // Ticks and trace samples coincide when the rates match: a microsecond of
+                // rounding must not turn sample k into sample k - 1.
+                if b.t <= x + 1e-6 {
                     if b.t > a.t { lastInterval = b.t - a.t }
                     before = b
                     after = pull()
@@ -88,7 +90,7 @@ struct TracePlayback {
                 return interpolate(a, b, x)
             }
             // Source exhausted: the last sample is still current exactly at its own time.
-            if x <= a.t + 1e-9 { return a }
+            if x <= a.t + 1e-6 { return a }
             if !restart(last: a) {
                 ended = true
                 endDeviceTime = a.t - offset

@@ -1,0 +1,119 @@
+import Synchronization
+
+/// A fault planned in a replay: what goes wrong, from when (seconds after the
+/// emulated device was first addressed), for how long. Lets tests and demos
+/// break the emulated IMU inside a running daemon, where no test can reach.
+public struct ScheduledFault: Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: String, Sendable, CaseIterable {
+        /// Every transfer fails with EIO.
+        case eio
+        /// The device does not acknowledge (unplugged).
+        case nack
+        /// WHO_AM_I answers a foreign value.
+        case whoami
+        /// FIFO_COUNT freezes at 0.
+        case stuck
+        /// The FIFO overflows once (instantaneous).
+        case overflow
+    }
+
+    public var kind: Kind
+    public var start: Double
+    public var duration: Double
+
+    public init(kind: Kind, start: Double, duration: Double = 0) {
+        self.kind = kind
+        self.start = start
+        self.duration = duration
+    }
+
+    /// `KIND@START[+DURATION]`, e.g. `eio@20+3`.
+    public static func parse(_ text: String) -> ScheduledFault? {
+        let parts = text.split(separator: "@", maxSplits: 1)
+        guard parts.count == 2, let kind = Kind(rawValue: String(parts[0])) else { return nil }
+        let times = parts[1].split(separator: "+", maxSplits: 1)
+        guard let start = Double(times[0]), start >= 0 else { return nil }
+        let duration = times.count == 2 ? Double(times[1]) : 0
+        guard let d = duration, d >= 0 else { return nil }
+        return ScheduledFault(kind: kind, start: start, duration: d)
+    }
+
+    public var description: String {
+        duration > 0 ? "\(kind.rawValue)@\(start)+\(duration)" : "\(kind.rawValue)@\(start)"
+    }
+
+    func isActive(at t: Double) -> Bool { t >= start && t < start + duration }
+}
+
+/// Wraps the emulator and applies a fault plan on its clock.
+final class ScheduledFaultBus: I2CBus {
+    private let device: MPU6050Emulator
+    private let plan: [ScheduledFault]
+    private let now: @Sendable () -> Double
+    private let state = Mutex(FaultState())
+
+    private struct FaultState {
+        var origin: Double?
+        var overflowsDone: Set<Int> = []
+        var stuckApplied = false
+    }
+
+    init(device: MPU6050Emulator, plan: [ScheduledFault], clock now: @escaping @Sendable () -> Double) {
+        self.device = device
+        self.plan = plan
+        self.now = now
+    }
+
+    /// Applies the plan for this instant; throws the transfer's fault, if any.
+    private func gate(readingWhoAmI: Bool = false) throws(I2CError) -> UInt8? {
+        let t = now()
+        let (elapsed, overflow, stuck) = state.withLock { s -> (Double, Bool, Bool?) in
+            let origin = s.origin ?? t
+            s.origin = origin
+            let e = t - origin
+            var overflow = false
+            for (i, f) in plan.enumerated() where f.kind == .overflow && e >= f.start && !s.overflowsDone.contains(i) {
+                s.overflowsDone.insert(i)
+                overflow = true
+            }
+            let stuckNow = plan.contains { $0.kind == .stuck && $0.isActive(at: e) }
+            var change: Bool?
+            if stuckNow != s.stuckApplied {
+                s.stuckApplied = stuckNow
+                change = stuckNow
+            }
+            return (e, overflow, change)
+        }
+        if overflow { device.forceOverflow() }
+        if let stuck { device.stickFIFOCount(at: stuck ? 0 : nil) }
+        for f in plan where f.isActive(at: elapsed) {
+            switch f.kind {
+            case .eio: throw .eio
+            case .nack: throw .nack(address: device.address)
+            case .whoami where readingWhoAmI: return 0x42
+            default: continue
+            }
+        }
+        return nil
+    }
+
+    func select(address: UInt8) throws(I2CError) {
+        try device.select(address: address)
+    }
+
+    func readRegisters(_ register: UInt8, into buffer: UnsafeMutableRawBufferPointer) throws(I2CError) {
+        let fake = try gate(readingWhoAmI: register == MPU6050Register.whoAmI)
+        try device.readRegisters(register, into: buffer)
+        if let fake, !buffer.isEmpty { buffer[0] = fake }
+    }
+
+    func readStream(_ register: UInt8, into buffer: UnsafeMutableRawBufferPointer) throws(I2CError) {
+        _ = try gate()
+        try device.readStream(register, into: buffer)
+    }
+
+    func writeRegister(_ register: UInt8, value: UInt8) throws(I2CError) {
+        _ = try gate()
+        try device.writeRegister(register, value: value)
+    }
+}
