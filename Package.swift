@@ -56,13 +56,15 @@ let package = Package(
         ]),
         .executableTarget(name: "moonrunner-bench", dependencies: ["MoonRunnerCore", "MoonRunnerSensors"]),
 
+        // Test support: starting helper processes safely from parallel tests.
+        .target(name: "MoonRunnerTestSupport", path: "Tests/Support"),
         .testTarget(name: "MoonRunnerCoreTests", dependencies: ["MoonRunnerCore"]),
-        .testTarget(name: "MoonRunnerSensorsTests", dependencies: ["MoonRunnerSensors"]),
+        .testTarget(name: "MoonRunnerSensorsTests", dependencies: ["MoonRunnerSensors", "MoonRunnerTestSupport"]),
         .testTarget(name: "MoonRunnerStoreTests", dependencies: ["MoonRunnerStore"]),
-        .testTarget(name: "MoonRunnerExportTests", dependencies: ["MoonRunnerExport"]),
+        .testTarget(name: "MoonRunnerExportTests", dependencies: ["MoonRunnerExport", "MoonRunnerTestSupport"]),
         .testTarget(name: "MoonRunnerProtocolTests", dependencies: ["MoonRunnerProtocol"]),
         .testTarget(name: "MoonRunnerDaemonTests", dependencies: ["MoonRunnerDaemon"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["MoonRunnerCore", "MoonRunnerProtocol", "MoonRunnerStore", "MoonRunnerSensors"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["MoonRunnerCore", "MoonRunnerProtocol", "MoonRunnerStore", "MoonRunnerSensors", "MoonRunnerTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

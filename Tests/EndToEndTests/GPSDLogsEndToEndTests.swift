@@ -7,7 +7,7 @@ import Testing
 /// real gpsd (gpsfake) into the daemon: no crash, and exactly the position
 /// fixes gpsd reported in that same replay (gpsfake's own client, `-p`, sees
 /// the same stream; one fix per epoch).
-@Suite("gpsd's real receiver logs through the daemon")
+@Suite("gpsd's real receiver logs through the daemon", .serialized)
 struct GPSDLogsEndToEndTests {
     static let folder = Paths.data.appendingPathComponent("gps/real/gpsd-test-logs")
 

@@ -1,5 +1,6 @@
 import Foundation
 import MoonRunnerProtocol
+@_exported import MoonRunnerTestSupport
 
 /// Where things are, for tests that run the real binaries.
 enum Paths {
@@ -38,98 +39,6 @@ enum Paths {
 struct HarnessError: Error, CustomStringConvertible {
     var description: String
     init(_ d: String) { description = d }
-}
-
-/// A child process with captured output, killed (with its process group) on deinit.
-final class Child: @unchecked Sendable {
-    let process = Process()
-    let output: URL
-    let ownGroup: Bool
-
-    /// Foundation starts every child in its own process group; with `ownGroup`
-    /// signals go to the whole group, so that gpsfake and its gpsd die together.
-    init(_ executable: String, _ args: [String], log: URL, ownGroup: Bool = false, env: [String: String] = [:]) throws {
-        output = log
-        self.ownGroup = ownGroup
-        FileManager.default.createFile(atPath: log.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: log)
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = args
-        var environment = ProcessInfo.processInfo.environment
-        for (k, v) in env { environment[k] = v }
-        process.environment = environment
-        process.standardOutput = handle
-        process.standardError = handle
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-    }
-
-    var pid: Int32 { process.processIdentifier }
-    var isRunning: Bool { process.isRunning }
-    var log: String { (try? String(contentsOf: output, encoding: .utf8)) ?? "" }
-
-    func signal(_ sig: Int32) {
-        if ownGroup {
-            // The group may outlive its leader (gpsd after gpsfake).
-            kill(-pid, sig)
-        } else if process.isRunning {
-            kill(pid, sig)
-        }
-    }
-
-    /// Waits up to `timeout` seconds for the process to exit; returns its status or nil.
-    func wait(timeout: Double) -> Int32? {
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
-        return process.isRunning ? nil : process.terminationStatus
-    }
-
-    deinit {
-        signal(SIGKILL)
-        _ = wait(timeout: 2)
-    }
-}
-
-/// Runs a command to completion and returns (status, stdout, stderr).
-@discardableResult
-func run(_ executable: String, _ args: [String], timeout: Double = 30, env: [String: String] = [:]) throws
-    -> (status: Int32, out: String, err: String) {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: executable)
-    p.arguments = args
-    var environment = ProcessInfo.processInfo.environment
-    for (k, v) in env { environment[k] = v }
-    p.environment = environment
-    let out = Pipe(), err = Pipe()
-    p.standardOutput = out
-    p.standardError = err
-    p.standardInput = FileHandle.nullDevice
-    try p.run()
-    // Read while it runs so that a full pipe never blocks it.
-    let outData = LockedData(), errData = LockedData()
-    let group = DispatchGroup()
-    for (pipe, sink) in [(out, outData), (err, errData)] {
-        group.enter()
-        DispatchQueue.global().async {
-            sink.set(pipe.fileHandleForReading.readDataToEndOfFile())
-            group.leave()
-        }
-    }
-    let deadline = Date().addingTimeInterval(timeout)
-    while p.isRunning && Date() < deadline { usleep(10_000) }
-    if p.isRunning {
-        p.terminate()
-        throw HarnessError("\(executable) \(args.joined(separator: " ")) timed out after \(timeout) s")
-    }
-    group.wait()
-    return (p.terminationStatus, String(decoding: outData.get(), as: UTF8.self), String(decoding: errData.get(), as: UTF8.self))
-}
-
-final class LockedData: @unchecked Sendable {
-    private let lock = NSLock()
-    private var data = Data()
-    func set(_ d: Data) { lock.lock(); data = d; lock.unlock() }
-    func get() -> Data { lock.lock(); defer { lock.unlock() }; return data }
 }
 
 /// A free loopback TCP port.

@@ -1,4 +1,5 @@
 import Foundation
+import MoonRunnerTestSupport
 import Testing
 
 /// Runs the independent readers the exports are checked with (gpsbabel,
@@ -30,23 +31,9 @@ struct ExternalTool {
     /// Runs `name` with `arguments`; throws `Missing` (with how to install it) when absent.
     static func run(_ name: String, _ arguments: [String], hint: String) throws -> Result {
         guard let executable = locate(name) else { throw Missing(tool: name, hint: hint) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        // Read both pipes to the end before waiting, so a chatty tool cannot block on a full pipe.
-        let errData = LockedData()
-        let errReader = Thread { errData.set(err.fileHandleForReading.readDataToEndOfFile()) }
-        errReader.start()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        while !errData.isSet { usleep(1000) }
-        return Result(status: process.terminationStatus,
-                      stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errData.value, as: UTF8.self))
+        // posix_spawn-based: Foundation's Process is not safe from parallel tests on Linux.
+        let r = try MoonRunnerTestSupport.run(executable, arguments, timeout: 300)
+        return Result(status: r.status, stdout: r.out, stderr: r.err)
     }
 
     static let gpsbabelHint = "apt-get install -y gpsbabel"
@@ -78,31 +65,6 @@ struct ExternalTool {
     }
 }
 
-/// A value handed from a reader thread to the test thread.
-final class LockedData: @unchecked Sendable {
-    private let lock = NSLock()
-    private var data = Data()
-    private var done = false
-
-    func set(_ d: Data) {
-        lock.lock()
-        data = d
-        done = true
-        lock.unlock()
-    }
-
-    var isSet: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return done
-    }
-
-    var value: Data {
-        lock.lock()
-        defer { lock.unlock() }
-        return data
-    }
-}
 
 /// A fresh temporary directory for one test's files.
 func makeScratchDirectory(_ name: String) throws -> URL {

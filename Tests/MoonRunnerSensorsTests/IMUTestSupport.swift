@@ -1,4 +1,5 @@
 import Foundation
+import MoonRunnerTestSupport
 import MoonRunnerCore
 import Synchronization
 @testable import MoonRunnerSensors
@@ -190,12 +191,8 @@ final class IMUTempDir {
     func writeGzip(_ name: String, _ text: String) throws -> String {
         let plain = try write(name + ".tmp", text)
         let out = "\(path)/\(name)"
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/sh")
-        p.arguments = ["-c", "gzip -c '\(plain)' > '\(out)'"]
-        try p.run()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else { throw CocoaError(.fileWriteUnknown) }
+        let r = try MoonRunnerTestSupport.run("/bin/sh", ["-c", "gzip -c '\(plain)' > '\(out)'"])
+        guard r.status == 0 else { throw CocoaError(.fileWriteUnknown) }
         return out
     }
 }

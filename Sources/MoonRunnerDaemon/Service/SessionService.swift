@@ -30,6 +30,8 @@ public actor SessionService {
     private var pending: CommitBatch?
     private var lastCommit = -Double.infinity
     private var committing = false
+    /// A forced commit asked for while one was in flight: it runs right after.
+    private var commitAgain = false
     private var storeHealthy = true
     private var storeError: String?
     private var lastTransition: TransitionInfo?
@@ -335,7 +337,11 @@ public actor SessionService {
     /// retried at the next commit, so a full disk loses nothing already
     /// recorded in memory and recording carries on.
     private func commit(force: Bool) async {
-        guard !committing, let sid = sessionID ?? pending?.sessionID, var batch = pending else { return }
+        if committing {
+            if force { commitAgain = true }
+            return
+        }
+        guard let sid = sessionID ?? pending?.sessionID, var batch = pending else { return }
         if let s = stepSecond {
             batch.stepSeconds.append(s)
             stepSecond = nil
@@ -369,6 +375,10 @@ public actor SessionService {
                 pending = batch
                 if ended { sessionID = sid }
             }
+        }
+        if commitAgain {
+            commitAgain = false
+            await commit(force: true)
         }
     }
 
