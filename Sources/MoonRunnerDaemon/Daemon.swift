@@ -50,6 +50,8 @@ public struct Daemon: Service {
             return ExportFile(session: id, format: format, mediaType: f.mimeType, data: f.export(session, units: units))
         }
         let listenFD = SystemdNotifier.activatedSocket()
+        let capture = RawIMUCapture(directory: config.stateDir, megabytes: config.rawIMUCaptureMB, now: clock.now(),
+                                    logger: logger)
 
         gps.start()
         imu.start()
@@ -68,6 +70,7 @@ public struct Daemon: Service {
                     }
                     group.addTask {
                         for await batch in imu.batches {
+                            capture?.append(batch.samples)
                             await service.ingest(samples: batch.samples)
                         }
                     }
@@ -77,8 +80,7 @@ public struct Daemon: Service {
                         var lastPing = 0.0
                         while !Task.isCancelled {
                             try await Task.sleep(for: .seconds(1))
-                            await service.update(gps: GPSStatus(health: gps.health.rawValue, grade: "none",
-                                                                fixes: gps.fixesDelivered, connects: gps.connects))
+                            await service.update(gpsHealth: gps.health.rawValue, connects: gps.connects)
                             let s = imu.status
                             await service.update(imu: IMUStatus(health: s.health.rawValue, samples: s.counters.samples,
                                                                 rejected: s.counters.rejected,

@@ -221,6 +221,19 @@ public final class SessionStore: Sendable {
         }
     }
 
+    /// The fixes the filter refused, with why (diagnostics: a fix is either a
+    /// point or one of these).
+    public func rejectedFixes(session id: Int64) async throws -> [RejectedFix] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM rejected_fix WHERE session_id = ? ORDER BY id", arguments: [id]).compactMap { r in
+                guard let reason = FixRejection(rawValue: r["reason"]) else { return nil }
+                let fix = GPSFix(time: r["fix_time"] ?? .nan, mode: 0, latitude: r["lat"] ?? .nan,
+                                 longitude: r["lon"] ?? .nan, eph: r["eph"] ?? .nan)
+                return RejectedFix(time: r["time"], fix: fix, reason: reason)
+            }
+        }
+    }
+
     public func pointCount(session id: Int64) async throws -> Int {
         try await pool.read { db in
             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM point WHERE session_id = ?", arguments: [id]) ?? 0

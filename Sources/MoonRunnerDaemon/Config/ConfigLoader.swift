@@ -25,6 +25,7 @@ public enum ConfigLoader {
         "store.commit_interval_s": { c, k, v throws(ConfigError) in c.commitInterval = try double(k, v, 0.1...60) },
         "store.recovery_window_s": { c, k, v throws(ConfigError) in c.recoveryWindow = try double(k, v, 0...604_800) },
         "store.retention_days": { c, k, v throws(ConfigError) in c.retentionDays = try int(k, v, 0...36_500) },
+        "store.raw_imu_capture_mb": { c, k, v throws(ConfigError) in c.rawIMUCaptureMB = try double(k, v, 0...10_000) },
         "session.activity": { c, k, v throws(ConfigError) in c.defaultActivity = try enumValue(k, v, Activity.self) },
         "units": { c, k, v throws(ConfigError) in c.units = try enumValue(k, v, UnitSystem.self) },
         "body_mass_kg": { c, k, v throws(ConfigError) in c.bodyMassKg = try double(k, v, 20...300) },

@@ -16,7 +16,7 @@ enum ConfigSummary {
                                "max_clients": i(c.maxClients), "idle_timeout_s": n(c.idleTimeout),
                                "max_requests_per_s": i(c.maxRequestsPerSecond)]),
             "store": .object(["commit_interval_s": n(c.commitInterval), "recovery_window_s": n(c.recoveryWindow),
-                              "retention_days": i(c.retentionDays)]),
+                              "retention_days": i(c.retentionDays), "raw_imu_capture_mb": n(c.rawIMUCaptureMB)]),
             "session": .object(["activity": s(c.defaultActivity.rawValue)]),
             "units": s(c.units.rawValue),
             "body_mass_kg": n(c.bodyMassKg),

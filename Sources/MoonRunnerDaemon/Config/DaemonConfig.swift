@@ -26,6 +26,8 @@ public struct DaemonConfig: Sendable, Equatable {
     public var recoveryWindow = 600.0
     /// Sessions older than this many days are deleted; 0 keeps everything.
     public var retentionDays = 0
+    /// Megabytes of raw IMU samples to keep as a diagnostic trace; 0 (default) keeps none.
+    public var rawIMUCaptureMB = 0.0
     public var defaultActivity = Activity.run
     public var units = UnitSystem.metric
     public var bodyMassKg = 70.0

@@ -25,6 +25,8 @@ public actor SessionService {
     private let logger: Logger
 
     private var sessionID: Int64?
+    /// Timed position fixes received since the daemon started.
+    private var fixesIngested = 0
     private var lastSessionID: Int64?
     private var starting = false
     private var pending: CommitBatch?
@@ -62,6 +64,8 @@ public actor SessionService {
         outputs.reserveCapacity(64)
         hook = config.hookCommand.isEmpty ? nil : TransitionHook(command: config.hookCommand, timeout: config.hookTimeout,
                                                                  logger: logger)
+        // A database found damaged at start was kept aside: say so in STATUS.
+        storeError = store.recoveredFromDamage.map { "\($0)" }
     }
 
     // MARK: Start-up
@@ -118,11 +122,18 @@ public actor SessionService {
     }
 
     public func ingest(fix: GPSFix, at t: Double) async {
+        // Counted here, as each fix arrives, so that STATUS is never behind
+        // what the engine has seen.
+        if fix.hasPosition && fix.time.isFinite { fixesIngested += 1 }
         collect { engine, emit in engine.ingest(fix, at: t, emit: emit) }
         await afterInput()
     }
 
-    public func update(gps: GPSStatus) { inputHealth.gps = gps }
+    /// gpsd's connection health, sampled by the daemon's heartbeat.
+    public func update(gpsHealth health: String, connects: Int) {
+        inputHealth.gps.health = health
+        inputHealth.gps.connects = connects
+    }
     public func update(imu: IMUStatus) { inputHealth.imu = imu }
 
     /// The 1 Hz heartbeat: time passes, watchers get `STATUS`, batches commit.
@@ -458,6 +469,7 @@ public actor SessionService {
     private func status(id: JSONValue?) -> StatusReply {
         var gps = inputHealth.gps
         gps.grade = engine.signal.rawValue
+        gps.fixes = fixesIngested
         var imu = inputHealth.imu
         imu.rejected += engine.rejectedSamples
         let shown = engine.state == .idle ? nil : engine.stats

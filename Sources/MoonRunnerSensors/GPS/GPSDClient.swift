@@ -27,7 +27,6 @@ public final class GPSDClient: Sendable {
         var stopped = false
         var health = GPSHealth.connecting
         var connects = 0
-        var fixes = 0
     }
 
     public init(host: String, port: Int, clock: EngineClock) {
@@ -40,8 +39,6 @@ public final class GPSDClient: Sendable {
     public var health: GPSHealth { state.withLock { $0.health } }
     /// Successful connections so far (reconnects show as > 1).
     public var connects: Int { state.withLock { $0.connects } }
-    /// Epochs with a timed position (mode 2 or 3) handed to the daemon.
-    public var fixesDelivered: Int { state.withLock { $0.fixes } }
 
     public func start() {
         // A write to a socket gpsd closed must be an error, not a signal that kills us.
@@ -123,7 +120,6 @@ public final class GPSDClient: Sendable {
     }
 
     private func deliver(_ fix: GPSFix, at: Double) {
-        if fix.hasPosition && fix.time.isFinite { state.withLock { $0.fixes += 1 } }
         continuation.yield(.fix(fix, at: at))
     }
 
