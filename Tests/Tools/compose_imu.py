@@ -66,6 +66,32 @@ def read_steps(path):
     return sorted(out)
 
 
+def walking_like(ts, rows, t0, t1):
+    """The data README's QC rule for the zero-step traces: |a| repeats at a
+    step's lag (autocorrelation > 0.5 at 0.38-0.71 s) with std > 0.05 g.
+    Some 'standing' segments open with the walk that led there; such a
+    window is no material for a stop."""
+    mags = [math.sqrt(r[0] ** 2 + r[1] ** 2 + r[2] ** 2) for tt, r in zip(ts, rows) if t0 <= tt <= t1]
+    if len(mags) < 20:
+        return False
+    rate = (len(mags) - 1) / max(t1 - t0, 1e-9)
+    step = max(1, int(rate / 26))  # ~26 Hz is plenty for lags of 0.38-0.71 s
+    x = mags[::step]
+    rate /= step
+    n = len(x)
+    mean = sum(x) / n
+    d = [v - mean for v in x]
+    var = sum(v * v for v in d) / n
+    if var ** 0.5 <= 0.05:
+        return False
+    for lag in range(max(1, int(0.38 * rate)), int(0.71 * rate) + 1):
+        if lag >= n:
+            break
+        if sum(d[i] * d[i + lag] for i in range(n - lag)) / ((n - lag) * var) > 0.5:
+            return True
+    return False
+
+
 class Pool:
     """Traces to draw segments from; moving pools only use their walking part."""
 
@@ -126,6 +152,12 @@ def interpolate(ts, rows, t):
     return tuple(rows[lo][i] + w * (rows[hi][i] - rows[lo][i]) for i in range(3))
 
 
+def frange(a, b, step):
+    while a < b - 1e-9:
+        yield a
+        a += step
+
+
 def compose(intervals, moving, still, rate, rng):
     """Yields (offset_s, ax, ay, az) and collects step offsets."""
     samples, steps = [], []
@@ -147,6 +179,9 @@ def compose(intervals, moving, still, rate, rng):
                 continue
             length = min(need, span)
             src0 = lo + rng.uniform(0, span - length) if span > length else lo
+            if not truth and any(walking_like(ts, rows, w, min(w + 10, src0 + length))
+                                 for w in frange(src0, src0 + length, 10)):
+                continue
             window = [r for tt, r in zip(ts, rows) if src0 <= tt <= src0 + length] or rows
             rot = gravity_rotation(window)
             n = int(math.ceil((min(end, t + length) - t) / dt - 1e-9))

@@ -1,8 +1,9 @@
-/// The last eight values (step instants or their sizes), oldest first; a
-/// fixed-size tuple so that holding them never allocates.
+/// The last sixteen values (step instants or their sizes), oldest first, in
+/// inline fixed-size storage so that holding them never allocates. Sixteen
+/// covers a bout's start plus the gap before it that a bridge looks across.
 struct StepRing: Sendable {
-    static let capacity = 8
-    private var items: (Double, Double, Double, Double, Double, Double, Double, Double) = (0, 0, 0, 0, 0, 0, 0, 0)
+    static let capacity = 16
+    private var items: (SIMD8<Double>, SIMD8<Double>) = (.zero, .zero)
     private var start = 0
     private(set) var count = 0
 
