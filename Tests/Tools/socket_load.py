@@ -255,7 +255,8 @@ def main():
           f"points stored {show['points']}, accepted {show['stats']['points']}; store {s1['store']['health']}")
     ok = (percentile(ms, 99) <= 2.0 and not errors and not starved and watched["closed"] == 0
           and show["points"] == show["stats"]["points"] and s1["imu"]["overflows"] == b0["imu"]["overflows"]
-          and fix_rate1 >= 0.95 * fix_rate0 and imu_rate1 >= 0.98 * imu_rate0)
+          # One fix either way in the 10 s baseline is 10 % of a 1 Hz rate: allow it.
+          and fix_rate1 >= 0.95 * (fix_rate0 - 1 / (tb1 - tb0)) and imu_rate1 >= 0.98 * imu_rate0)
     print("  PASS" if ok else "  FAIL")
     if args.check and not ok:
         sys.exit(1)
