@@ -7,12 +7,13 @@ import Testing
 /// Trials: a few in `make test`, 100 in `make soak` (MOONRUNNER_SOAK=1).
 let durabilityTrials = ProcessInfo.processInfo.environment["MOONRUNNER_SOAK"] == "1" ? 100 : 8
 
-/// Keeps a client busy with reads (?SESSIONS, ?SESSION) so that kills also land during them.
+/// Keeps a client busy with reads (?SESSIONS, ?SESSION, ?EXPORT) so that kills also land during them.
 final class BusyReader: @unchecked Sendable {
     private let socket: String
     private let lock = NSLock()
     private var running = true
     private(set) var replies = 0
+    private(set) var exports = 0
 
     init(socket: String) {
         self.socket = socket
@@ -26,9 +27,17 @@ final class BusyReader: @unchecked Sendable {
         while isRunning {
             guard let c = try? RawClient(path: socket) else { usleep(20_000); continue }
             _ = try? c.readLine()
-            for i in 0..<50 where isRunning {
-                c.send(i % 2 == 0 ? "?SESSIONS={\"limit\":50};\n" : "?SESSION={\"id\":1};\n")
-                if (try? c.readLine()) == nil { break }
+            let requests = ["?SESSIONS={\"limit\":50};\n", "?SESSION={\"id\":1};\n",
+                            "?EXPORT={\"id\":1,\"format\":\"gpx\"};\n"]
+            reading: for i in 0..<60 where isRunning {
+                c.send(requests[i % requests.count])
+                guard let reply = try? c.readLine() else { break }
+                // An export streams: EXPORT announces how many EXPORT_DATA lines follow.
+                let object = try? JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any]
+                if let chunks = (object?["chunks"] as? NSNumber)?.intValue {
+                    for _ in 0..<chunks where (try? c.readLine()) == nil { break reading }
+                    lock.lock(); exports += 1; lock.unlock()
+                }
                 lock.lock(); replies += 1; lock.unlock()
             }
         }
@@ -46,6 +55,7 @@ struct StoreDurabilityTests {
         let config = "store:\n  commit_interval_s: 2\n"
         var rng = SystemRandomNumberGenerator()
         var unreadable = 0, lostSessions = 0, lostPoints = 0, worstLoss = 0.0  // worstLoss in points (1 Hz fixes)
+        var readerReplies = 0, readerExports = 0
         var knownSessions = Set<Int64>()
         for trial in 0..<durabilityTrials {
             try rig.startDaemon(speed: 5, config: config, loop: true)
@@ -71,6 +81,8 @@ struct StoreDurabilityTests {
             rig.daemon?.signal(SIGKILL)
             _ = rig.daemon?.wait(timeout: 5)
             reader?.stop()
+            readerReplies += reader?.replies ?? 0
+            readerExports += reader?.exports ?? 0
 
             // The database opens and passes quick_check (SessionStore runs it).
             let after: SessionStore
@@ -93,7 +105,9 @@ struct StoreDurabilityTests {
         }
         print("kill -9 trials: \(durabilityTrials), unreadable databases: \(unreadable), lost sessions: \(lostSessions), "
               + "trials losing committed points: \(lostPoints), "
-              + "worst loss: \(Int(worstLoss)) accepted points not yet committed (1 Hz fixes, commit every 2 s)")
+              + "worst loss: \(Int(worstLoss)) accepted points not yet committed (1 Hz fixes, commit every 2 s); "
+              + "reads served around the kills: \(readerReplies), of them exports: \(readerExports)")
+        #expect(readerExports > 0, "no ?EXPORT was served while the daemon was being killed")
         #expect(unreadable == 0)
         #expect(lostSessions == 0)
         #expect(lostPoints == 0)
