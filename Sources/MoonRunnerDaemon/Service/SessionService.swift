@@ -25,8 +25,6 @@ public actor SessionService {
     private let logger: Logger
 
     private var sessionID: Int64?
-    /// Timed position fixes received since the daemon started.
-    private var fixesIngested = 0
     private var lastSessionID: Int64?
     private var starting = false
     private var pending: CommitBatch?
@@ -124,7 +122,7 @@ public actor SessionService {
     public func ingest(fix: GPSFix, at t: Double) async {
         // Counted here, as each fix arrives, so that STATUS is never behind
         // what the engine has seen.
-        if fix.hasPosition && fix.time.isFinite { fixesIngested += 1 }
+        if fix.hasPosition && fix.time.isFinite { inputHealth.gps.fixes += 1 }
         collect { engine, emit in engine.ingest(fix, at: t, emit: emit) }
         await afterInput()
     }
@@ -469,7 +467,6 @@ public actor SessionService {
     private func status(id: JSONValue?) -> StatusReply {
         var gps = inputHealth.gps
         gps.grade = engine.signal.rawValue
-        gps.fixes = fixesIngested
         var imu = inputHealth.imu
         imu.rejected += engine.rejectedSamples
         let shown = engine.state == .idle ? nil : engine.stats
