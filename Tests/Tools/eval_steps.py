@@ -159,15 +159,16 @@ def mean(xs):
 def truth_quality(data, rows_detected):
     """What the labels themselves allow (printed, never checked): events of
     one foot-switch step recorded twice, steps annotated after the walk was
-    over, and walking inside the 'non-walking' segments by the data README's
+    over or after the trace's last sample, and walking inside the 'non-walking' segments by the data README's
     own QC rule (compose_imu.walking_like)."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from compose_imu import read_trace as read_imu, walking_like
     print("\ntruth quality (diagnostics, not checked):")
     for folder in WITH_STEPS:
         fp = os.path.join(data, folder)
-        doubled = after = traces = 0
+        doubled = after = traces = beyond = beyond_traces = 0
         floor = []
+        beyond_floor = []
         for fn in sorted(os.listdir(fp)):
             if not fn.endswith(".steps.csv"):
                 continue
@@ -181,11 +182,20 @@ def truth_quality(data, rows_detected):
             after += len(times) - cut
             traces += len(times) > cut
             floor.append((len(times) - cut) / len(times) * 100)
+            # Steps after the trace's last sample: no detector can count them.
+            end = float(meta.get("duration_s", float("inf")))
+            late = sum(1 for t in times if t > end)
+            beyond += late
+            beyond_traces += late > 0
+            beyond_floor.append(late / len(times) * 100)
         line = f"  {folder:30s} step intervals under 0.6 x median (one step recorded twice): {doubled:4d}"
         if folder == "ipol_healthy_gait_lowback":
             # One walk per trial: steps after it are the wearer moving off.
             line += (f"; steps annotated after the walk (a pause of > 4 step intervals): {after} in {traces} "
                      f"trials (a detector that counts none of them: MAPE >= {mean(floor):.2f} %)")
+        if beyond:
+            line += (f"; steps annotated after the trace's last sample: {beyond} in {beyond_traces} traces "
+                     f"(no detector can count them: MAPE >= {mean(beyond_floor):.2f} %)")
         print(line)
     fp = os.path.join(data, NON_WALK)
     inside = total = 0
