@@ -10,11 +10,12 @@ prints, per folder and overall:
   * step F1 with a +-0.3 s window (one-to-one matching), mean over the traces
     with a .steps.csv;
   * false steps per hour on the zero-step traces (uci_chest_casale_nonwalk);
-  * rate independence: every trace with steps resampled to 25, 50 and 200 Hz the way a sensor set to that rate delivers
-    them (below the trace's rate, a 2nd-order low-pass at 0.4 x the new rate
-    first, like the IMU's DLPF that the driver chooses from the rate; then
-    linear interpolation); the count must stay within 2 % of the 100 Hz
-    count. Plain interpolation without that low-pass (aliasing the impacts'
+  * rate independence: every trace with steps resampled to 25, 50 and
+    200 Hz the way a sensor set to that rate delivers them (below the
+    trace's rate, a 2nd-order low-pass at 0.4 x the new rate first, like the
+    IMU's DLPF that the driver chooses from the rate; then linear
+    interpolation); the count must stay within 2 % of the 100 Hz count.
+    Plain interpolation without that low-pass (aliasing the impacts'
     10-50 Hz content into the gait band) is printed too, as a diagnostic.
 
     python3 tools/eval_steps.py --bin .build/release/moonrunner --data ../shared/data/steps \\
@@ -192,8 +193,9 @@ def mean(xs):
 def truth_quality(data, rows_detected):
     """What the labels themselves allow (printed, never checked): events of
     one foot-switch step recorded twice, steps annotated after the walk was
-    over or after the trace's last sample, and walking inside the 'non-walking' segments by the data README's
-    own QC rule (compose_imu.walking_like)."""
+    over or after the trace's last sample, and walking inside the
+    'non-walking' segments by the data README's own QC rule
+    (compose_imu.walking_like)."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from compose_imu import read_trace as read_imu, walking_like
     print("\ntruth quality (diagnostics, not checked):")
