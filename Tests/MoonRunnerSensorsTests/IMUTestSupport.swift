@@ -158,11 +158,9 @@ enum IMUTestTraces {
 
     /// Writes `samples` as an IMU CSV trace (with or without gyro columns).
     static func csv(_ samples: [IMUSample], gyro: Bool) -> String {
-        var s = gyro ? "t,ax,ay,az,gx,gy,gz\n" : "t,ax,ay,az\n"
+        var s = IMUTraceWriter.header(gyro: gyro)
         for x in samples {
-            s += "\(x.t),\(x.ax),\(x.ay),\(x.az)"
-            if gyro { s += ",\(x.gx),\(x.gy),\(x.gz)" }
-            s += "\n"
+            IMUTraceWriter.append(x, gyro: gyro, to: &s)
         }
         return s
     }

@@ -177,8 +177,10 @@ public struct AdaptiveStepDetector: StepDetector {
                 let a = tracker.analyse()
                 periodic = a.score >= parameters.startScore
                     && a.stepPeriod >= parameters.minStepPeriod && a.stepPeriod <= parameters.maxStepPeriod
-                if periodic { period = a.stepPeriod }
-                if periodic { lastRhythmic = tick.t }
+                if periodic {
+                    period = a.stepPeriod
+                    lastRhythmic = tick.t
+                }
             }
             let stepPeriod = walking ? boutPeriod : periodic ? period : 0
             let gap = max(parameters.minInterval, parameters.mergeShare * stepPeriod)

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MoonRunnerCore
+import MoonRunnerSensors
 
 /// A diagnostic copy of the raw IMU samples as a trace file (the IMU trace
 /// format, so `moonrunner analyze --imu` reads it back), capped in size.
@@ -28,7 +29,7 @@ final class RawIMUCapture: @unchecked Sendable {
         handle = h
         limit = Int(megabytes * 1_048_576)
         self.logger = logger
-        write(Data("t,ax,ay,az,gx,gy,gz\n".utf8))
+        write(Data(IMUTraceWriter.header(gyro: true).utf8))
         logger.notice("raw IMU capture to \(path), up to \(megabytes) MB")
     }
 
@@ -40,8 +41,7 @@ final class RawIMUCapture: @unchecked Sendable {
         var text = ""
         text.reserveCapacity(samples.count * 72)
         for s in samples {
-            text += "\(s.t),\(s.ax),\(s.ay),\(s.az)"
-            text += s.hasGyro ? ",\(s.gx),\(s.gy),\(s.gz)\n" : ",,,\n"
+            IMUTraceWriter.append(s, gyro: true, to: &text)
         }
         write(Data(text.utf8))
     }
