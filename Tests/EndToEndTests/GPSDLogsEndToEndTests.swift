@@ -35,8 +35,11 @@ struct GPSDLogsEndToEndTests {
         #expect(try rig.cli("start").status == 0)
         // gpsfake's own client (-p) sees the whole stream: the reference.
         try rig.startGPS(nmea: nmea, epochsPerSecond: 1000, sentencesPerEpoch: 1, pipe: true)
-        try await Task.sleep(for: .seconds(1.4 + Double(sentences) / 1000 + 1))
-        // The replay is over when the daemon's fix count holds still for 1.5 s.
+        // gpsfake plays the log once (-1) and exits: waiting for that, not for
+        // a fixed time, keeps a slow start under load from cutting it short.
+        let ended = rig.gpsfake?.wait(timeout: 30 + Double(sentences) / 1000) != nil
+        #expect(ended, "\(log): gpsfake did not finish its single pass: \(rig.gpsfake?.log.suffix(300) ?? "")")
+        // The daemon has taken in the replay when its fix count holds still for 1.5 s.
         var last = -1
         var since = Date()
         _ = eventually(timeout: 20) {
