@@ -75,10 +75,14 @@ struct SessionEndToEndTests {
     @Test("kill -9 mid-session, restart: the session is recovered with every committed point")
     func killNineRecovery() async throws {
         let rig = try Rig("kill9")
-        try rig.startGPS(epochsPerSecond: 10)
-        try rig.startDaemon(speed: 10, config: "store:\n  commit_interval_s: 2\n")
+        // At 2x rather than 10x: the loss bound is in engine seconds, and a
+        // commit that a loaded machine takes 0.2 s to fsync is 2 s of engine
+        // time at 10x (CI once saw 3.9 s against the 3.5 s bound), 0.4 s here.
+        let speed = 2.0
+        try rig.startGPS(epochsPerSecond: speed)
+        try rig.startDaemon(speed: speed, config: "store:\n  commit_interval_s: 2\n")
         #expect(try rig.cli("start").status == 0)
-        let before = try rig.waitFor(timeout: 30, "recorded points") { $0.distanceM > 50 && $0.steps > 20 }
+        let before = try rig.waitFor(timeout: 30, "recorded points") { $0.distanceM > 20 && $0.steps > 20 }
         let id = try #require(before.session)
         // Let a couple of commits happen, then note what is on disk and kill.
         try await Task.sleep(for: .milliseconds(800))
@@ -94,7 +98,7 @@ struct SessionEndToEndTests {
         let lastCommitted = try #require(committed.last?.time)
         #expect(killedAt - lastCommitted <= 2 + 1.5, "lost \(killedAt - lastCommitted) s of points")
 
-        try rig.startDaemon(speed: 10, config: "store:\n  commit_interval_s: 2\n")
+        try rig.startDaemon(speed: speed, config: "store:\n  commit_interval_s: 2\n")
         let resumed = try rig.waitFor(timeout: 20, "the session resumed") { $0.session == id && $0.state != "idle" }
         #expect(resumed.state == "recording" || resumed.state == "autoPaused")
         #expect(resumed.steps >= before.steps)
