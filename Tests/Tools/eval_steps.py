@@ -201,7 +201,6 @@ def mean(xs):
 
 
 def truth_quality(data, figures):
-    rows_detected = figures["steps"]
     """What the labels themselves allow (printed, never checked): events of
     one foot-switch step recorded twice, steps annotated after the trace's
     last sample, steps outside the trial's own boundaries (trial_boundaries),
@@ -209,6 +208,7 @@ def truth_quality(data, figures):
     QC rule (compose_imu.walking_like)."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from compose_imu import read_trace as read_imu, walking_like
+    rows_detected = figures["steps"]
     print("\ntruth quality (diagnostics, not checked):")
     for folder in WITH_STEPS:
         fp = os.path.join(data, folder)
@@ -314,7 +314,7 @@ def trial_boundaries(data, figures):
         rows = figures["folders"]
         apes = [x for f in WITH_STEPS for x in in_ape.get(f, rows[f]["ape"])]
         f1s = [x for f in WITH_STEPS for x in in_f1.get(f, rows[f]["f1"])]
-        print(f"  {'ALL with steps, so scored':30s} MAPE {mean(apes):.2f} %, F1 {mean(f1s):.4f} ({len(apes)} traces)")
+        print(f"  all traces with steps, those folders scored inside TrialBoundaries: MAPE {mean(apes):.2f} %, F1 {mean(f1s):.4f} ({len(apes)} traces)")
 
 
 def evaluate(binary, data, detector, jobs, verbose):
