@@ -133,10 +133,13 @@ def match_pairs(detected, truth, window=WINDOW):
 
 
 def f1_score(detected, truth):
-    tp = len(match_pairs(detected, truth))
+    return f1_of(len(match_pairs(detected, truth)), len(detected), len(truth))
+
+
+def f1_of(tp, n_detected, n_truth):
     if tp == 0:
         return 0.0
-    precision, recall = tp / len(detected), tp / len(truth)
+    precision, recall = tp / n_detected, tp / n_truth
     return 2 * precision * recall / (precision + recall)
 
 
@@ -283,8 +286,8 @@ def trial_boundaries(data, figures):
             floor.append((len(times) - len(inside)) / len(times) * 100)
             detected = [d for d in figures["steps"].get((folder, name), []) if b0 - WINDOW <= d <= b1 + WINDOW]
             apes.append(abs(len(detected) - len(inside)) / len(inside) * 100)
-            f1s.append(f1_score(detected, inside))
             pairs = match_pairs(detected, inside)
+            f1s.append(f1_of(len(pairs), len(detected), len(inside)))
             hit = {i for i, _ in pairs}
             gaps = sorted(b - a for a, b in zip(inside, inside[1:]))
             med = gaps[len(gaps) // 2]
