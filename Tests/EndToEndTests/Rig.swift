@@ -36,8 +36,13 @@ final class Rig: @unchecked Sendable {
                   sentencesPerEpoch: Double = 4, loop: Bool = false, pipe: Bool = false) throws {
         gpsStarts += 1
         let cycle = 1 / (epochsPerSecond * sentencesPerEpoch)
+        // gpsfake names gpsd's control socket $TMPDIR/gpsfake-<its pid>.sock and
+        // takes the file's existence as "gpsd is ready". A file left in /tmp by an
+        // earlier gpsfake with the same pid (a killed one never removes it) made it
+        // add no device and connect too early ("socket error", or a pass that never
+        // ends). A private TMPDIR, removed with the rig, has no such leftovers.
         gpsfake = try Child("/usr/bin/gpsfake", (loop ? [] : ["-1"]) + (pipe ? ["-p"] : []) + ["-q", "-P", String(port), "-c", String(format: "%.5f", cycle), nmea.path],
-                            log: dir.appendingPathComponent("gpsfake-\(gpsStarts).log"), ownGroup: true)
+                            log: gpsfakeLog, ownGroup: true, env: ["TMPDIR": dir.path])
         let up = eventually(timeout: 10) { Self.canConnect(port: port) }
         guard up else { throw HarnessError("gpsfake did not listen on \(port): \(gpsfake?.log ?? "")") }
     }

@@ -32,7 +32,9 @@ trap cleanup EXIT
 trap 'echo; echo "interrupted"; exit 130' INT TERM
 
 echo "MoonRunner demo: a ${duration} s walk replayed at ${speed}x (gpsd on 127.0.0.1:$port, state in $work)"
-setsid gpsfake -1 -q -P "$port" -c "$cycle" "$demo/walk.nmea" >"$work/gpsfake.log" 2>&1 &
+# A private TMPDIR for gpsd's control socket: a stale /tmp/gpsfake-<pid>.sock
+# left by an earlier gpsfake would make this one connect before gpsd is up.
+TMPDIR="$work" setsid gpsfake -1 -q -P "$port" -c "$cycle" "$demo/walk.nmea" >"$work/gpsfake.log" 2>&1 &
 gpsfake_pid=$!
 for _ in $(seq 50); do
     (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break

@@ -179,7 +179,10 @@ def main():
         # Real time: one NMEA epoch (4 sentences) a second, the IMU trace at speed 1.
         gps = subprocess.Popen(["gpsfake", "-1", "-q", "-P", str(port), "-c", "0.25",
                                 os.path.join(DEMO, "walk.nmea")], stdout=subprocess.DEVNULL,
-                               stderr=open(os.path.join(work, "gpsfake.log"), "w"), start_new_session=True)
+                               stderr=open(os.path.join(work, "gpsfake.log"), "w"), start_new_session=True,
+                               # gpsd's control socket in a private TMPDIR: a stale
+                               # /tmp/gpsfake-<pid>.sock would fool gpsfake's readiness wait.
+                               env=dict(os.environ, TMPDIR=work))
         procs.append(gps)
         for _ in range(100):
             try:
