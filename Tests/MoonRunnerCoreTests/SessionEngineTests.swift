@@ -162,6 +162,36 @@ struct SessionEngineTests {
         #expect(run.engine.stats.steps < 45)
     }
 
+    @Test("standing at the finish before stop is a pause; stopping mid-stride is not")
+    func stillAtStop() throws {
+        // Fidgeting after the walk keeps the quick path from pausing, and the stop
+        // comes before the slow dwell runs out.
+        func fidget(_ t0: Double, _ t1: Double) -> [IMUSample] {
+            stride(from: t0, to: t1, by: 0.01).map { t in
+                IMUSample(t: t, ax: 0.3 * sin(2 * .pi * 0.4 * t), ay: 0.2 * cos(2 * .pi * 0.3 * t),
+                          az: 1 + 0.25 * sin(2 * .pi * 0.5 * t))
+            }
+        }
+        var run = EngineRun()
+        try run.command { e, emit in try e.start(activity: .walk, at: 0, emit: emit) }
+        run.feed(Synth.walking(from: 0, to: 30))
+        run.feed(fidget(30, 36))
+        #expect(run.engine.state == .recording)
+        try run.command { e, emit in try e.stop(at: 36, emit: emit) }
+        let pause = try #require(run.engine.pauses.last)
+        #expect(abs(pause.start - 30) < 1.0, "back-dated to the last step: \(pause.start)")
+        #expect(pause.end == 36)
+        #expect(run.events.contains { $0.kind == .autopause && $0.cause == "still_at_stop" })
+        #expect(abs(run.engine.stats.moving - pause.start) < 0.01)
+
+        var moving = EngineRun()
+        try moving.command { e, emit in try e.start(activity: .walk, at: 0, emit: emit) }
+        moving.feed(Synth.walking(from: 0, to: 30))
+        try moving.command { e, emit in try e.stop(at: 30, emit: emit) }
+        #expect(moving.engine.pauses.isEmpty)
+        #expect(moving.engine.stats.moving == 30)
+    }
+
     @Test("implausible and out-of-order samples are refused and counted")
     func badSamples() throws {
         var run = EngineRun()

@@ -12,6 +12,10 @@ Runs `moonrunner analyze ... --json` and measures, from its `pauses`
   * composed IMU + GPS traces (Tests/Tools/compose_imu.py lays real IMU segments
     from steps/ along each scenario's moving and stationary intervals): moving
     time against the truth, stops >= 5 s detected, false pauses in continuous motion.
+    A stop that lasts until the recording ends counts like any other: the
+    session's stop (analyze stops at the last input) turns a still tail of
+    1.5 s or more into a pause back-dated to the last motion (`still_at_stop`),
+    so a stop shorter than the 8 s dwell at the very end is detected too.
 
     python3 Tests/Tools/eval_autopause.py --bin .build/debug/moonrunner --data ../shared/data [--check]
 

@@ -166,6 +166,28 @@ public struct AutoPauseDetector: Sendable {
         return nil
     }
 
+    /// The session is being stopped at `t`: is the wearer already standing?
+    ///
+    /// While recording, a dwell tells a stop from a hesitation; when the
+    /// wearer ends the session the question is answered, so there is no dwell
+    /// to wait out. A tail with no evidence of motion (the same evidence the
+    /// slow path weighs: steps, fast rotation, GPS speed, corroborated GPS
+    /// motion, walking Doppler) for at least `stillDwell` — longer than any
+    /// stride — is a pause from the last motion on: the 6 s spent at the
+    /// finish before pressing stop are not moving time. Shorter tails (a stop
+    /// pressed mid-stride) stay moving.
+    public mutating func sessionEnds(at t: Double) -> Decision? {
+        guard config.enabled, !paused, origin.isFinite else { return nil }
+        let lastMotion: Double
+        if imuActive(at: t) {
+            lastMotion = max(lastStep, lastGPSFast, lastRotation, lastCorroborated, lastGPSWalking, origin)
+        } else {
+            lastMotion = max(lastGPSMoving, lastStep, origin)
+        }
+        guard t - lastMotion >= config.stillDwell else { return nil }
+        return pause(since: lastMotion, at: t, cause: "still_at_stop")
+    }
+
     private mutating func pause(since: Double, at t: Double, cause: String) -> Decision {
         paused = true
         recentSteps = RecentInstants()

@@ -102,6 +102,10 @@ public struct SessionEngine: Sendable {
     public mutating func stop(at t: Double, emit: (EngineOutput) -> Void) throws(SessionCommandError) {
         guard state.isActive else { throw SessionCommandError(command: "stop", state: state) }
         advance(to: t, emit: emit)
+        if state == .recording && (hasIMU || hasGPS) {
+            // Standing at the finish before pressing stop is not moving time.
+            handle(autoPause.sessionEnds(at: now), emit: emit)
+        }
         closePause(at: now)
         refreshTimes()
         state = .stopped
