@@ -19,6 +19,7 @@ public struct SessionEngine: Sendable {
     private var energy = MotionEnergy()
     private var autoPause: AutoPauseDetector
     private var gps: GPSFilter
+    private var altitude: AltitudeFusion
     private var lastStep = -Double.infinity
     private var lastSampleTime = -Double.infinity
     private var lastFixTime = -Double.infinity
@@ -32,10 +33,15 @@ public struct SessionEngine: Sendable {
         detector = AnyStepDetector(kind: config.detector)
         autoPause = AutoPauseDetector(config: config.autoPause)
         gps = GPSFilter(config: config.gps)
+        altitude = AltitudeFusion(config: config.altitude)
     }
 
     /// Current GPS signal grade.
     public var signal: SignalGrade { gps.signal }
+    /// Where the latest altitude came from.
+    public var altitudeSource: AltitudeSource { altitude.source }
+    /// What the barometer sent so far, and what of it was refused.
+    public var baroCounters: BaroCounters { altitude.counters }
     /// True when IMU samples arrived within the last two seconds.
     public var hasIMU: Bool { now - lastSampleTime <= 2 }
     /// True when a position fix arrived within the last five seconds.
@@ -58,6 +64,7 @@ public struct SessionEngine: Sendable {
         state = .recording
         autoPause.restart(at: t)
         gps.breakSegment()
+        altitude.breakSegment()
         emit(.event(SessionEvent(kind: .start, time: t, detectedAt: t, cause: "command", state: state,
                                  detail: activity.rawValue)))
     }
@@ -87,6 +94,7 @@ public struct SessionEngine: Sendable {
         state = .recording
         autoPause.restart(at: t)
         gps.breakSegment()
+        altitude.breakSegment()
         refreshTimes()
         emit(.event(SessionEvent(kind: .resume, time: t, detectedAt: t, cause: "command", state: state)))
     }
@@ -132,6 +140,7 @@ public struct SessionEngine: Sendable {
         closedPauses = pauses.reduce(0) { $0 + ($1.end.isNaN ? 0 : $1.end - $1.start) }
         autoPause.restart(at: now)
         gps.reset()
+        altitude.reset()
         refreshTimes()
         emit(.event(SessionEvent(kind: .resume, time: now, detectedAt: now, cause: "recovery", state: state)))
     }
@@ -192,15 +201,32 @@ public struct SessionEngine: Sendable {
             if state.isActive { stats.rejectedFixes += 1 }
             emit(.rejected(reason, fix, at: t))
         }
-        if let point = out.point, state == .recording {
+        // Accepted fixes carry the altitude; dead-reckoned points get the current one.
+        var climb: AltitudeUpdate?
+        if out.point != nil && out.rejection == nil {
+            climb = altitude.gps(altitude: fix.altitude, sigma: config.gps.verticalSigma(of: fix), at: t,
+                                 moving: out.moving)
+        }
+        if var point = out.point, state == .recording {
+            let fused = climb?.altitude ?? altitude.latest
+            if fused.isFinite { point.altitude = fused }
             stats.distance += out.distance
-            stats.elevationGain += out.elevationGain
-            stats.elevationLoss += out.elevationLoss
+            stats.elevationGain += climb?.gain ?? 0
+            stats.elevationLoss += climb?.loss ?? 0
             stats.speed = point.speed
             stats.maxSpeed = max(stats.maxSpeed, point.speed)
             stats.points += 1
+            stats.noteAltitude(from: climb?.source ?? altitude.source)
             emit(.point(point))
         }
+        checkAutoPause(emit: emit)
+    }
+
+    /// One barometer reading. Refused readings (impossible, out of order,
+    /// frozen) are counted in `baroCounters` and change nothing.
+    public mutating func ingest(_ sample: BaroSample, emit: (EngineOutput) -> Void) {
+        guard altitude.ingest(sample) == nil else { return }
+        advanceClock(sample.t)
         checkAutoPause(emit: emit)
     }
 

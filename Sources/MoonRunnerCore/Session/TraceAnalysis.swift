@@ -36,6 +36,11 @@ public struct TraceAnalysis: Sendable {
         withRecorder { engine, rec in engine.ingest(sample) { rec.record($0) } }
     }
 
+    public mutating func feed(_ sample: BaroSample) {
+        startIfNeeded(at: sample.t)
+        withRecorder { engine, rec in engine.ingest(sample) { rec.record($0) } }
+    }
+
     public mutating func feed(_ fix: GPSFix, at t: Double) {
         startIfNeeded(at: t)
         withRecorder { engine, rec in engine.ingest(fix, at: t) { rec.record($0) } }
@@ -48,7 +53,7 @@ public struct TraceAnalysis: Sendable {
         }
         return AnalysisSummary(stats: engine.stats, stepTimes: recorder.stepTimes, pauses: engine.pauses,
                                events: recorder.events, rejectedSamples: engine.rejectedSamples,
-                               rejections: recorder.rejections)
+                               rejections: recorder.rejections, baro: engine.baroCounters)
     }
 
     private mutating func startIfNeeded(at t: Double) {
@@ -85,9 +90,13 @@ public struct AnalysisSummary: Sendable, Codable, Equatable {
     public var events: [SessionEvent]
     public var rejectedSamples: Int
     public var rejectedFixes: [String: Int]
+    /// Where the session's altitude came from.
+    public var altitudeSource: AltitudeSource
+    /// Barometer readings used and refused (all zero without a barometer trace).
+    public var baro: BaroCounters
 
     public init(stats: SessionStats, stepTimes: [Double], pauses: [PauseInterval], events: [SessionEvent],
-                rejectedSamples: Int, rejections: [FixRejection: Int]) {
+                rejectedSamples: Int, rejections: [FixRejection: Int], baro: BaroCounters = BaroCounters()) {
         steps = stats.steps
         self.stepTimes = stepTimes
         cadence = stats.averageCadence
@@ -102,12 +111,15 @@ public struct AnalysisSummary: Sendable, Codable, Equatable {
         self.events = events
         self.rejectedSamples = rejectedSamples
         rejectedFixes = Dictionary(uniqueKeysWithValues: rejections.map { ($0.key.rawValue, $0.value) })
+        altitudeSource = stats.altitudeSource
+        self.baro = baro
     }
 
     private enum CodingKeys: String, CodingKey {
         case steps, stepTimes = "step_times", cadence = "cadence_spm", distance = "distance_m",
              elapsed = "elapsed_s", moving = "moving_s", elevationGain = "elevation_gain_m",
              elevationLoss = "elevation_loss_m", maxSpeed = "max_speed_mps", points, pauses, events,
-             rejectedSamples = "rejected_samples", rejectedFixes = "rejected_fixes"
+             rejectedSamples = "rejected_samples", rejectedFixes = "rejected_fixes",
+             altitudeSource = "altitude_source", baro
     }
 }
