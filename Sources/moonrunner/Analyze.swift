@@ -24,6 +24,7 @@ struct Analyze: ParsableCommand {
     @Option(help: "Seconds added to IMU times (default: aligns a 0-based IMU trace with the GPS trace's start).")
     var imuOffset: Double?
     @Flag(help: "Disable automatic pause detection.") var noAutoPause = false
+    @Flag(help: "With --json: add the recorded track (time, fix_time, lat, lon, alt of every point).") var track = false
     /// `--json` and `--imperial`/`--metric` are the options every subcommand
     /// shares (the root command declares them too; declaring the same group
     /// here is what hands them to this subcommand).
@@ -43,7 +44,7 @@ struct Analyze: ParsableCommand {
         var config = EngineConfig()
         config.detector = StepDetectorKind(rawValue: detector) ?? .adaptive
         config.autoPause.enabled = !noAutoPause
-        var analysis = TraceAnalysis(config: config, activity: Activity(rawValue: activity) ?? .run)
+        var analysis = TraceAnalysis(config: config, activity: Activity(rawValue: activity) ?? .run, keepTrack: track)
 
         var fixes: [GPSTraceReader.Entry] = []
         if let gps {
@@ -110,7 +111,11 @@ struct Analyze: ParsableCommand {
             e.outputFormatting = [.sortedKeys]
             e.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
             guard let data = try? e.encode(summary) else { fail("cannot encode the summary", code: 70) }
-            print(String(decoding: data, as: UTF8.self))
+            var text = String(decoding: data, as: UTF8.self)
+            if track, text.hasSuffix("}"), let points = try? e.encode(analysis.track) {
+                text = String(text.dropLast()) + ",\"track\":" + String(decoding: points, as: UTF8.self) + "}"
+            }
+            print(text)
         } else {
             let units = output.forcedUnits ?? .metric
             print("Distance  \(Formatting.distance(summary.distance, units))")

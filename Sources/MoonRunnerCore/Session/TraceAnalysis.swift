@@ -12,21 +12,28 @@ public struct TraceAnalysis: Sendable {
         var stepTimes: [Double] = []
         var events: [SessionEvent] = []
         var rejections: [FixRejection: Int] = [:]
+        var points: [TrackPoint] = []
+        var keepPoints = false
 
         mutating func record(_ output: EngineOutput) {
             switch output {
             case let .step(t): stepTimes.append(t)
             case let .event(e): events.append(e)
-            case .point: break
+            case let .point(p): if keepPoints { points.append(p) }
             case let .rejected(reason, _, _): rejections[reason, default: 0] += 1
             }
         }
     }
 
-    public init(config: EngineConfig = EngineConfig(), activity: Activity = .run) {
+    /// `keepTrack`: keep the recorded track points (for `track`).
+    public init(config: EngineConfig = EngineConfig(), activity: Activity = .run, keepTrack: Bool = false) {
         engine = SessionEngine(config: config)
         self.activity = activity
+        recorder.keepPoints = keepTrack
     }
+
+    /// The recorded track (empty unless kept).
+    public var track: [TrackPoint] { recorder.points }
 
     public var stepTimes: [Double] { recorder.stepTimes }
     public var events: [SessionEvent] { recorder.events }
@@ -67,7 +74,7 @@ public struct TraceAnalysis: Sendable {
     /// engine's callback may not capture `self`); swapping keeps the arrays
     /// uniquely owned so appending never copies them.
     private mutating func withRecorder(_ body: (inout SessionEngine, inout Recorder) -> Void) {
-        var rec = Recorder()
+        var rec = Recorder(keepPoints: recorder.keepPoints)
         swap(&rec, &recorder)
         body(&engine, &rec)
         swap(&rec, &recorder)
