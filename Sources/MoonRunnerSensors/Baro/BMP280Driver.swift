@@ -76,7 +76,8 @@ public struct BMP280Settings: Sendable, Equatable {
 /// (§3.11.3, rev. 1.1 of the code): 32-bit integer temperature first, whose
 /// `t_fine` then enters the 64-bit integer pressure formula. Written with
 /// wrapping arithmetic, as the C reference behaves, so that a trim garbled by
-/// the bus can give a wrong number but never a crash.
+/// the bus can give a wrong number but never a crash. (Swift ranks `>>` above
+/// `*`, so every shift of a product is parenthesised.)
 public struct BMP280Calibration: Sendable, Equatable {
     public var t1: UInt16, t2: Int16, t3: Int16
     public var p1: UInt16, p2: Int16, p3: Int16, p4: Int16, p5: Int16, p6: Int16, p7: Int16, p8: Int16, p9: Int16
@@ -119,9 +120,9 @@ public struct BMP280Calibration: Sendable, Equatable {
     public func temperature(adc adcT: Int32) -> (tFine: Int32, centidegrees: Int32) {
         let adc = Int64(adcT)
         let dT1 = Int64(t1)
-        let var1 = ((adc >> 3) &- (dT1 << 1)) &* Int64(t2) >> 11
+        let var1 = (((adc >> 3) &- (dT1 << 1)) &* Int64(t2)) >> 11
         let d = (adc >> 4) &- dT1
-        let var2 = ((d &* d) >> 12) &* Int64(t3) >> 14
+        let var2 = (((d &* d) >> 12) &* Int64(t3)) >> 14
         let tFine = Int32(truncatingIfNeeded: var1 &+ var2)
         let t = (Int64(tFine) &* 5 &+ 128) >> 8
         return (tFine, Int32(truncatingIfNeeded: t))
@@ -134,7 +135,7 @@ public struct BMP280Calibration: Sendable, Equatable {
         var2 = var2 &+ ((var1 &* Int64(p5)) &<< 17)
         var2 = var2 &+ (Int64(p4) &<< 35)
         var1 = ((var1 &* var1 &* Int64(p3)) >> 8) &+ ((var1 &* Int64(p2)) &<< 12)
-        var1 = ((Int64(1) << 47) &+ var1) &* Int64(p1) >> 33
+        var1 = (((Int64(1) << 47) &+ var1) &* Int64(p1)) >> 33
         guard var1 != 0 else { return 0 }
         var p = 1_048_576 &- Int64(adcP)
         let (q, overflow) = (((p &<< 31) &- var2) &* 3125).dividedReportingOverflow(by: var1)

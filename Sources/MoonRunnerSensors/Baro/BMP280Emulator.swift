@@ -8,7 +8,7 @@ extension BaroEmulator where Chip == BMP280Chip {
     /// playing `trace` (nothing: still air at sea level).
     public convenience init(model: BarometerModel = .bmp280, address: UInt8 = 0x76,
                             clock now: @escaping @Sendable () -> Double, trace: [BaroSample] = [], loop: Bool = false) {
-        self.init(model: model == .bme280 ? .bme280 : .bmp280, address: address, clock: now, trace: trace, loop: loop)
+        self.init(chip: model == .bme280 ? .bme280 : .bmp280, address: address, clock: now, trace: trace, loop: loop)
     }
 }
 

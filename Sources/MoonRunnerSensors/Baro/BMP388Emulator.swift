@@ -8,7 +8,7 @@ extension BaroEmulator where Chip == BMP388Chip {
     /// `trace` (nothing: still air at sea level).
     public convenience init(model: BarometerModel = .bmp388, address: UInt8 = 0x77,
                             clock now: @escaping @Sendable () -> Double, trace: [BaroSample] = [], loop: Bool = false) {
-        self.init(model: model == .bmp390 ? .bmp390 : .bmp388, address: address, clock: now, trace: trace, loop: loop)
+        self.init(chip: model == .bmp390 ? .bmp390 : .bmp388, address: address, clock: now, trace: trace, loop: loop)
     }
 }
 

@@ -52,7 +52,8 @@ public final class BaroEmulator<Chip: BaroChip>: I2CBus, FaultInjectableDevice {
     private let now: @Sendable () -> Double
     private let state: Mutex<BaroEmulatorState<Chip>>
 
-    init(model: BarometerModel, address: UInt8, clock now: @escaping @Sendable () -> Double,
+    /// The chip-specific convenience initialisers (`BMP280Emulator(…)`, `BMP388Emulator(…)`) call this.
+    init(chip model: BarometerModel, address: UInt8, clock now: @escaping @Sendable () -> Double,
          trace: [BaroSample], loop: Bool) {
         self.address = address
         self.now = now
