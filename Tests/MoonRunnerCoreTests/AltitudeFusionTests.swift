@@ -214,3 +214,70 @@ struct AltitudeFusionTests {
         #expect(abs(BarometricAltitude.altitude(pressure: BarometricAltitude.pressure(altitude: 321.5)) - 321.5) < 1e-6)
     }
 }
+
+@Suite("Altitude in the session engine")
+struct EngineAltitudeTests {
+    /// Records a session over `hill` with a barometer (or without) and returns the engine and its points.
+    static func record(barometer: Bool) -> (SessionEngine, [TrackPoint]) {
+        var engine = SessionEngine()
+        var points: [TrackPoint] = []
+        var rx = SimulatedGPSReceiver(seed: 40)
+        var baro = SimulatedBarometer(seed: 41)
+        let t0 = 1_700_000_000.0
+        try? engine.start(activity: .run, at: t0) { _ in }
+        for i in 0..<1100 {
+            let t = t0 + Double(i)
+            if barometer {
+                for k in 0..<10 {
+                    let tk = Double(i) + Double(k) / 10
+                    var s = baro.reading(t: tk, altitude: hill(tk))
+                    s.t += t0
+                    engine.ingest(s) { _ in }
+                }
+            }
+            var fix = rx.fix(t: Double(i), east: Double(i) * 3, north: 0, ve: 3, vn: 0, altitude: hill(Double(i)))
+            fix.time = t
+            engine.ingest(fix, at: t + 0.95) { out in
+                if case let .point(p) = out { points.append(p) }
+            }
+        }
+        return (engine, points)
+    }
+
+    @Test("with a barometer: barometric source, the climb in the stats, fused altitudes in the track")
+    func barometric() throws {
+        let (engine, points) = Self.record(barometer: true)
+        let st = engine.stats
+        #expect(st.altitudeSource == .barometric)
+        #expect(st.barometricPoints >= st.points - 5)
+        #expect(abs(st.elevationGain - 40) < 1.5, "gain \(st.elevationGain)")
+        #expect(abs(st.elevationLoss - 40) < 1.5, "loss \(st.elevationLoss)")
+        #expect(engine.altitudeSource == .barometric && engine.baroCounters.samples == 11_000)
+        // The points carry the fused altitude: smooth (no GPS jitter) and on the hill.
+        let late = points.suffix(from: 300)
+        let jumps = zip(late, late.dropFirst()).map { abs($0.1.altitude - $0.0.altitude) }
+        #expect((jumps.max() ?? 99) < 0.5, "largest step between points \(jumps.max() ?? 0) m")
+        // The stored snapshot says where the altitude came from.
+        let json = String(decoding: try JSONEncoder().encode(engine.snapshot), as: UTF8.self)
+        #expect(json.contains("\"altitude_source\":\"barometric\""))
+        let back = try JSONDecoder().decode(SessionSnapshot.self, from: Data(json.utf8))
+        #expect(back.stats.altitudeSource == .barometric && back.stats.barometricPoints == st.barometricPoints)
+    }
+
+    @Test("without one: GPS source, and an old snapshot without the field reads as GPS")
+    func gpsOnly() throws {
+        let (engine, _) = Self.record(barometer: false)
+        #expect(engine.stats.altitudeSource == .gps && engine.stats.barometricPoints == 0)
+        #expect(abs(engine.stats.elevationGain - 40) < 8, "gain \(engine.stats.elevationGain)")
+        let old = #"{"activity":"run","elevation_gain_m":3}"#
+        #expect(try JSONDecoder().decode(SessionStats.self, from: Data(old.utf8)).altitudeSource == .gps)
+    }
+
+    @Test("refused readings do not move the engine's clock")
+    func refusedReadings() {
+        var engine = SessionEngine()
+        engine.ingest(BaroSample(t: 5_000, pressure: 5)) { _ in }
+        #expect(engine.now == -.infinity)
+        #expect(engine.baroCounters.implausible == 1)
+    }
+}
