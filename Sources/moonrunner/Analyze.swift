@@ -24,6 +24,7 @@ struct Analyze: ParsableCommand {
     @Option(help: "Seconds added to IMU times (default: aligns a 0-based IMU trace with the GPS trace's start).")
     var imuOffset: Double?
     @Flag(help: "Disable automatic pause detection.") var noAutoPause = false
+    @Option(help: "Body mass for the calories, kg.") var bodyMass: Double = 70
     @Flag(help: "With --json: add the recorded track (time, fix_time, lat, lon, alt of every point).") var track = false
     /// `--json` and `--imperial`/`--metric` are the options every subcommand
     /// shares (the root command declares them too; declaring the same group
@@ -38,13 +39,14 @@ struct Analyze: ParsableCommand {
             throw ValidationError("--detector must be one of \(StepDetectorKind.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         guard Activity(rawValue: activity) != nil else { throw ValidationError("--activity must be run or walk") }
+        guard (20...300).contains(bodyMass) else { throw ValidationError("--body-mass must be 20 to 300 kg") }
     }
 
     func run() throws {
         var config = EngineConfig()
         config.detector = StepDetectorKind(rawValue: detector) ?? .adaptive
         config.autoPause.enabled = !noAutoPause
-        var analysis = TraceAnalysis(config: config, activity: Activity(rawValue: activity) ?? .run, keepTrack: track)
+        var analysis = TraceAnalysis(config: config, activity: Activity(rawValue: activity) ?? .run)
 
         var fixes: [GPSTraceReader.Entry] = []
         if let gps {
@@ -105,7 +107,7 @@ struct Analyze: ParsableCommand {
         }
         feedTimed(until: nil)
         guard last.isFinite else { fail("the traces hold no samples or fixes", code: ExitCodes.dataError) }
-        let summary = analysis.finish(at: last)
+        let summary = analysis.finish(at: last, calories: CalorieModel(bodyMass: bodyMass))
         if output.json {
             let e = JSONEncoder()
             e.outputFormatting = [.sortedKeys]
@@ -124,6 +126,7 @@ struct Analyze: ParsableCommand {
             print("Steps     \(summary.steps)   cadence \(Int(summary.cadence.rounded())) spm")
             print(String(format: "Elevation +%.0f m / -%.0f m", summary.elevationGain, summary.elevationLoss)
                   + " (\(summary.altitudeSource.rawValue))")
+            print("Calories  \(Int(summary.caloriesKcal.rounded())) kcal")
             print("Pauses    \(summary.pauses.count)")
             for p in summary.pauses {
                 print(String(format: "  %.2f – %.2f s (detected at %.2f)", p.start, p.end, p.detectedAt))

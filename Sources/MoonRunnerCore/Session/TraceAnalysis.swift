@@ -13,26 +13,23 @@ public struct TraceAnalysis: Sendable {
         var events: [SessionEvent] = []
         var rejections: [FixRejection: Int] = [:]
         var points: [TrackPoint] = []
-        var keepPoints = false
 
         mutating func record(_ output: EngineOutput) {
             switch output {
             case let .step(t): stepTimes.append(t)
             case let .event(e): events.append(e)
-            case let .point(p): if keepPoints { points.append(p) }
+            case let .point(p): points.append(p)
             case let .rejected(reason, _, _): rejections[reason, default: 0] += 1
             }
         }
     }
 
-    /// `keepTrack`: keep the recorded track points (for `track`).
-    public init(config: EngineConfig = EngineConfig(), activity: Activity = .run, keepTrack: Bool = false) {
+    public init(config: EngineConfig = EngineConfig(), activity: Activity = .run) {
         engine = SessionEngine(config: config)
         self.activity = activity
-        recorder.keepPoints = keepTrack
     }
 
-    /// The recorded track (empty unless kept).
+    /// The recorded track (one point per accepted fix while recording).
     public var track: [TrackPoint] { recorder.points }
 
     public var stepTimes: [Double] { recorder.stepTimes }
@@ -53,14 +50,17 @@ public struct TraceAnalysis: Sendable {
         withRecorder { engine, rec in engine.ingest(fix, at: t) { rec.record($0) } }
     }
 
-    /// Stops the session at `t` (the last input's time) and returns the summary.
-    public mutating func finish(at t: Double) -> AnalysisSummary {
+    /// Stops the session at `t` (the last input's time) and returns the summary;
+    /// calories as a stored session's figures count them (track, pauses, `calories`).
+    public mutating func finish(at t: Double, calories: CalorieModel = CalorieModel()) -> AnalysisSummary {
         if started {
             withRecorder { engine, rec in try? engine.stop(at: t) { rec.record($0) } }
         }
-        return AnalysisSummary(stats: engine.stats, stepTimes: recorder.stepTimes, pauses: engine.pauses,
-                               events: recorder.events, rejectedSamples: engine.rejectedSamples,
-                               rejections: recorder.rejections, baro: engine.baroCounters)
+        var summary = AnalysisSummary(stats: engine.stats, stepTimes: recorder.stepTimes, pauses: engine.pauses,
+                                      events: recorder.events, rejectedSamples: engine.rejectedSamples,
+                                      rejections: recorder.rejections, baro: engine.baroCounters)
+        summary.caloriesKcal = calories.kcal(points: recorder.points, pauses: engine.pauses, activity: engine.stats.activity)
+        return summary
     }
 
     private mutating func startIfNeeded(at t: Double) {
@@ -74,7 +74,7 @@ public struct TraceAnalysis: Sendable {
     /// engine's callback may not capture `self`); swapping keeps the arrays
     /// uniquely owned so appending never copies them.
     private mutating func withRecorder(_ body: (inout SessionEngine, inout Recorder) -> Void) {
-        var rec = Recorder(keepPoints: recorder.keepPoints)
+        var rec = Recorder()
         swap(&rec, &recorder)
         body(&engine, &rec)
         swap(&rec, &recorder)
@@ -101,6 +101,8 @@ public struct AnalysisSummary: Sendable, Codable, Equatable {
     public var altitudeSource: AltitudeSource
     /// Barometer readings used and refused (all zero without a barometer trace).
     public var baro: BaroCounters
+    /// Energy over the recorded track (ACSM equations with each stretch's grade).
+    public var caloriesKcal: Double = 0
 
     public init(stats: SessionStats, stepTimes: [Double], pauses: [PauseInterval], events: [SessionEvent],
                 rejectedSamples: Int, rejections: [FixRejection: Int], baro: BaroCounters = BaroCounters()) {
@@ -127,6 +129,6 @@ public struct AnalysisSummary: Sendable, Codable, Equatable {
              elapsed = "elapsed_s", moving = "moving_s", elevationGain = "elevation_gain_m",
              elevationLoss = "elevation_loss_m", maxSpeed = "max_speed_mps", points, pauses, events,
              rejectedSamples = "rejected_samples", rejectedFixes = "rejected_fixes",
-             altitudeSource = "altitude_source", baro
+             altitudeSource = "altitude_source", baro, caloriesKcal = "calories_kcal"
     }
 }
