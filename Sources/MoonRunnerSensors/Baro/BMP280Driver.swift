@@ -166,8 +166,7 @@ public final class BMP280Driver: BarometerDriver {
     public private(set) var model: BarometerModel?
     public private(set) var calibration: BMP280Calibration?
     private let expected: BarometerModel?
-    /// status … temp_xlsb (0xF3…0xFC), and the trim: one buffer, allocated once.
-    private let buffer: UnsafeMutableRawBufferPointer
+    private let io: BaroRegisters
 
     public init(bus: any I2CBus, address: UInt8, expected: BarometerModel? = nil,
                 settings: BMP280Settings = BMP280Settings(), clock: IMUClock) {
@@ -176,11 +175,8 @@ public final class BMP280Driver: BarometerDriver {
         self.expected = expected
         self.settings = settings
         self.clock = clock
-        buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 32, alignment: 8)
-        buffer.initializeMemory(as: UInt8.self, repeating: 0)
+        io = BaroRegisters(bus: bus, address: address)
     }
-
-    deinit { buffer.deallocate() }
 
     public var measurementPeriod: Double {
         settings.measurementTime + settings.standbyTime(model: model ?? .bmp280)
@@ -189,33 +185,33 @@ public final class BMP280Driver: BarometerDriver {
     public func initialize() throws(BaroDriverError) {
         model = nil
         calibration = nil
-        do { try bus.select(address: address) } catch { throw .bus(error) }
-        let id = try read(BMP280Register.chipID)
+        try io.select()
+        let id = try io.read(BMP280Register.chipID)
         guard let found = BarometerModel(chipID: id, at: BMP280Register.chipID), expected.map({ $0 == found }) ?? true else {
             throw .unknownDevice(chipID: id, address: address)
         }
         // Power-on reset, then wait for the trim to be copied from NVM (start-up 2 ms).
-        try write(BMP280Register.reset, BMP280Register.resetCommand)
+        try io.write(BMP280Register.reset, BMP280Register.resetCommand)
         clock.sleep(0.002)
         var copying = true
         for _ in 0..<10 where copying {
-            copying = try read(BMP280Register.status) & BMP280Register.statusImUpdate != 0
+            copying = try io.read(BMP280Register.status) & BMP280Register.statusImUpdate != 0
             if copying { clock.sleep(0.001) }
         }
-        try readRegisters(BMP280Register.calibration, count: BMP280Register.calibrationLength)
-        let trim = try BMP280Calibration(bytes: UnsafeRawBufferPointer(rebasing: buffer[0..<BMP280Register.calibrationLength]))
+        try io.readRegisters(BMP280Register.calibration, count: BMP280Register.calibrationLength)
+        let trim = try BMP280Calibration(bytes: io.bytes(BMP280Register.calibrationLength))
         if found == .bme280 {
-            try write(BMP280Register.ctrlHum, 0)   // humidity skipped
+            try io.write(BMP280Register.ctrlHum, 0)   // humidity skipped
         }
         // config first: in normal mode the device may ignore it.
-        try write(BMP280Register.config, settings.config)
-        try write(BMP280Register.ctrlMeas, settings.ctrlMeas)
-        try readRegisters(BMP280Register.ctrlMeas, count: 2)
-        if buffer[0] != settings.ctrlMeas {
-            throw .configurationMismatch(register: BMP280Register.ctrlMeas, wrote: settings.ctrlMeas, read: buffer[0])
+        try io.write(BMP280Register.config, settings.config)
+        try io.write(BMP280Register.ctrlMeas, settings.ctrlMeas)
+        try io.readRegisters(BMP280Register.ctrlMeas, count: 2)
+        if io[0] != settings.ctrlMeas {
+            throw .configurationMismatch(register: BMP280Register.ctrlMeas, wrote: settings.ctrlMeas, read: io[0])
         }
-        if buffer[1] & 0xFC != settings.config & 0xFC {
-            throw .configurationMismatch(register: BMP280Register.config, wrote: settings.config, read: buffer[1])
+        if io[1] & 0xFC != settings.config & 0xFC {
+            throw .configurationMismatch(register: BMP280Register.config, wrote: settings.config, read: io[1])
         }
         calibration = trim
         model = found
@@ -224,10 +220,10 @@ public final class BMP280Driver: BarometerDriver {
     public func read() throws(BaroDriverError) -> BaroReading? {
         guard let trim = calibration else { throw .notInitialized }
         // 0xF3 status, 0xF4 ctrl_meas, 0xF5 config, 0xF6 reserved, 0xF7…0xFC data.
-        try readRegisters(BMP280Register.status, count: 10)
-        if buffer[1] != settings.ctrlMeas { throw .deviceReset }
-        let adcP = UInt32(buffer[4]) << 12 | UInt32(buffer[5]) << 4 | UInt32(buffer[6]) >> 4
-        let adcT = UInt32(buffer[7]) << 12 | UInt32(buffer[8]) << 4 | UInt32(buffer[9]) >> 4
+        try io.readRegisters(BMP280Register.status, count: 10)
+        if io[1] != settings.ctrlMeas { throw .deviceReset }
+        let adcP = UInt32(io[4]) << 12 | UInt32(io[5]) << 4 | UInt32(io[6]) >> 4
+        let adcT = UInt32(io[7]) << 12 | UInt32(io[8]) << 4 | UInt32(io[9]) >> 4
         if adcP == BMP280Register.skipped || adcT == BMP280Register.skipped { return nil }
         let (p, t) = trim.compensate(adcT: adcT, adcP: adcP)
         return BaroReading(rawPressure: adcP, rawTemperature: adcT, pressure: p, temperature: t)
@@ -236,19 +232,5 @@ public final class BMP280Driver: BarometerDriver {
     public func sleepDevice() {
         calibration = nil
         _ = try? bus.writeRegister(BMP280Register.ctrlMeas, value: settings.ctrlMeas & 0xFC)
-    }
-
-    private func read(_ register: UInt8) throws(BaroDriverError) -> UInt8 {
-        do { return try bus.readRegister(register) } catch { throw .bus(error) }
-    }
-
-    private func readRegisters(_ register: UInt8, count: Int) throws(BaroDriverError) {
-        do {
-            try bus.readRegisters(register, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count]))
-        } catch { throw .bus(error) }
-    }
-
-    private func write(_ register: UInt8, _ value: UInt8) throws(BaroDriverError) {
-        do { try bus.writeRegister(register, value: value) } catch { throw .bus(error) }
     }
 }

@@ -154,7 +154,7 @@ public final class BMP388Driver: BarometerDriver {
     public private(set) var model: BarometerModel?
     public private(set) var calibration: BMP388Calibration?
     private let expected: BarometerModel?
-    private let buffer: UnsafeMutableRawBufferPointer
+    private let io: BaroRegisters
 
     public init(bus: any I2CBus, address: UInt8, expected: BarometerModel? = nil,
                 settings: BMP388Settings = BMP388Settings(), clock: IMUClock) {
@@ -163,37 +163,34 @@ public final class BMP388Driver: BarometerDriver {
         self.expected = expected
         self.settings = settings
         self.clock = clock
-        buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 32, alignment: 8)
-        buffer.initializeMemory(as: UInt8.self, repeating: 0)
+        io = BaroRegisters(bus: bus, address: address)
     }
-
-    deinit { buffer.deallocate() }
 
     public var measurementPeriod: Double { settings.period }
 
     public func initialize() throws(BaroDriverError) {
         model = nil
         calibration = nil
-        do { try bus.select(address: address) } catch { throw .bus(error) }
-        let id = try read(BMP388Register.chipID)
+        try io.select()
+        let id = try io.read(BMP388Register.chipID)
         guard let found = BarometerModel(chipID: id, at: BMP388Register.chipID), expected.map({ $0 == found }) ?? true else {
             throw .unknownDevice(chipID: id, address: address)
         }
-        try write(BMP388Register.cmd, BMP388Register.softReset)
+        try io.write(BMP388Register.cmd, BMP388Register.softReset)
         clock.sleep(0.002)
-        try readRegisters(BMP388Register.calibration, count: BMP388Register.calibrationLength)
-        let trim = try BMP388Calibration(bytes: UnsafeRawBufferPointer(rebasing: buffer[0..<BMP388Register.calibrationLength]))
-        try write(BMP388Register.osr, settings.osr)
-        try write(BMP388Register.odr, settings.odr)
-        try write(BMP388Register.config, settings.config)
-        try write(BMP388Register.pwrCtrl, settings.pwrCtrl)
+        try io.readRegisters(BMP388Register.calibration, count: BMP388Register.calibrationLength)
+        let trim = try BMP388Calibration(bytes: io.bytes(BMP388Register.calibrationLength))
+        try io.write(BMP388Register.osr, settings.osr)
+        try io.write(BMP388Register.odr, settings.odr)
+        try io.write(BMP388Register.config, settings.config)
+        try io.write(BMP388Register.pwrCtrl, settings.pwrCtrl)
         // A combination the device cannot run (ODR faster than the conversion) sets conf_err.
-        let err = try read(BMP388Register.errReg)
+        let err = try io.read(BMP388Register.errReg)
         if err != 0 { throw .deviceError(err) }
-        try readRegisters(BMP388Register.pwrCtrl, count: 3)
+        try io.readRegisters(BMP388Register.pwrCtrl, count: 3)
         let wrote = [settings.pwrCtrl, settings.osr, settings.odr]
-        for (i, want) in wrote.enumerated() where buffer[i] != want {
-            throw .configurationMismatch(register: BMP388Register.pwrCtrl + UInt8(i), wrote: want, read: buffer[i])
+        for (i, want) in wrote.enumerated() where io[i] != want {
+            throw .configurationMismatch(register: BMP388Register.pwrCtrl + UInt8(i), wrote: want, read: io[i])
         }
         calibration = trim
         model = found
@@ -202,11 +199,11 @@ public final class BMP388Driver: BarometerDriver {
     public func read() throws(BaroDriverError) -> BaroReading? {
         guard let trim = calibration else { throw .notInitialized }
         // 0x02 ERR_REG, 0x03 STATUS, 0x04…0x09 data.
-        try readRegisters(BMP388Register.errReg, count: 8)
-        if buffer[0] & 0x03 != 0 { throw .deviceError(buffer[0]) }
-        let p = UInt32(buffer[2]) | UInt32(buffer[3]) << 8 | UInt32(buffer[4]) << 16
-        let t = UInt32(buffer[5]) | UInt32(buffer[6]) << 8 | UInt32(buffer[7]) << 16
-        if try read(BMP388Register.pwrCtrl) != settings.pwrCtrl { throw .deviceReset }
+        try io.readRegisters(BMP388Register.errReg, count: 8)
+        if io[0] & 0x03 != 0 { throw .deviceError(io[0]) }
+        let p = UInt32(io[2]) | UInt32(io[3]) << 8 | UInt32(io[4]) << 16
+        let t = UInt32(io[5]) | UInt32(io[6]) << 8 | UInt32(io[7]) << 16
+        if try io.read(BMP388Register.pwrCtrl) != settings.pwrCtrl { throw .deviceReset }
         if p == 0 || t == 0 { return nil }
         let (pressure, temperature) = trim.compensate(rawTemperature: t, rawPressure: p)
         return BaroReading(rawPressure: p, rawTemperature: t, pressure: pressure, temperature: temperature)
@@ -215,19 +212,5 @@ public final class BMP388Driver: BarometerDriver {
     public func sleepDevice() {
         calibration = nil
         _ = try? bus.writeRegister(BMP388Register.pwrCtrl, value: 0)
-    }
-
-    private func read(_ register: UInt8) throws(BaroDriverError) -> UInt8 {
-        do { return try bus.readRegister(register) } catch { throw .bus(error) }
-    }
-
-    private func readRegisters(_ register: UInt8, count: Int) throws(BaroDriverError) {
-        do {
-            try bus.readRegisters(register, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count]))
-        } catch { throw .bus(error) }
-    }
-
-    private func write(_ register: UInt8, _ value: UInt8) throws(BaroDriverError) {
-        do { try bus.writeRegister(register, value: value) } catch { throw .bus(error) }
     }
 }

@@ -96,14 +96,10 @@ public final class BaroService: Sendable {
     private let deviceLabel: String
     private let traceEnd: @Sendable () -> Double?
     private let shared: Mutex<Shared>
-    private let exited = DispatchSemaphore(value: 0)
-    private let stopSignal = DispatchSemaphore(value: 0)
+    private let thread = SensorThread()
 
     private struct Shared {
         var status: BaroServiceStatus
-        var stopRequested = false
-        var started = false
-        var finished = false
     }
 
     /// The daemon's entry point: nil for `none`. Throws `TraceFileError` at once
@@ -143,37 +139,22 @@ public final class BaroService: Sendable {
     }
 
     public func start() {
-        let first = shared.withLock { s -> Bool in
-            guard !s.started, !s.stopRequested else { return false }
-            s.started = true
-            s.status.running = true
-            return true
+        shared.withLock { $0.status.running = true }
+        if !thread.start(name: "moonrunner-baro", { [self] in self.run() }) {
+            shared.withLock { $0.status.running = false }
         }
-        guard first else { return }
-        let thread = Thread { [self] in self.run() }
-        thread.name = "moonrunner-baro"
-        thread.start()
     }
 
     /// Stops the thread and waits (at most `timeout` seconds) for it; the batch stream then finishes.
     public func stop(timeout: Double = 5) {
-        let wait = shared.withLock { s -> Bool in
-            s.stopRequested = true
-            return s.started && !s.finished
-        }
-        stopSignal.signal()
-        if wait {
-            if exited.wait(timeout: .now() + timeout) == .success { exited.signal() }
-        } else {
-            continuation.finish()
-        }
+        if !thread.stop(timeout: timeout) { continuation.finish() }
     }
 
     public var status: BaroServiceStatus { shared.withLock { $0.status } }
 
     // MARK: - The thread
 
-    private var stopRequested: Bool { shared.withLock { $0.stopRequested } }
+    private var stopRequested: Bool { thread.stopRequested }
 
     private func update(_ body: (inout BaroServiceStatus) -> Void) {
         shared.withLock { body(&$0.status) }
@@ -187,12 +168,7 @@ public final class BaroService: Sendable {
     }
 
     private func pause(_ seconds: Double) {
-        let deadline = clock.now() + seconds
-        while !stopRequested {
-            let remaining = deadline - clock.now()
-            if remaining <= 0 { return }
-            clock.sleep(min(remaining, 0.05))
-        }
+        thread.pause(seconds, clock: clock, step: 0.05)
     }
 
     private func run() {
@@ -239,7 +215,7 @@ public final class BaroService: Sendable {
 
         while !stopRequested {
             if ended {
-                stopSignal.wait()
+                thread.waitForStop()
                 continue
             }
             if driver == nil {
@@ -332,11 +308,8 @@ public final class BaroService: Sendable {
         }
         driver?.sleepDevice()
         flush(at: clock.now(), force: !pending.isEmpty)
-        shared.withLock { s in
-            s.finished = true
-            s.status.running = false
-        }
+        shared.withLock { $0.status.running = false }
         continuation.finish()
-        exited.signal()
+        thread.finish()
     }
 }

@@ -70,15 +70,10 @@ public final class IMUService: Sendable {
     private let clock: IMUClock
     private let deviceLabel: String
     private let shared: Mutex<Shared>
-    private let exited = DispatchSemaphore(value: 0)
-    /// Signalled by `stop()`: what an idle thread (trace played out) blocks on.
-    private let stopSignal = DispatchSemaphore(value: 0)
+    private let thread = SensorThread()
 
     private struct Shared {
         var status: IMUServiceStatus
-        var stopRequested = false
-        var started = false
-        var finished = false
     }
 
     /// The daemon's entry point: a real bus or a replayed trace, on the engine clock.
@@ -125,33 +120,16 @@ public final class IMUService: Sendable {
 
     /// Starts the IMU thread (once).
     public func start() {
-        let first = shared.withLock { s -> Bool in
-            guard !s.started, !s.stopRequested else { return false }
-            s.started = true
-            s.status.running = true
-            return true
+        shared.withLock { $0.status.running = true }
+        if !thread.start(name: "moonrunner-imu", { [self] in self.run() }) {
+            shared.withLock { $0.status.running = false }
         }
-        guard first else { return }
-        let thread = Thread { [self] in self.run() }
-        thread.name = "moonrunner-imu"
-        thread.start()
     }
 
     /// Stops the thread and waits (at most `timeout` seconds) until it has exited; the
     /// batch stream then finishes.
     public func stop(timeout: Double = 5) {
-        let wait = shared.withLock { s -> Bool in
-            s.stopRequested = true
-            return s.started && !s.finished
-        }
-        stopSignal.signal()
-        if wait {
-            if exited.wait(timeout: .now() + timeout) == .success {
-                exited.signal()   // let any other caller of stop() through as well
-            }
-        } else {
-            continuation.finish()
-        }
+        if !thread.stop(timeout: timeout) { continuation.finish() }
     }
 
     // MARK: - Observation
@@ -162,7 +140,7 @@ public final class IMUService: Sendable {
 
     // MARK: - The thread
 
-    private var stopRequested: Bool { shared.withLock { $0.stopRequested } }
+    private var stopRequested: Bool { thread.stopRequested }
 
     private func update(_ body: (inout IMUServiceStatus) -> Void) {
         shared.withLock { body(&$0.status) }
@@ -177,12 +155,7 @@ public final class IMUService: Sendable {
 
     /// Sleeps `seconds` of engine time in poll-sized steps, so `stop()` is honoured promptly.
     private func pause(_ seconds: Double) {
-        let deadline = clock.now() + seconds
-        while !stopRequested {
-            let remaining = deadline - clock.now()
-            if remaining <= 0 { return }
-            clock.sleep(min(remaining, config.pollInterval))
-        }
+        thread.pause(seconds, clock: clock, step: config.pollInterval)
     }
 
     private func run() {
@@ -228,7 +201,7 @@ public final class IMUService: Sendable {
             if ended {
                 // The trace is played out and the device asleep: nothing can happen until
                 // stop(), so block on it rather than waking every poll interval.
-                stopSignal.wait()
+                thread.waitForStop()
                 continue
             }
             if driver == nil {
@@ -335,11 +308,8 @@ public final class IMUService: Sendable {
         }
 
         driver?.sleepDevice()
-        shared.withLock { s in
-            s.finished = true
-            s.status.running = false
-        }
+        shared.withLock { $0.status.running = false }
         continuation.finish()
-        exited.signal()
+        thread.finish()
     }
 }
