@@ -30,7 +30,7 @@ let package = Package(
         .target(name: "MoonRunnerSensors", dependencies: ["MoonRunnerCore", "CGPS", "CI2C", "CZlib"]),
         // SQLite (WAL) store.
         .target(name: "MoonRunnerStore", dependencies: [
-            "MoonRunnerCore", .product(name: "GRDB", package: "GRDB.swift"),
+            "MoonRunnerCore", "CZlib", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         // File writers (GPX, TCX, FIT, GeoJSON, CSV, SVG).
         .target(name: "MoonRunnerExport", dependencies: ["MoonRunnerCore"]),

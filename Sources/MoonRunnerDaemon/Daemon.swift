@@ -32,7 +32,22 @@ public struct Daemon: Service {
         let notifier = SystemdNotifier()
         let imuSpec = try DaemonConfigValidator.imuSpec(config)
         let baroSpec = try DaemonConfigValidator.baroSpec(config)
-        let store = try SessionStore(directory: config.stateDir)
+        // The socket first: a second daemon beside a live one, or a socket in a
+        // shared directory, is refused for what it is before anything is opened.
+        let listenFD = SystemdNotifier.activatedSocket()
+        if listenFD == nil { try SocketDirectory.prepare(socketPath: config.socketPath, logger: logger) }
+        // The daemon writes the store; a second one on the same state folder must not.
+        let store: SessionStore
+        do {
+            store = try SessionStore(directory: config.stateDir, writerWait: 5,
+                                     consolidationInterval: config.consolidateInterval)
+        } catch let error as StoreError {
+            if case .readOnly = error {
+                throw ConfigError(key: "state_dir", value: config.stateDir,
+                                  allowed: "a folder no other moonrunnerd is writing (\(error))")
+            }
+            throw error
+        }
         if let damage = store.recoveredFromDamage { logger.critical("\(damage)") }
         // After a restart the clock must not run behind what is already stored.
         // A replay keeps pace with the GPS feed, whose speed gpsfake only approximates.
@@ -61,7 +76,6 @@ public struct Daemon: Service {
             // The file is written here, off the session actor, so a big export never holds up the sensors.
             return ExportFile(session: id, format: format, mediaType: f.mimeType, data: f.export(session, units: units))
         }
-        let listenFD = SystemdNotifier.activatedSocket()
         let capture = RawIMUCapture(directory: config.stateDir, megabytes: config.rawIMUCaptureMB, now: clock.now(),
                                     logger: logger)
 

@@ -71,6 +71,13 @@ enum Schema {
             // The session's distance at each point (exports write it as is).
             try db.execute(sql: "ALTER TABLE point ADD COLUMN distance REAL")
         }
+        m.registerMigration("v3-journal") { db in
+            // The last journal record the database has taken in (see SessionJournal).
+            try db.execute(sql: """
+                CREATE TABLE journal_state (id INTEGER PRIMARY KEY CHECK (id = 1), applied_seq INTEGER NOT NULL);
+                INSERT INTO journal_state (id, applied_seq) VALUES (1, 0);
+                """)
+        }
         return m
     }
 }

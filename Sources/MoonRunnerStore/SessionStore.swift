@@ -1,12 +1,15 @@
+import Dispatch
 import Foundation
 import GRDB
 import MoonRunnerCore
+import Synchronization
 
 /// Errors the store reports; each says what to do about it.
 public enum StoreError: Error, CustomStringConvertible, Sendable {
     case cannotOpen(path: String, reason: String)
     case damaged(path: String, keptAs: String, reason: String)
     case badSnapshot(session: Int64)
+    case readOnly(path: String)
 
     public var description: String {
         switch self {
@@ -14,23 +17,56 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
         case let .damaged(path, keptAs, reason):
             "the store \(path) was damaged (\(reason)); it was kept as \(keptAs) and a new one was started"
         case let .badSnapshot(id): "session \(id) has an unreadable snapshot"
+        case let .readOnly(path): "the store \(path) is being written by another process (moonrunnerd holds its journal)"
         }
     }
 }
 
-/// The on-disk journal of sessions: SQLite in WAL mode through GRDB, with
-/// `synchronous=FULL` so that a committed batch survives a power cut.
+/// The on-disk journal of sessions, gentle on an SD card.
+///
+/// A commit is one record appended to an append-only journal file and
+/// `fdatasync`ed (`JournalFile`): durable at once, about one page written.
+/// The SQLite database (WAL, `synchronous=FULL`, through GRDB) takes the
+/// journal in at a session's end, on shutdown, and every
+/// `consolidationInterval` seconds in between, in one transaction that also
+/// records the last record taken; the journal is then emptied. Until then
+/// reads see the database and the journal together. On open, a journal left
+/// by a crash or power cut is taken in (records already in the database are
+/// skipped by number; a torn last record is discarded), so nothing committed
+/// is lost and at most the commit interval is.
+///
+/// One process writes (the daemon, holding the journal's lock); a store
+/// opened beside it reads the database and the journal's whole records.
 public final class SessionStore: Sendable {
     public static let fileName = "moonrunner.sqlite"
+    public static let journalName = "moonrunner.journal"
     public let path: String
     private let pool: DatabasePool
     /// Set when the database found at start was damaged and had to be kept aside.
     public let recoveredFromDamage: StoreError?
+    /// The journal, while this store is its writer.
+    private let journal: JournalFile?
+    /// Seconds commits may stay in the journal before the database takes them in.
+    public let consolidationInterval: Double
+    private let held: Mutex<Held>
+    /// Journal appends block on the disk: on their own queue, never a task's thread.
+    private let io = DispatchQueue(label: "moonrunner.store.journal")
+
+    /// Commits in the journal that the database has not taken in yet.
+    private struct Held: Sendable {
+        var batches: [CommitBatch] = []
+        var nextSeq: UInt64 = 1
+        var since = Monotonic.seconds()
+        var consolidationError: String?
+    }
 
     /// Opens (creating if needed) the store in `directory`. A database that
     /// fails `PRAGMA quick_check` is renamed aside, never deleted, and a new
-    /// one is started; `recoveredFromDamage` says so.
-    public init(directory: String) throws {
+    /// one is started; `recoveredFromDamage` says so. The store writes when
+    /// the journal is free; `writerWait` > 0 waits that long for it and fails
+    /// otherwise (the daemon: a second one must not write beside the first).
+    public init(directory: String, writerWait: Double = 0, consolidationInterval: Double = 1800) throws {
+        self.consolidationInterval = consolidationInterval
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let path = (directory as NSString).appendingPathComponent(Self.fileName)
         self.path = path
@@ -54,6 +90,41 @@ public final class SessionStore: Sendable {
             }
         }
         recoveredFromDamage = damage
+
+        let journalPath = (directory as NSString).appendingPathComponent(Self.journalName)
+        var file = try Self.openJournal(journalPath)
+        let deadline = Monotonic.seconds() + writerWait
+        while !file.isWriter && Monotonic.seconds() < deadline {
+            usleep(50_000)
+            file = try Self.openJournal(journalPath)
+        }
+        if writerWait > 0 && !file.isWriter { throw StoreError.readOnly(path: journalPath) }
+        let applied = try pool.read { db in try UInt64.fetchOne(db, sql: "SELECT applied_seq FROM journal_state") ?? 0 }
+        let entries = file.readAll().compactMap { try? JournalEntry.decode($0) }.filter { $0.seq > applied }
+        var state = Held()
+        state.nextSeq = max(applied, entries.last?.seq ?? 0) + 1
+        if file.isWriter {
+            // What a crash left in the journal goes into the database now.
+            if !entries.isEmpty {
+                let batches = entries.map(\.batch)
+                let upTo = entries.last?.seq ?? applied
+                try pool.write { db in try Self.apply(batches, upTo: upTo, in: db) }
+            }
+            try file.reset()
+            journal = file
+        } else {
+            state.batches = entries.map(\.batch)
+            journal = nil
+        }
+        held = Mutex(state)
+    }
+
+    private static func openJournal(_ path: String) throws -> JournalFile {
+        do {
+            return try JournalFile(path: path, lock: true)
+        } catch {
+            throw StoreError.cannotOpen(path: path, reason: "\(error)")
+        }
     }
 
     private static func open(_ path: String) throws -> DatabasePool {
@@ -86,10 +157,66 @@ public final class SessionStore: Sendable {
         }
     }
 
-    /// Writes a batch in one transaction: all of it or nothing.
+    /// Makes a batch durable: one journal record, all of it or nothing. The
+    /// database takes it in later (see the type's comment); a failure to do so
+    /// loses nothing and is reported in `consolidationError`.
     public func commit(_ batch: CommitBatch) async throws {
-        let json = try Self.encode(batch.snapshot)
-        try await pool.write { db in
+        guard let journal else { throw StoreError.readOnly(path: path) }
+        let seq = held.withLock { $0.nextSeq }
+        let payload = try JournalEntry(seq: seq, batch: batch).encoded()
+        try await onJournalQueue { try journal.append(payload) }
+        let due = held.withLock { h -> Bool in
+            h.batches.append(batch)
+            h.nextSeq = seq + 1
+            return Monotonic.seconds() - h.since >= consolidationInterval
+        }
+        if due || batch.endTime != nil || batch.snapshot.state == .stopped {
+            await consolidate()
+        }
+    }
+
+    /// The database takes in what the journal holds, and the journal is emptied.
+    public func consolidate() async {
+        guard let journal else { return }
+        let (batches, upTo) = held.withLock { ($0.batches, $0.nextSeq - 1) }
+        guard !batches.isEmpty else { return }
+        do {
+            try await pool.write { db in try Self.apply(batches, upTo: upTo, in: db) }
+            held.withLock { h in
+                h.batches.removeFirst(min(batches.count, h.batches.count))
+                h.since = Monotonic.seconds()
+                h.consolidationError = nil
+            }
+            // Already in the database: a journal that fails to empty is taken in again, skipped by number.
+            try await onJournalQueue { try journal.reset() }
+        } catch {
+            held.withLock { $0.consolidationError = "\(error)" }
+        }
+    }
+
+    /// Why the database could not take the journal in (it keeps every commit meanwhile); nil when it could.
+    public var consolidationError: String? { held.withLock { $0.consolidationError } }
+
+    private func onJournalQueue(_ body: @escaping @Sendable () throws -> Void) async throws {
+        try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
+            io.async {
+                do {
+                    try body()
+                    c.resume()
+                } catch {
+                    c.resume(throwing: error)
+                }
+            }
+        }
+    }
+
+    /// Writes batches in one transaction, with the number of the last journal record they came from.
+    private static func apply(_ batches: [CommitBatch], upTo seq: UInt64, in db: Database) throws {
+        for batch in batches {
+            // A session deleted meanwhile keeps nothing.
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM session WHERE id = ?", arguments: [batch.sessionID]) == true
+            else { continue }
+            let json = try encode(batch.snapshot)
             let sid = batch.sessionID
             if !batch.points.isEmpty {
                 let st = try db.cachedStatement(sql: """
@@ -98,9 +225,9 @@ public final class SessionStore: Sendable {
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """)
                 for p in batch.points {
-                    try st.execute(arguments: [sid, p.time, Self.opt(p.fixTime), p.latitude, p.longitude,
-                                               Self.opt(p.altitude), Self.opt(p.speed), Self.opt(p.course),
-                                               Self.opt(p.eph), p.newSegment, Self.opt(p.distance)])
+                    try st.execute(arguments: [sid, p.time, opt(p.fixTime), p.latitude, p.longitude,
+                                               opt(p.altitude), opt(p.speed), opt(p.course),
+                                               opt(p.eph), p.newSegment, opt(p.distance)])
                 }
             }
             if !batch.rejected.isEmpty {
@@ -109,8 +236,8 @@ public final class SessionStore: Sendable {
                     VALUES (?, ?, ?, ?, ?, ?, ?)
                     """)
                 for r in batch.rejected {
-                    try st.execute(arguments: [sid, r.time, Self.opt(r.fix.time), Self.opt(r.fix.latitude),
-                                               Self.opt(r.fix.longitude), Self.opt(r.fix.eph), r.reason.rawValue])
+                    try st.execute(arguments: [sid, r.time, opt(r.fix.time), opt(r.fix.latitude),
+                                               opt(r.fix.longitude), opt(r.fix.eph), r.reason.rawValue])
                 }
             }
             if !batch.events.isEmpty {
@@ -140,10 +267,12 @@ public final class SessionStore: Sendable {
                 """, arguments: [batch.snapshot.state.rawValue, batch.snapshot.lastTime, stats.distance,
                                  stats.elapsed, stats.moving, stats.steps, json, batch.endTime, sid])
         }
+        try db.execute(sql: "UPDATE journal_state SET applied_seq = MAX(applied_seq, ?)", arguments: [seq])
     }
 
     /// Closes a session that cannot be resumed, keeping what was committed.
     public func closeInterrupted(id: Int64) async throws {
+        await consolidate()  // the database alone is changed: it first takes in what the journal holds
         try await pool.write { db in
             try db.execute(sql: """
                 UPDATE session SET state = 'stopped', interrupted = 1, end_time = COALESCE(end_time, updated_at)
@@ -158,7 +287,8 @@ public final class SessionStore: Sendable {
 
     /// Deletes a session and everything recorded in it. Returns false when absent.
     public func delete(id: Int64) async throws -> Bool {
-        try await pool.write { db in
+        await consolidate()  // the database alone is changed: it first takes in what the journal holds
+        return try await pool.write { db in
             try db.execute(sql: "DELETE FROM session WHERE id = ?", arguments: [id])
             return db.changesCount > 0
         }
@@ -167,7 +297,8 @@ public final class SessionStore: Sendable {
     /// Deletes finished sessions that ended before `cutoff` (retention);
     /// returns how many went. Open sessions are never touched.
     public func deleteSessions(endedBefore cutoff: Double) async throws -> Int {
-        try await pool.write { db in
+        await consolidate()  // the database alone is changed: it first takes in what the journal holds
+        return try await pool.write { db in
             try db.execute(sql: """
                 DELETE FROM session WHERE state = 'stopped' AND COALESCE(end_time, updated_at) < ?
                 """, arguments: [cutoff])
@@ -175,77 +306,121 @@ public final class SessionStore: Sendable {
         }
     }
 
-    // MARK: Reading
+    // MARK: Reading (the database and what the journal holds beyond it)
 
     /// Sessions left open (recording or paused) by a crash or power cut.
     public func openSessions() async throws -> [StoredSession] {
-        try await pool.read { db in
+        let journaled = held.withLock { Array(Set($0.batches.map(\.sessionID))) }
+        let rows = try await pool.read { db in
             try Row.fetchAll(db, sql: """
-                SELECT * FROM session WHERE state IN ('recording', 'autoPaused', 'paused') ORDER BY id
+                SELECT * FROM session WHERE state IN ('recording', 'autoPaused', 'paused') OR id IN (\(
+                    journaled.map(String.init).joined(separator: ",")
+                )) ORDER BY id
                 """).compactMap(Self.session(from:))
         }
+        return overlaid(rows).filter { $0.state.isActive }
     }
 
     /// Newest first; `before` pages backwards by id.
     public func sessions(limit: Int, before: Int64? = nil) async throws -> [StoredSession] {
-        try await pool.read { db in
+        let rows = try await pool.read { db in
             try Row.fetchAll(db, sql: """
                 SELECT * FROM session WHERE id < ? ORDER BY id DESC LIMIT ?
                 """, arguments: [before ?? Int64.max, limit]).compactMap(Self.session(from:))
         }
+        return overlaid(rows)
     }
 
     public func session(id: Int64) async throws -> StoredSession? {
-        try await pool.read { db in
+        let row = try await pool.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM session WHERE id = ?", arguments: [id]).flatMap(Self.session(from:))
         }
+        return row.map { overlaid([$0])[0] }
     }
 
     public func points(session id: Int64) async throws -> [TrackPoint] {
-        try await pool.read { db in
+        let stored = try await pool.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM point WHERE session_id = ? ORDER BY time, id", arguments: [id]).map { r in
                 TrackPoint(time: r["time"], fixTime: r["fix_time"] ?? .nan, latitude: r["lat"], longitude: r["lon"],
                            altitude: r["alt"] ?? .nan, speed: r["speed"] ?? .nan, course: r["course"] ?? .nan,
                            eph: r["eph"] ?? .nan, newSegment: r["new_segment"], distance: r["distance"] ?? .nan)
             }
         }
+        return stored + heldBatches(id).flatMap(\.points)
     }
 
     public func events(session id: Int64) async throws -> [SessionEvent] {
-        try await pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM event WHERE session_id = ? ORDER BY time, id", arguments: [id]).compactMap { r in
+        let stored = try await pool.read { db -> [SessionEvent] in
+            try Row.fetchAll(db, sql: "SELECT * FROM event WHERE session_id = ? ORDER BY time, id", arguments: [id]).compactMap { r -> SessionEvent? in
                 guard let kind = SessionEventKind(rawValue: r["kind"]),
                       let state = SessionState(rawValue: r["state"]) else { return nil }
                 return SessionEvent(kind: kind, time: r["time"], detectedAt: r["detected_at"], cause: r["cause"],
                                     state: state, detail: r["detail"])
             }
         }
+        return stored + heldBatches(id).flatMap(\.events)
     }
 
-    /// The fixes the filter refused, with why (diagnostics: a fix is either a
-    /// point or one of these).
+    /// The fixes the filter refused or placed no point for, with why
+    /// (diagnostics: a fix is a point, one of these, or both).
     public func rejectedFixes(session id: Int64) async throws -> [RejectedFix] {
-        try await pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM rejected_fix WHERE session_id = ? ORDER BY id", arguments: [id]).compactMap { r in
+        let stored = try await pool.read { db -> [RejectedFix] in
+            try Row.fetchAll(db, sql: "SELECT * FROM rejected_fix WHERE session_id = ? ORDER BY id", arguments: [id]).compactMap { r -> RejectedFix? in
                 guard let reason = FixRejection(rawValue: r["reason"]) else { return nil }
                 let fix = GPSFix(time: r["fix_time"] ?? .nan, mode: 0, latitude: r["lat"] ?? .nan,
                                  longitude: r["lon"] ?? .nan, eph: r["eph"] ?? .nan)
                 return RejectedFix(time: r["time"], fix: fix, reason: reason)
             }
         }
+        return stored + heldBatches(id).flatMap(\.rejected)
     }
 
     public func pointCount(session id: Int64) async throws -> Int {
-        try await pool.read { db in
+        let stored = try await pool.read { db in
             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM point WHERE session_id = ?", arguments: [id]) ?? 0
         }
+        return stored + heldBatches(id).reduce(0) { $0 + $1.points.count }
     }
 
     public func stepSeconds(session id: Int64) async throws -> [StepSecondSample] {
-        try await pool.read { db in
+        var seconds = try await pool.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM step_second WHERE session_id = ? ORDER BY second", arguments: [id]).map {
                 StepSecondSample(second: $0["second"], steps: $0["steps"], cadence: $0["cadence"])
             }
+        }
+        // As the database adds them up: a second split over two commits is one row.
+        for s in heldBatches(id).flatMap(\.stepSeconds) {
+            if let last = seconds.last, last.second == s.second {
+                seconds[seconds.count - 1].steps += s.steps
+                seconds[seconds.count - 1].cadence = s.cadence
+            } else {
+                seconds.append(s)
+            }
+        }
+        return seconds
+    }
+
+    /// The batches of session `id` that the database has not taken in yet.
+    private func heldBatches(_ id: Int64) -> [CommitBatch] {
+        held.withLock { $0.batches.filter { $0.sessionID == id } }
+    }
+
+    /// Session rows as the latest journaled batch of each leaves them.
+    private func overlaid(_ rows: [StoredSession]) -> [StoredSession] {
+        let latest = held.withLock { h -> [Int64: (snapshot: SessionSnapshot, end: Double?)] in
+            var out: [Int64: (snapshot: SessionSnapshot, end: Double?)] = [:]
+            for b in h.batches { out[b.sessionID] = (b.snapshot, b.endTime ?? out[b.sessionID]?.end) }
+            return out
+        }
+        guard !latest.isEmpty else { return rows }
+        return rows.map { row in
+            guard let l = latest[row.id] else { return row }
+            var r = row
+            r.snapshot = l.snapshot
+            r.state = l.snapshot.state
+            r.updatedAt = l.snapshot.lastTime
+            r.endTime = l.end ?? r.endTime
+            return r
         }
     }
 
@@ -280,4 +455,13 @@ public final class SessionStore: Sendable {
 
     /// NaN is stored as NULL.
     private static func opt(_ v: Double) -> Double? { v.isFinite ? v : nil }
+}
+
+/// CLOCK_MONOTONIC in seconds: consolidation intervals do not follow wall-clock steps.
+enum Monotonic {
+    static func seconds() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+    }
 }

@@ -4,6 +4,26 @@ import Logging
 import MoonRunnerDaemon
 
 @main
+enum MoonrunnerDaemonMain {
+    static func main() async {
+        await MoonrunnerDaemonCommand.main(processArguments())
+    }
+
+    /// The command line without the program's name. Swift reads it when its
+    /// runtime starts; an LD_PRELOAD shim whose constructor loads libraries
+    /// first (libfaketime, which tests and Pis without a clock use) leaves that
+    /// empty, so the kernel's copy is read then.
+    static func processArguments() -> [String] {
+        let args = CommandLine.arguments
+        if !args.isEmpty { return Array(args.dropFirst()) }
+        guard let raw = FileManager.default.contents(atPath: "/proc/self/cmdline") else { return [] }
+        // NUL-terminated arguments: the split leaves one empty piece after the last.
+        var parts = raw.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        if parts.last == "" { parts.removeLast() }
+        return Array(parts.dropFirst())
+    }
+}
+
 struct MoonrunnerDaemonCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "moonrunnerd",

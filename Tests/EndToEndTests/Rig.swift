@@ -57,7 +57,7 @@ final class Rig: @unchecked Sendable {
 
     /// Starts moonrunnerd replaying the demo IMU trace at `speed` (looping it with `loop`).
     func startDaemon(speed: Double, imu: String? = nil, config: String? = nil, extra: [String] = [],
-                     loop: Bool = false) throws {
+                     loop: Bool = false, env: [String: String] = [:]) throws {
         daemonStarts += 1
         var args = ["--state-dir", state.path, "--socket", socket, "--gpsd", "127.0.0.1:\(port)",
                     "--imu", imu ?? "replay:\(Paths.demo.appendingPathComponent("walk-imu.csv.gz").path),speed=\(speed)\(loop ? ",loop" : "")",
@@ -67,7 +67,7 @@ final class Rig: @unchecked Sendable {
             try config.write(to: file, atomically: true, encoding: .utf8)
             args = ["--config", file.path] + args
         }
-        daemon = try Child(Paths.daemon, args + extra, log: dir.appendingPathComponent("daemon-\(daemonStarts).log"))
+        daemon = try Child(Paths.daemon, args + extra, log: dir.appendingPathComponent("daemon-\(daemonStarts).log"), env: env)
         let up = eventually(timeout: 15) { (try? RawClient(path: socket)) != nil }
         guard up else { throw HarnessError("moonrunnerd did not open its socket: \(daemon?.log ?? "")") }
     }

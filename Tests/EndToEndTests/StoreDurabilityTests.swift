@@ -120,15 +120,17 @@ struct StoreDurabilityTests {
         #expect(s.session != nil)
     }
 
-    /// After a kill, the WAL is cut at a random byte: the database still opens,
-    /// holds a consistent prefix of what was written, and the daemon records on.
-    @Test("a torn WAL leaves a readable, consistent database and the daemon records on")
+    /// After a kill, the journal and the WAL are cut at a random byte: the
+    /// store still opens, holds a consistent prefix of what was written, and
+    /// the daemon records on.
+    @Test("a torn journal or WAL leaves a readable, consistent store and the daemon records on")
     func tornWALTrials() async throws {
         let rig = try Rig("torn")
         try rig.startGPS(epochsPerSecond: 20, loop: true)
         let config = "store:\n  commit_interval_s: 0.5\n"
         var rng = SystemRandomNumberGenerator()
         var failures: [String] = []
+        var tornJournals = 0
         for trial in 0..<durabilityTrials {
             try rig.startDaemon(speed: 20, config: config, loop: true)
             let st = try rig.status()
@@ -137,12 +139,17 @@ struct StoreDurabilityTests {
             rig.daemon?.signal(SIGKILL)
             _ = rig.daemon?.wait(timeout: 5)
 
+            // Tear the journal (what commits write) and the WAL (what the database
+            // writes when it takes the journal in), each at a random byte.
             let db = rig.state.appendingPathComponent(SessionStore.fileName).path
-            let wal = db + "-wal"
-            let size = (try? FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int) ?? 0
-            if size > 0 {
-                let cut = Int.random(in: 0..<size, using: &rng)
-                guard truncate(wal, off_t(cut)) == 0 else { failures.append("trial \(trial): truncate failed"); continue }
+            let journal = rig.state.appendingPathComponent(SessionStore.journalName).path
+            for file in [db + "-wal", journal] {
+                let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
+                if size > 0 {
+                    let cut = Int.random(in: 0..<size, using: &rng)
+                    if truncate(file, off_t(cut)) != 0 { failures.append("trial \(trial): truncate failed") }
+                    if file == journal { tornJournals += 1 }
+                }
             }
             do {
                 let store = try SessionStore(directory: rig.state.path)
@@ -171,7 +178,8 @@ struct StoreDurabilityTests {
             rig.daemon?.signal(SIGKILL)
             _ = rig.daemon?.wait(timeout: 5)
         }
-        print("torn WAL trials: \(durabilityTrials), failures: \(failures.count)")
+        print("torn journal/WAL trials: \(durabilityTrials) (\(tornJournals) journals torn), failures: \(failures.count)")
+        #expect(tornJournals > 0, "no journal was there to tear")
         #expect(failures.isEmpty, "\(failures)")
     }
 }

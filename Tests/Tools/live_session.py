@@ -214,12 +214,6 @@ def analyze(binary, gps, imu, start, stop):
     return json.loads(r.stdout)
 
 
-def analyze_whole(binary, gps, imu):
-    r = subprocess.run([os.path.join(binary, "moonrunner"), "analyze", "--gps", gps, "--imu", imu, "--json"],
-                       capture_output=True, text=True, timeout=600)
-    return json.loads(r.stdout)
-
-
 def run(a):
     sim = os.path.join(a.data, "gps", "sim")
     truth_path = os.path.join(sim, f"{a.scenario}.truth.json")
@@ -238,10 +232,17 @@ def run(a):
         fixes = count_fixes(gpsd_json)
         status = lambda: json.loads(rig.cli("status", "--json"))
         rig.cli("start", "--activity", "run")
-        # Stop as soon as the daemon has every fix of the log (gpsfake -1 then idles).
+        # Stop as soon as the daemon has every fix of the log (gpsfake -1 then
+        # idles), or the count has stood still near the end (gpsd may merge an epoch).
         deadline = time.monotonic() + truth["n_epochs_total"] / a.speed * 4 + 60
-        while status()["gps"]["fixes"] < fixes and rig.gpsfake.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.05)
+        count, since = -1, time.monotonic()
+        while time.monotonic() < deadline:
+            n = status()["gps"]["fixes"]
+            if n != count:
+                count, since = n, time.monotonic()
+            if n >= fixes or (n >= 0.98 * fixes and time.monotonic() - since > 0.3):
+                break
+            time.sleep(0.02)
         rig.cli("stop")
         final_status = status()
         sid = json.loads(rig.cli("sessions", "--json", "--limit", "1"))["sessions"][0]["id"]
@@ -256,7 +257,7 @@ def run(a):
 
     stats = show["stats"]
     sess = show["session"]
-    off = analyze(a.bin, gpsd_json, imu, sess["start_time"], sess["end_time"]) if a.align else analyze_whole(a.bin, gpsd_json, imu)
+    off = analyze(a.bin, gpsd_json, imu, sess["start_time"], sess["end_time"])
     gpx_m, gpx_segs, gpx_pts = gpx_length(files["gpx"])
     out = {
         "scenario": a.scenario, "speed": a.speed, "seed": a.seed,
@@ -287,7 +288,7 @@ def main():
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--work")
     p.add_argument("--keep", action="store_true")
-    p.add_argument("--align", action="store_true")
+    p.add_argument("--align", action="store_true", help=argparse.SUPPRESS)  # the default now
     p.add_argument("--config", default="", help="moonrunnerd YAML configuration text")
     a = p.parse_args()
     out = run(a)

@@ -24,6 +24,9 @@ public enum ConfigLoader {
         "socket.idle_timeout_s": { c, k, v throws(ConfigError) in c.idleTimeout = try double(k, v, 1...86_400) },
         "socket.max_requests_per_s": { c, k, v throws(ConfigError) in c.maxRequestsPerSecond = try int(k, v, 1...100_000) },
         "store.commit_interval_s": { c, k, v throws(ConfigError) in c.commitInterval = try double(k, v, 0.1...60) },
+        "store.consolidate_interval_s": { c, k, v throws(ConfigError) in
+            c.consolidateInterval = try double(k, v, 10...86_400)
+        },
         "store.recovery_window_s": { c, k, v throws(ConfigError) in c.recoveryWindow = try double(k, v, 0...604_800) },
         "store.retention_days": { c, k, v throws(ConfigError) in c.retentionDays = try int(k, v, 0...36_500) },
         "store.raw_imu_capture_mb": { c, k, v throws(ConfigError) in c.rawIMUCaptureMB = try double(k, v, 0...10_000) },

@@ -24,6 +24,9 @@ public struct DaemonConfig: Sendable, Equatable {
     public var idleTimeout = 600.0
     public var maxRequestsPerSecond = 50
     public var commitInterval = 2.0
+    /// Seconds commits stay in the journal before the database takes them in
+    /// (fewer, larger writes: gentle on an SD card). A session's end always does.
+    public var consolidateInterval = 1800.0
     /// A session left open by a crash is resumed if the daemon is back within this many seconds.
     public var recoveryWindow = 600.0
     /// Sessions older than this many days are deleted; 0 keeps everything.

@@ -157,6 +157,7 @@ public actor SessionService {
     /// Commits what is pending (graceful shutdown).
     public func shutdown() async {
         await commit(force: true)
+        await store.consolidate()
     }
 
     /// A short status for systemd's STATUS= (shown by `systemctl status`).
@@ -506,8 +507,7 @@ public actor SessionService {
         return StatusReply(time: clock.now() + (liveOffset ?? 0), state: engine.state.rawValue,
                            session: sessionID ?? (engine.state == .stopped ? lastSessionID : nil), stats: shown,
                            gps: gps, imu: imu, baro: baro, altitudeSource: engine.altitudeSource.rawValue,
-                           store: StoreStatus(health: storeHealthy ? "ok" : "error", pending: pending?.rowCount ?? 0,
-                                              lastError: storeError),
+                           store: storeStatus,
                            lastTransition: lastTransition, units: config.units.rawValue,
                            caloriesKcal: shown.map {
                                calories.kcal(distance: $0.distance, moving: $0.moving, elevationGain: $0.elevationGain,
@@ -515,6 +515,14 @@ public actor SessionService {
                            } ?? 0,
                            nextBadge: nextBadge,
                            id: id)
+    }
+
+    /// Commits that fail are held and retried; a journal the database cannot
+    /// take in keeps every commit meanwhile: either is an error to look at.
+    private var storeStatus: StoreStatus {
+        let consolidation = store.consolidationError.map { "the database cannot take the journal in: \($0)" }
+        return StoreStatus(health: storeHealthy && consolidation == nil ? "ok" : "error",
+                           pending: pending?.rowCount ?? 0, lastError: storeError ?? consolidation)
     }
 
     private func info(_ s: StoredSession) -> SessionInfo {

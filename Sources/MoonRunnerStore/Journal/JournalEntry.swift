@@ -1,0 +1,107 @@
+import CZlib
+import Foundation
+import MoonRunnerCore
+
+/// One commit as the journal keeps it: the batch, numbered. Encoded as JSON
+/// (new fields of the snapshot need no format change) and deflated: a
+/// two-second batch takes a few hundred bytes.
+struct JournalEntry: Codable, Sendable {
+    /// Increasing over the journal's life; the database remembers the last it took in.
+    var seq: UInt64
+    var session: Int64
+    var snapshot: SessionSnapshot
+    /// time, fix_time, lat, lon, alt, speed, course, eph, distance, new_segment (1/0).
+    var points: [[Double]]
+    /// time, fix_time, lat, lon, eph; the reason beside.
+    var rejected: [[Double]]
+    var reasons: [String]
+    var events: [SessionEvent]
+    /// second, steps, cadence.
+    var steps: [[Double]]
+    var endTime: Double?
+
+    init(seq: UInt64, batch: CommitBatch) {
+        self.seq = seq
+        session = batch.sessionID
+        snapshot = batch.snapshot
+        points = batch.points.map { p in
+            [p.time, p.fixTime, p.latitude, p.longitude, p.altitude, p.speed, p.course, p.eph, p.distance,
+             p.newSegment ? 1 : 0]
+        }
+        rejected = batch.rejected.map { [$0.time, $0.fix.time, $0.fix.latitude, $0.fix.longitude, $0.fix.eph] }
+        reasons = batch.rejected.map(\.reason.rawValue)
+        events = batch.events
+        steps = batch.stepSeconds.map { [Double($0.second), Double($0.steps), $0.cadence] }
+        endTime = batch.endTime
+    }
+
+    /// The batch back (rows that do not read are left out).
+    var batch: CommitBatch {
+        var b = CommitBatch(sessionID: session, snapshot: snapshot)
+        b.points = points.compactMap { v in
+            guard v.count >= 10 else { return nil }
+            return TrackPoint(time: v[0], fixTime: v[1], latitude: v[2], longitude: v[3], altitude: v[4], speed: v[5],
+                              course: v[6], eph: v[7], newSegment: v[9] != 0, distance: v[8])
+        }
+        b.rejected = zip(rejected, reasons).compactMap { v, r in
+            guard v.count >= 5, let reason = FixRejection(rawValue: r) else { return nil }
+            return RejectedFix(time: v[0], fix: GPSFix(time: v[1], mode: 0, latitude: v[2], longitude: v[3], eph: v[4]),
+                               reason: reason)
+        }
+        b.events = events
+        b.stepSeconds = steps.compactMap { v in
+            guard v.count >= 3, v[0].isFinite else { return nil }
+            return StepSecondSample(second: Int64(v[0]), steps: Int(v[1]), cadence: v[2])
+        }
+        b.endTime = endTime
+        return b
+    }
+
+    func encoded() throws -> Data {
+        let e = JSONEncoder()
+        e.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        return try Self.deflate(e.encode(self))
+    }
+
+    static func decode(_ data: Data) throws -> JournalEntry {
+        let d = JSONDecoder()
+        d.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        return try d.decode(JournalEntry.self, from: inflate(data))
+    }
+
+    struct CodecError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// The raw size (4 bytes, little-endian), then zlib's stream.
+    static func deflate(_ raw: Data) throws -> Data {
+        var size = compressBound(uLong(raw.count))
+        var out = [UInt8](repeating: 0, count: Int(size) + 4)
+        let rc = raw.withUnsafeBytes { src in
+            out.withUnsafeMutableBufferPointer { dst in
+                compress2(dst.baseAddress.map { $0 + 4 }, &size, src.bindMemory(to: Bytef.self).baseAddress,
+                          uLong(raw.count), 6)
+            }
+        }
+        guard rc == Z_OK else { throw CodecError(description: "deflate failed (\(rc))") }
+        let n = UInt32(raw.count)
+        out[0] = UInt8(n & 0xFF); out[1] = UInt8(n >> 8 & 0xFF); out[2] = UInt8(n >> 16 & 0xFF); out[3] = UInt8(n >> 24)
+        return Data(out[0..<(Int(size) + 4)])
+    }
+
+    static func inflate(_ data: Data) throws -> Data {
+        let b = [UInt8](data)
+        guard b.count >= 4 else { throw CodecError(description: "a journal record too short to hold its size") }
+        let n = Int(b[0]) | Int(b[1]) << 8 | Int(b[2]) << 16 | Int(b[3]) << 24
+        guard n <= JournalFile.maxRecord * 16 else { throw CodecError(description: "a journal record claims \(n) bytes") }
+        var out = [UInt8](repeating: 0, count: n)
+        var size = uLong(n)
+        let rc = b.withUnsafeBufferPointer { src in
+            out.withUnsafeMutableBufferPointer { dst in
+                uncompress(dst.baseAddress, &size, src.baseAddress.map { $0 + 4 }, uLong(b.count - 4))
+            }
+        }
+        guard rc == Z_OK, Int(size) == n else { throw CodecError(description: "inflate failed (\(rc))") }
+        return Data(out)
+    }
+}
