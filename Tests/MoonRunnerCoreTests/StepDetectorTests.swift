@@ -72,6 +72,25 @@ func detect<D: StepDetector>(_ detector: inout D, _ samples: [IMUSample]) -> (st
     return (steps, at)
 }
 
+/// `duration` s at 100 Hz from `start` of an upright device jolted (by
+/// `height` g, ~0.1 s long) at irregular instants from `first` on, each
+/// 'gaps' after the previous: handling, fidgeting, not walking.
+func jolts(from start: Double, duration: Double, first: Double, gaps: ClosedRange<Double>, height: Double,
+           seed: UInt64) -> [IMUSample] {
+    var rng = TestRandom(seed: seed)
+    var at: [Double] = []
+    var t = first
+    while t < start + duration {
+        at.append(t)
+        t += gaps.lowerBound + (gaps.upperBound - gaps.lowerBound) * rng.uniform()
+    }
+    return (0..<Int(duration * 100)).map { i in
+        let ts = start + Double(i) / 100
+        let v = at.reduce(0.0) { $0 + height * exp(-pow((ts - $1) / 0.06, 2)) }
+        return IMUSample(t: ts, ax: 0.01 * rng.gaussian(), ay: 0.01 * rng.gaussian(), az: 1 + v)
+    }
+}
+
 func countSteps(_ samples: [IMUSample]) -> Int {
     var d = AdaptiveStepDetector()
     return detect(&d, samples).steps.count
@@ -247,20 +266,9 @@ struct StepDetectorTests {
     @Test("a walk's bout does not absorb irregular jolts that follow it (handling the device)")
     func handlingAfterWalk() {
         let walk = SyntheticGait(cadence: 105, amplitude: 0.3, seed: 43)
-        var samples = walk.samples(duration: 20)
         // 10 s of jolts as strong as steps at irregular intervals (0.3-1.1 s).
-        var rng = TestRandom(seed: 44)
-        var jolts: [Double] = []
-        var t = 20.4
-        while t < 30 {
-            jolts.append(t)
-            t += 0.3 + 0.8 * rng.uniform()
-        }
-        for i in 0..<1000 {
-            let ts = 20 + Double(i) / 100
-            let v = jolts.reduce(0.0) { $0 + 0.5 * exp(-pow((ts - $1) / 0.06, 2)) }
-            samples.append(IMUSample(t: ts, ax: 0.01 * rng.gaussian(), ay: 0.01 * rng.gaussian(), az: 1 + v))
-        }
+        let samples = walk.samples(duration: 20)
+            + jolts(from: 20, duration: 10, first: 20.4, gaps: 0.3...1.1, height: 0.5, seed: 44)
         var d = AdaptiveStepDetector()
         let steps = detect(&d, samples).steps
         let walked = Int((20 / (60 / walk.cadence)).rounded())
@@ -404,21 +412,10 @@ struct StepDetectorRuleTests {
     func longGapNotBridged() {
         let walk = SyntheticGait(cadence: 110, amplitude: 0.3, seed: 52)
         let period = 60 / walk.cadence
-        var rng = TestRandom(seed: 53)
         // 12 s (22 step periods, beyond the bridge's 10) of irregular jolts between two walks.
-        var jolts: [Double] = []
-        var t = 15.3
-        while t < 27 {
-            jolts.append(t)
-            t += 0.2 + 1.2 * rng.uniform()
-        }
-        var samples = walk.samples(duration: 15)
-        for i in 0..<1200 {
-            let ts = 15 + Double(i) / 100
-            let v = jolts.reduce(0.0) { $0 + 0.3 * exp(-pow((ts - $1) / 0.06, 2)) }
-            samples.append(IMUSample(t: ts, ax: 0.01 * rng.gaussian(), ay: 0.01 * rng.gaussian(), az: 1 + v))
-        }
-        samples += walk.samples(from: 27, duration: 15)
+        let samples = walk.samples(duration: 15)
+            + jolts(from: 15, duration: 12, first: 15.3, gaps: 0.2...1.4, height: 0.3, seed: 53)
+            + walk.samples(from: 27, duration: 15)
         let walked = Int((30 / period).rounded())
         var d = AdaptiveStepDetector()
         let steps = detect(&d, samples).steps
