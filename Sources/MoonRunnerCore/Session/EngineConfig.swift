@@ -5,6 +5,7 @@ public struct EngineConfig: Sendable, Equatable {
     /// `moonrunner analyze --step-parameters` evaluates others.
     public var stepParameters = AdaptiveStepDetector.Parameters()
     public var gps = GPSFilterConfig()
+    public var altitude = AltitudeFusionConfig()
     public var autoPause = AutoPauseConfig()
     /// Seconds without a step after which the IMU calls the wearer still.
     public var stillAfter = 3.0
