@@ -20,6 +20,10 @@ struct Analyze: ParsableCommand {
     var baro: String?
     @Option(help: "Step detector: \(StepDetectorKind.allCases.map(\.rawValue).joined(separator: ", ")).")
     var detector: String = StepDetectorKind.adaptive.rawValue
+    @Option(help: ArgumentHelp(
+        "JSON object of adaptive step detector parameters to use instead of the defaults (evaluation only).",
+        valueName: "file"))
+    var stepParameters: String?
     @Option(help: "Activity: run or walk.") var activity: String = Activity.run.rawValue
     @Option(help: "Seconds added to IMU times (default: aligns a 0-based IMU trace with the GPS trace's start).")
     var imuOffset: Double?
@@ -51,6 +55,13 @@ struct Analyze: ParsableCommand {
         var config = EngineConfig()
         config.detector = StepDetectorKind(rawValue: detector) ?? .adaptive
         config.autoPause.enabled = !noAutoPause
+        if let stepParameters {
+            do {
+                config.stepParameters = try StepParameterFile.read(path: stepParameters)
+            } catch {
+                fail("\(error)", code: ExitCodes.dataError)
+            }
+        }
         var analysis = TraceAnalysis(config: config, activity: Activity(rawValue: activity) ?? .run, startAt: start)
         let end = stop ?? .infinity
 

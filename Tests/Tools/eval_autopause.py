@@ -85,6 +85,15 @@ def ipol(binary, folder):
 
     with cf.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as ex:
         res = list(ex.map(one, rows))
+    subjects = [int(os.path.basename(csv).split("-")[0]) for csv, _ in rows]
+    return summarise(res) | {"by_subject": {s: summarise([r for r, q in zip(res, subjects) if q == s])
+                                            for s in sorted(set(subjects))},
+                             "by_half": {h: summarise([r for r, q in zip(res, subjects) if (q > 7) == (h == 1)])
+                                         for h in (0, 1)}}
+
+
+def summarise(res):
+    """Medians of (resume error, pause error, pause latency) over trials."""
     return {
         "n": len(res),
         "resume": statistics.median(r[0] for r in res),
@@ -204,6 +213,13 @@ def main():
     for name, seed, m, t, pct, stops, det, false, steps in fu:
         print(f"  {name:14s} seed {seed}  moving {m:7.1f} s  truth {t:7.1f} s  {pct:+6.2f} %  "
               f"stops {det}/{stops}  false pauses {false}  steps {steps}")
+    print("ipol by person (medians: |resume end - first heel strike|, |final pause start - last heel strike|, "
+          "detected_at - last heel strike):")
+    for h, f in ip["by_half"].items():
+        print(f"  subjects {'1-7 ' if h == 0 else '8-14'} ({f['n']:2d} trials): {f['resume']:.2f} s  {f['pause']:.2f} s  "
+              f"{f['latency']:.2f} s")
+    print("  " + "; ".join(f"{s}: {f['resume']:.2f}/{f['pause']:.2f}/{f['latency']:.2f}"
+                           for s, f in ip["by_subject"].items()))
     print()
     verdict(f"ipol: median |resume end - first heel strike| ({ip['n']} trials)", ip["resume"], "<= 1.0 s", "{:.2f} s",
             ip["resume"] <= TARGETS["ipol_resume"])

@@ -1,6 +1,9 @@
 /// Everything the pure core needs to know from the configuration.
 public struct EngineConfig: Sendable, Equatable {
     public var detector: StepDetectorKind = .adaptive
+    /// The adaptive detector's parameters: the defaults, except when
+    /// `moonrunner analyze --step-parameters` evaluates others.
+    public var stepParameters = AdaptiveStepDetector.Parameters()
     public var gps = GPSFilterConfig()
     public var altitude = AltitudeFusionConfig()
     public var autoPause = AutoPauseConfig()

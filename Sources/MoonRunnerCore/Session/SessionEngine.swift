@@ -36,7 +36,7 @@ public struct SessionEngine: Sendable {
 
     public init(config: EngineConfig = EngineConfig()) {
         self.config = config
-        detector = AnyStepDetector(kind: config.detector)
+        detector = AnyStepDetector(kind: config.detector, parameters: config.stepParameters)
         autoPause = AutoPauseDetector(config: config.autoPause)
         gps = GPSFilter(config: config.gps)
         altitude = AltitudeFusion(config: config.altitude)

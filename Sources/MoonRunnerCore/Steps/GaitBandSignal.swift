@@ -1,10 +1,13 @@
-/// |a| band-passed to the gait band and resampled to fixed ticks.
+/// |a| limited to the gait band and resampled to fixed ticks.
 ///
 /// Everything downstream of this (peak picking, periodicity) sees the same
 /// 20 Hz stream whatever the sensor's rate (25–200 Hz or irregular), which
-/// is what makes the step detector rate-independent. The band-pass runs at
+/// is what makes the step detector rate-independent. The low-pass runs at
 /// the sensor's rate, designed for the measured rate, and doubles as the
-/// anti-alias filter of the resampling. Orientation-free: only |a| is used.
+/// anti-alias filter of the resampling; the high-pass (which only removes
+/// gravity and posture drift) runs on the ticks, so it is the same filter at
+/// every sensor rate and costs one evaluation per tick instead of one per
+/// sample. Orientation-free: only |a| is used.
 struct GaitBandSignal: Sendable {
     /// Tick rate, Hz: well above twice the 3.5 Hz band edge.
     static let tickRate = 20.0
@@ -23,12 +26,15 @@ struct GaitBandSignal: Sendable {
 
     private let highPassHz: Double
     private let lowPassHz: Double
-    private var highPass = Biquad()
+    /// At the sensor's rate.
     private var lowPass = Biquad()
+    /// At the tick rate.
+    private var highPass = Biquad()
     private var meanDt = 0.0
     private var lastDt = 0.0
     private var designedDt = 0.0
     private var lastT = Double.nan
+    /// Low-passed |a| at the latest sample and the one before.
     private var y = 0.0
     private var previousY = 0.0
     private var nextTickT = Double.nan
@@ -43,59 +49,52 @@ struct GaitBandSignal: Sendable {
     mutating func feed(t: Double, magnitude m: Double) -> Feed {
         guard t.isFinite, m.isFinite else { return .ignored }
         guard lastT.isFinite else {
-            lastT = t
-            y = 0
-            previousY = 0
-            // Filters wait for the second sample, when a rate is known.
-            highPass = Biquad()
-            lowPass = Biquad()
-            meanDt = 0
-            designedDt = 0
-            nextTickT = t
-            firstMagnitude = m
+            start(t: t, magnitude: m)
             return .ok
         }
         let dt = t - lastT
         if dt <= 0 { return .ignored }
         if dt > Self.maxSampleGap {
-            restart(t: t, magnitude: m)
+            self = GaitBandSignal(highPassHz: highPassHz, lowPassHz: lowPassHz)
+            start(t: t, magnitude: m)
             return .restarted
         }
         lastT = t
         lastDt = dt
         meanDt = meanDt == 0 ? dt : meanDt + 0.02 * (dt - meanDt)
         if designedDt == 0 || abs(meanDt - designedDt) > 0.05 * designedDt {
-            redesign(settleAt: designedDt == 0 ? firstMagnitude : nil)
+            redesign()
         }
         previousY = y
-        y = lowPass.step(highPass.step(m))
+        y = lowPass.step(m)
         return .ok
     }
 
-    private var firstMagnitude = 1.0
-
+    /// The first sample: both filters start in their steady state for it,
+    /// so gravity makes no transient. The low-pass waits for the second
+    /// sample, when a rate is known.
     @inline(never)
-    private mutating func restart(t: Double, magnitude m: Double) {
-        self = GaitBandSignal(highPassHz: highPassHz, lowPassHz: lowPassHz)
-        _ = feed(t: t, magnitude: m)
+    private mutating func start(t: Double, magnitude m: Double) {
+        lastT = t
+        y = m
+        previousY = m
+        nextTickT = t
+        highPass = .highPass(cutoff: highPassHz, fs: Self.tickRate)
+        highPass.settle(at: m)
     }
 
-    /// Designs the filters for the measured rate; the first design starts
-    /// them in their steady state for the first |a|, so gravity makes no
-    /// transient.
-    private mutating func redesign(settleAt m: Double?) {
+    /// Designs the low-pass for the measured rate, settled at its latest
+    /// output so that a redesign makes no transient.
+    @inline(never)
+    private mutating func redesign() {
         designedDt = meanDt
-        let fs = 1 / meanDt
-        highPass = .highPass(cutoff: highPassHz, fs: fs)
-        lowPass = .lowPass(cutoff: lowPassHz, fs: fs)
-        if let m {
-            highPass.settle(at: m)
-            lowPass.settle(at: 0)
-        }
+        lowPass = .lowPass(cutoff: lowPassHz, fs: 1 / meanDt)
+        lowPass.settle(at: y)
     }
 
     /// The next tick at or before the latest sample, if any: its instant and
-    /// the band-passed |a| there (linear interpolation between samples).
+    /// the band-passed |a| there (linear interpolation between samples, then
+    /// the high-pass).
     @inline(__always)
     mutating func nextTick() -> (t: Double, value: Double)? {
         guard designedDt > 0, nextTickT <= lastT else { return nil }
@@ -103,6 +102,6 @@ struct GaitBandSignal: Sendable {
         nextTickT += Self.tickInterval
         let back = (lastT - t) / lastDt
         let value = back >= 1 ? previousY : y - back * (y - previousY)
-        return (t, value)
+        return (t, highPass.step(value))
     }
 }

@@ -36,15 +36,8 @@ struct PeriodicityTracker: Sendable {
     private var newest = 0
     private let weight: Float
     private var ticks = 0
-    /// Power of the last half second: when it falls far below the power
-    /// held in memory, the gait has paused and the memory is cut down to
-    /// it, so that a restart is judged on its own steps.
-    private var recentPower: Float = 0
-    private let recentWeight: Float
     /// Least lagged power in the normalisation, as a share of the power now.
     static let minLaggedPower: Float = 0.25
-    /// Most power the memory may hold, as a multiple of the recent power.
-    static let quietRatio: Float = 8
 
     /// Longest step period, in ticks: a longer dominant lag must be a stride.
     private let longestStep: Float
@@ -54,7 +47,6 @@ struct PeriodicityTracker: Sendable {
     ///   - longestStep: longest step period of walking, seconds.
     init(timeConstant: Double, longestStep: Double = 0.85) {
         weight = Float(1 / (timeConstant * GaitBandSignal.tickRate))
-        recentWeight = Float(1 / (0.5 * GaitBandSignal.tickRate))
         self.longestStep = Float(longestStep * GaitBandSignal.tickRate)
     }
 
@@ -64,10 +56,6 @@ struct PeriodicityTracker: Sendable {
         let w = weight
         newest = (newest &- 1) & 63
         let at = newest
-        let x2 = x * x
-        recentPower += recentWeight * (x2 - recentPower)
-        let forget = ticks & 3 == 0
-        let cap = Self.quietRatio * recentPower
         withUnsafeMutableBytes(of: &storage) { raw in
             let base = raw.baseAddress.unsafelyUnwrapped
             let f = base.assumingMemoryBound(to: Float.self)
@@ -88,27 +76,11 @@ struct PeriodicityTracker: Sendable {
             }
             f[at] = x
             f[at + 64] = x
-            if forget, products[0] > cap {
-                Self.scale(products, history: f + Self.powerHistoryOffset, by: cap / products[0])
-            }
             let history = f + Self.powerHistoryOffset
             history[at] = products[0]
             history[at + 64] = products[0]
         }
         ticks &+= 1
-    }
-
-    /// Scales the memory, products and power history alike so that the
-    /// normalisation stays consistent; rare, so kept out of line.
-    @inline(never)
-    private static func scale(_ products: UnsafeMutablePointer<Float>, history: UnsafeMutablePointer<Float>,
-                              by factor: Float) {
-        for k in 0...maxLag {
-            products[k] *= factor
-        }
-        for i in 0..<128 {
-            history[i] *= factor
-        }
     }
 
     /// Reads the running products and the power history through a pointer.

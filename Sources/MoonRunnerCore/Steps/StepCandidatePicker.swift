@@ -2,7 +2,8 @@
 struct StepCandidate: Sendable {
     /// Instant of the peak (trace clock), interpolated between ticks.
     var t: Double
-    /// Rise from the lowest point since the previous candidate to the peak, g.
+    /// Rise from the lowest point since the previous candidate to the peak
+    /// (both interpolated between ticks), g.
     var swing: Double
 }
 
@@ -34,13 +35,18 @@ struct StepCandidatePicker: Sendable {
         if held && t - heldT >= minGap + GaitBandSignal.tickInterval {
             out = release()
         }
-        if z < valley { valley = z }
+        // The lowest point since the last candidate, and the peak, are taken
+        // at the vertex of the parabola through three ticks: how high a peak
+        // looks must not depend on where the 20 Hz ticks happen to fall.
+        if z1 < z2, z1 <= z {
+            valley = min(valley, Self.vertex(z2, z1, z).value)
+        }
+        valley = min(valley, z)
         // z1 (one tick ago) is a positive local maximum?
         guard z1 > z2, z1 >= z, z1 > 0 else { return out }
-        let den = z2 - 2 * z1 + z
-        let shift = den < 0 ? 0.5 * (z2 - z) / den : 0
-        let tp = t + (shift - 1) * GaitBandSignal.tickInterval
-        let swing = z1 - valley
+        let peak = Self.vertex(z2, z1, z)
+        let tp = t + (peak.shift - 1) * GaitBandSignal.tickInterval
+        let swing = peak.value - valley
         if held {
             if tp - heldT < minGap {
                 if z1 > heldValue {
@@ -58,6 +64,16 @@ struct StepCandidatePicker: Sendable {
         heldSwing = swing
         valley = z1
         return out
+    }
+
+    /// Vertex of the parabola through (-1, a), (0, b), (1, c): its offset
+    /// from the middle tick, in ticks (within ±0.5), and its value.
+    @inline(__always)
+    static func vertex(_ a: Double, _ b: Double, _ c: Double) -> (shift: Double, value: Double) {
+        let curvature = a - 2 * b + c
+        guard curvature != 0 else { return (0, b) }
+        let shift = 0.5 * (a - c) / curvature
+        return (shift, b - 0.25 * (a - c) * shift)
     }
 
     private mutating func release() -> StepCandidate {

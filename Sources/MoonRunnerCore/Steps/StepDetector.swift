@@ -26,11 +26,12 @@ public enum StepDetectorKind: String, Sendable, CaseIterable, Codable {
 /// out and back on every sample.
 public struct AnyStepDetector: StepDetector {
     private var seed = SeedStepDetector()
-    private var adaptive = AdaptiveStepDetector()
+    private var adaptive: AdaptiveStepDetector
     public let kind: StepDetectorKind
 
-    public init(kind: StepDetectorKind) {
+    public init(kind: StepDetectorKind, parameters: AdaptiveStepDetector.Parameters = .init()) {
         self.kind = kind
+        adaptive = AdaptiveStepDetector(parameters: parameters)
     }
 
     public mutating func process(_ sample: IMUSample, onStep: (Double) -> Void) {
