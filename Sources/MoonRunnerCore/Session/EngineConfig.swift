@@ -10,6 +10,8 @@ public struct EngineConfig: Sendable, Equatable {
     public var stillAccelStd = 0.05
     /// And below this mean rotation rate (rad/s) when there is a gyroscope.
     public var stillGyro = 0.3
+    /// Course following, destination and home.
+    public var navigation = NavigationConfig()
 
     public init() {}
 }
@@ -32,15 +34,20 @@ public struct SessionSnapshot: Sendable, Equatable, Codable {
     public var pauses: [PauseInterval]
     /// Engine-clock instant of the latest input reflected in `stats`.
     public var lastTime: Double
+    /// The course followed, the destination and home, and where the wearer
+    /// was on the course (absent in sessions recorded before courses).
+    public var navigation: NavigationSnapshot?
 
-    public init(state: SessionState, stats: SessionStats, pauses: [PauseInterval], lastTime: Double) {
+    public init(state: SessionState, stats: SessionStats, pauses: [PauseInterval], lastTime: Double,
+                navigation: NavigationSnapshot? = nil) {
         self.state = state
         self.stats = stats
         self.pauses = pauses
         self.lastTime = lastTime
+        self.navigation = navigation
     }
 
     private enum CodingKeys: String, CodingKey {
-        case state, stats, pauses, lastTime = "last_time"
+        case state, stats, pauses, lastTime = "last_time", navigation
     }
 }

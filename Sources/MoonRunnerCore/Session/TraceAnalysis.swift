@@ -5,7 +5,10 @@ public struct TraceAnalysis: Sendable {
     public private(set) var engine: SessionEngine
     private var recorder = Recorder()
     private let activity: Activity
+    private let course: FollowedCourse?
     private var started = false
+    /// One entry per position the course matcher was fed.
+    public private(set) var courseTimeline: [CourseTimelineEntry] = []
 
     /// What the engine emitted, kept for the summary.
     private struct Recorder: Sendable {
@@ -23,9 +26,10 @@ public struct TraceAnalysis: Sendable {
         }
     }
 
-    public init(config: EngineConfig = EngineConfig(), activity: Activity = .run) {
+    public init(config: EngineConfig = EngineConfig(), activity: Activity = .run, course: FollowedCourse? = nil) {
         engine = SessionEngine(config: config)
         self.activity = activity
+        self.course = course
     }
 
     public var stepTimes: [Double] { recorder.stepTimes }
@@ -39,6 +43,13 @@ public struct TraceAnalysis: Sendable {
     public mutating func feed(_ fix: GPSFix, at t: Double) {
         startIfNeeded(at: t)
         withRecorder { engine, rec in engine.ingest(fix, at: t) { rec.record($0) } }
+        if course != nil, let nav = engine.navigator, let match = nav.lastMatch,
+           match.time != courseTimeline.last?.time,
+           let status = nav.courseStatus(averageSpeed: engine.stats.averageSpeed) {
+            courseTimeline.append(CourseTimelineEntry(time: match.time, progress: status.progress, toGo: status.toGo,
+                                                      distanceToCourse: match.distance, offCourse: match.offCourse,
+                                                      eta: status.eta))
+        }
     }
 
     /// Stops the session at `t` (the last input's time) and returns the summary.
@@ -46,16 +57,18 @@ public struct TraceAnalysis: Sendable {
         if started {
             withRecorder { engine, rec in try? engine.stop(at: t) { rec.record($0) } }
         }
-        return AnalysisSummary(stats: engine.stats, stepTimes: recorder.stepTimes, pauses: engine.pauses,
-                               events: recorder.events, rejectedSamples: engine.rejectedSamples,
-                               rejections: recorder.rejections)
+        var summary = AnalysisSummary(stats: engine.stats, stepTimes: recorder.stepTimes, pauses: engine.pauses,
+                                      events: recorder.events, rejectedSamples: engine.rejectedSamples,
+                                      rejections: recorder.rejections)
+        if course != nil { summary.courseTimeline = courseTimeline }
+        return summary
     }
 
     private mutating func startIfNeeded(at t: Double) {
         guard !started else { return }
         started = true
-        let activity = self.activity
-        withRecorder { engine, rec in try? engine.start(activity: activity, at: t) { rec.record($0) } }
+        let activity = self.activity, course = self.course
+        withRecorder { engine, rec in try? engine.start(activity: activity, at: t, course: course) { rec.record($0) } }
     }
 
     /// Lends the engine and the recorder out as two separate variables (the
@@ -85,6 +98,8 @@ public struct AnalysisSummary: Sendable, Codable, Equatable {
     public var events: [SessionEvent]
     public var rejectedSamples: Int
     public var rejectedFixes: [String: Int]
+    /// With a course: where each accepted position was on it.
+    public var courseTimeline: [CourseTimelineEntry]?
 
     public init(stats: SessionStats, stepTimes: [Double], pauses: [PauseInterval], events: [SessionEvent],
                 rejectedSamples: Int, rejections: [FixRejection: Int]) {
@@ -102,12 +117,50 @@ public struct AnalysisSummary: Sendable, Codable, Equatable {
         self.events = events
         self.rejectedSamples = rejectedSamples
         rejectedFixes = Dictionary(uniqueKeysWithValues: rejections.map { ($0.key.rawValue, $0.value) })
+        courseTimeline = nil
     }
 
     private enum CodingKeys: String, CodingKey {
         case steps, stepTimes = "step_times", cadence = "cadence_spm", distance = "distance_m",
              elapsed = "elapsed_s", moving = "moving_s", elevationGain = "elevation_gain_m",
              elevationLoss = "elevation_loss_m", maxSpeed = "max_speed_mps", points, pauses, events,
-             rejectedSamples = "rejected_samples", rejectedFixes = "rejected_fixes"
+             rejectedSamples = "rejected_samples", rejectedFixes = "rejected_fixes", courseTimeline = "course_timeline"
+    }
+}
+
+/// One position on the course, as `analyze --course` prints it: `null` for
+/// what is not known (progress and distance to go while off course, the
+/// ETA before the wearer has moved).
+public struct CourseTimelineEntry: Sendable, Equatable, Codable {
+    /// Trace clock of the position.
+    public var time: Double
+    public var progress: Double?
+    public var toGo: Double?
+    public var distanceToCourse: Double
+    public var offCourse: Bool
+    public var eta: Double?
+
+    public init(time: Double, progress: Double?, toGo: Double?, distanceToCourse: Double, offCourse: Bool, eta: Double?) {
+        self.time = time
+        self.progress = progress
+        self.toGo = toGo
+        self.distanceToCourse = distanceToCourse
+        self.offCourse = offCourse
+        self.eta = eta
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case time = "t", progress = "progress_m", toGo = "to_go_m", distanceToCourse = "distance_to_course_m",
+             offCourse = "off_course", eta = "eta_s"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(time, forKey: .time)
+        try c.encode(progress, forKey: .progress)
+        try c.encode(toGo, forKey: .toGo)
+        try c.encode(distanceToCourse, forKey: .distanceToCourse)
+        try c.encode(offCourse, forKey: .offCourse)
+        try c.encode(eta, forKey: .eta)
     }
 }
