@@ -26,13 +26,25 @@ public enum GPXWriter {
               <name>
             """)
         out.write(xmlEscaped: session.title)
-        out.write("</name>\n  <time>")
+        out.write("</name>\n")
+        if let note = session.courseNote {
+            out.write("  <desc>")
+            out.write(xmlEscaped: note)
+            out.write("</desc>\n")
+        }
+        out.write("  <time>")
         out.write(isoTime: session.startTime)
         out.write("</time>\n")
         writeBounds(session.points, into: &out)
         out.write(" </metadata>\n <trk>\n  <name>")
         out.write(xmlEscaped: session.title)
-        out.write("</name>\n  <type>")
+        out.write("</name>\n")
+        if let note = session.courseNote {
+            out.write("  <desc>")
+            out.write(xmlEscaped: note)
+            out.write("</desc>\n")
+        }
+        out.write("  <type>")
         out.write(session.activity == .run ? "running" : "walking")
         out.write("</type>\n")
 
