@@ -67,6 +67,7 @@ enum Schema {
                 ) WITHOUT ROWID;
                 """)
         }
+        CourseSchema.register(in: &m)
         return m
     }
 }

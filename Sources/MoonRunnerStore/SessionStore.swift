@@ -23,7 +23,8 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
 public final class SessionStore: Sendable {
     public static let fileName = "moonrunner.sqlite"
     public let path: String
-    private let pool: DatabasePool
+    /// Shared with `CourseStore` (one database, one writer).
+    let pool: DatabasePool
     /// Set when the database found at start was damaged and had to be kept aside.
     public let recoveredFromDamage: StoreError?
 
