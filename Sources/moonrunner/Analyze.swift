@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MoonRunnerCore
+import MoonRunnerExport
 import MoonRunnerProtocol
 import MoonRunnerSensors
 
@@ -18,6 +19,9 @@ struct Analyze: ParsableCommand {
     @Option(help: "Step detector: \(StepDetectorKind.allCases.map(\.rawValue).joined(separator: ", ")).")
     var detector: String = StepDetectorKind.adaptive.rawValue
     @Option(help: "Activity: run or walk.") var activity: String = Activity.run.rawValue
+    @Option(help: "A course to follow (GPX, TCX or FIT): adds course_timeline and the course events.",
+            completion: .file(extensions: ["gpx", "tcx", "fit"]))
+    var course: String?
     @Option(help: "Seconds added to IMU times (default: aligns a 0-based IMU trace with the GPS trace's start).")
     var imuOffset: Double?
     @Flag(help: "Disable automatic pause detection.") var noAutoPause = false
@@ -38,7 +42,19 @@ struct Analyze: ParsableCommand {
         var config = EngineConfig()
         config.detector = StepDetectorKind(rawValue: detector) ?? .adaptive
         config.autoPause.enabled = !noAutoPause
-        var analysis = TraceAnalysis(config: config, activity: Activity(rawValue: activity) ?? .run)
+        var followed: FollowedCourse?
+        if let course {
+            do {
+                let data = try Data(contentsOf: URL(fileURLWithPath: course))
+                let parsed = try CourseFile.read(data, format: CourseFileFormat(fileName: course))
+                followed = FollowedCourse(id: nil, name: parsed.name, geometry: try CourseGeometry(parsed.points))
+            } catch let e as CourseFileError {
+                fail("\(course): \(e.message)", code: ExitCodes.dataError)
+            } catch {
+                fail("\(course): \(error.localizedDescription)", code: ExitCodes.dataError)
+            }
+        }
+        var analysis = TraceAnalysis(config: config, activity: Activity(rawValue: activity) ?? .run, course: followed)
 
         var fixes: [GPSTraceReader.Entry] = []
         if let gps {
@@ -96,6 +112,14 @@ struct Analyze: ParsableCommand {
             print("Steps     \(summary.steps)   cadence \(Int(summary.cadence.rounded())) spm")
             print(String(format: "Elevation +%.0f m / -%.0f m", summary.elevationGain, summary.elevationLoss))
             print("Pauses    \(summary.pauses.count)")
+            if let timeline = summary.courseTimeline, let name = followed?.name {
+                let last = timeline.last
+                print("Course    \(name): " + (last?.progress.map { String(format: "%.0f m done, %.0f m to go", $0, last?.toGo ?? 0) }
+                    ?? "off course at the end"))
+                for e in summary.events where e.kind.isNavigation {
+                    print(String(format: "  %.2f s  %@", e.time, e.kind.rawValue) + (e.detail.map { " (\($0))" } ?? ""))
+                }
+            }
             for p in summary.pauses {
                 print(String(format: "  %.2f – %.2f s (detected at %.2f)", p.start, p.end, p.detectedAt))
             }
