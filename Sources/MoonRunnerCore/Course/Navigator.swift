@@ -54,6 +54,20 @@ public struct CourseStatus: Sendable, Equatable {
     /// Bearing to the nearest point of the course, degrees; nil when on course.
     public var bearingToCourse: Double?
     public var finished: Bool
+
+    public init(id: Int64?, name: String, length: Double, progress: Double?, toGo: Double?, eta: Double?,
+                distanceToCourse: Double?, onCourse: Bool, bearingToCourse: Double?, finished: Bool) {
+        self.id = id
+        self.name = name
+        self.length = length
+        self.progress = progress
+        self.toGo = toGo
+        self.eta = eta
+        self.distanceToCourse = distanceToCourse
+        self.onCourse = onCourse
+        self.bearingToCourse = bearingToCourse
+        self.finished = finished
+    }
 }
 
 /// What the navigator keeps in the session's snapshot, so that a restart
@@ -168,6 +182,9 @@ public struct Navigator: Sendable {
                                                         speed: speed, heading: heading, at: t),
               let m = matcher else { return }
         lastMatch = match
+        // Past the finish the course has nothing more to say (running on to
+        // the car park is not leaving the course).
+        guard !finished else { return }
         switch transition {
         case let .offCourse(since)?:
             let bearing = Heading(from: here, to: match.nearest).bearing
