@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make run`: replays the bundled demo walk through a real gpsd (gpsfake) and
 # moonrunnerd with the emulated MPU-6050, SPEED times faster than real time,
-# shows `moonrunner watch`, stops the session at the end and shows it.
+# adds the walk's planned course and follows it, shows `moonrunner watch`,
+# stops the session at the end and shows it.
 # Everything lives in .build/demo-run; Ctrl-C leaves no process behind.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -49,8 +50,11 @@ for _ in $(seq 100); do
     sleep 0.05
 done
 
-"$bin/moonrunner" --socket "$sock" start --activity walk >/dev/null
-echo "session started; watching (Ctrl-C to end early)"
+course=$("$bin/moonrunner" --socket "$sock" course add "$demo/walk.course.gpx" --json \
+    | python3 -c 'import json, sys; print(json.load(sys.stdin)["course"]["id"])')
+echo "course #$course added from walk.course.gpx (the walk's route out and back, as a planner draws it)"
+"$bin/moonrunner" --socket "$sock" start --activity walk --course "$course" >/dev/null
+echo "session started, following course #$course; watching (Ctrl-C to end early)"
 timeout "$(( duration / speed + 2 ))" "$bin/moonrunner" --socket "$sock" watch || true
 echo
 "$bin/moonrunner" --socket "$sock" stop >/dev/null
