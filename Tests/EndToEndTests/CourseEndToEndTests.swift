@@ -35,7 +35,7 @@ struct CourseEndToEndTests {
         try kept.joined(separator: "\r\n").appending("\r\n").write(to: out, atomically: true, encoding: .utf8)
     }
 
-    @Test("a course uploaded by the CLI is followed live: progress, off course on the detour and back, alerts to watchers and the hook, the course named in the session and its export",
+    @Test("a course uploaded by the CLI is followed live: progress, off course on the detour and back, alerts to watchers and the hook, a destination reached, the course named in the session and its export",
           .enabled(if: available, "../shared/data/courses is absent"))
     func followLive() async throws {
         let rig = try Rig("course")
@@ -53,18 +53,27 @@ struct CourseEndToEndTests {
                                 "--name", "Detour")
         #expect(added.status == 0 && added.out.contains("added course #1") && added.out.contains("Length    3.37 km"),
                 "\(added.out) \(added.err)")
-        let started = try rig.cli("start", "--activity", "walk", "--course", "1")
+        // Heading for where the walker is at 26:40 as well: they arrive there.
+        let truth = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: Paths.data.appendingPathComponent("gps/sim/b_urban.truth.json"))) as? [String: Any])
+        let positions = try #require(truth["positions"] as? [String: Any])
+        let ts = try #require(positions["t_s"] as? [Double]), lats = try #require(positions["lat"] as? [Double])
+        let lons = try #require(positions["lon"] as? [Double])
+        let k = try #require(ts.firstIndex(of: 1600))
+        let started = try rig.cli("start", "--activity", "walk", "--course", "1", "--to", "\(lats[k]),\(lons[k])")
         #expect(started.status == 0 && started.out.contains("Course    Detour"), "\(started.out) \(started.err)")
         let watch = try Child(Paths.cli, ["--socket", rig.socket, "watch", "--until-stop"],
                               log: rig.dir.appendingPathComponent("watch.log"))
 
         let on = try rig.waitFor(timeout: 30, "on the course") { ($0.course?.progressM ?? 0) > 1150 && $0.course?.onCourse == true }
-        #expect(on.course?.id == 1 && on.course?.name == "Detour" && on.home != nil && on.destination == nil)
+        #expect(on.course?.id == 1 && on.course?.name == "Detour" && on.home != nil)
+        #expect((on.destination?.distanceM ?? 0) > 200 && on.destination?.arrived == false)
         let off = try rig.waitFor(timeout: 30, "off course on the detour") { $0.course?.onCourse == false }
         #expect(off.course?.progressM == nil && (off.course?.distanceToCourseM ?? 0) > 50 && off.course?.bearingToCourseDeg != nil)
         let back = try rig.waitFor(timeout: 30, "back on the course") { $0.course?.onCourse == true && ($0.course?.progressM ?? 0) > 1900 }
         #expect((back.course?.toGoM ?? 0) < 1500 && back.course?.etaS != nil)
         _ = try rig.waitFor(timeout: 30, "1000 m to go") { ($0.course?.toGoM ?? .infinity) < 950 }
+        let arrived = try rig.waitFor(timeout: 30, "arrived") { $0.destination?.arrived == true }
+        #expect((arrived.destination?.distanceM ?? .infinity) < 40)
         #expect(try rig.cli("stop").status == 0)
         _ = watch.wait(timeout: 10)
 
@@ -74,6 +83,7 @@ struct CourseEndToEndTests {
         let events = session.events.map(\.event)
         #expect(events.filter { $0 == "off_course" }.count == 1 && events.filter { $0 == "on_course" }.count == 1, "\(events)")
         #expect(session.events.contains { $0.event == "course_to_go" && $0.detail == "1000" })
+        #expect(events.filter { $0 == "arrived" }.count == 1, "\(events)")
         let gpx = try rig.cli("export", String(id), "--format", "gpx")
         #expect(gpx.out.contains("<desc>Followed course Detour</desc>"))
 
