@@ -22,6 +22,10 @@ struct Analyze: ParsableCommand {
     @Option(help: "A course to follow (GPX, TCX or FIT): adds course_timeline and the course events.",
             completion: .file(extensions: ["gpx", "tcx", "fit"]))
     var course: String?
+    @Option(name: .customLong("course-option"), parsing: .singleValue,
+            help: ArgumentHelp("Override a course-matching setting, KEY=VALUE (for evaluation): "
+                + CourseTuning.keys.joined(separator: ", ") + ".", valueName: "key=value"))
+    var courseOptions: [String] = []
     @Option(help: "Seconds added to IMU times (default: aligns a 0-based IMU trace with the GPS trace's start).")
     var imuOffset: Double?
     @Flag(help: "Disable automatic pause detection.") var noAutoPause = false
@@ -36,12 +40,18 @@ struct Analyze: ParsableCommand {
             throw ValidationError("--detector must be one of \(StepDetectorKind.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         guard Activity(rawValue: activity) != nil else { throw ValidationError("--activity must be run or walk") }
+        for option in courseOptions where (try? CourseTuning.apply(option, to: CourseMatcherConfig())) == nil {
+            throw ValidationError("--course-option \(option): expected KEY=NUMBER with KEY one of \(CourseTuning.keys.joined(separator: ", "))")
+        }
     }
 
     func run() throws {
         var config = EngineConfig()
         config.detector = StepDetectorKind(rawValue: detector) ?? .adaptive
         config.autoPause.enabled = !noAutoPause
+        for option in courseOptions {
+            config.navigation.matcher = (try? CourseTuning.apply(option, to: config.navigation.matcher)) ?? config.navigation.matcher
+        }
         var followed: FollowedCourse?
         if let course {
             do {
