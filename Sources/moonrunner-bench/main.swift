@@ -173,7 +173,7 @@ do {
     var length = 0.0
     var k = 0
     var previous = loop(0)
-    while length < 50_000 {
+    while length < 50_200 {
         let (e, n) = loop(Double(k % 500) * 10)
         length += hypot(e - previous.0, n - previous.1)
         previous = (e, n)

@@ -60,18 +60,7 @@ struct FITBuilder {
 
     private mutating func appendS32(_ v: Int32) { append32(UInt32(bitPattern: v)) }
 
-    var data: Data {
-        var out: [UInt8] = [14, 0x20, 0x54, 0x08]
-        let n = UInt32(records.count)
-        out += [UInt8(n & 0xFF), UInt8((n >> 8) & 0xFF), UInt8((n >> 16) & 0xFF), UInt8(n >> 24)]
-        out += Array(".FIT".utf8)
-        let h = FITCRC.checksum(out)
-        out += [UInt8(h & 0xFF), UInt8(h >> 8)]
-        out += records
-        let c = FITCRC.checksum(out)
-        out += [UInt8(c & 0xFF), UInt8(c >> 8)]
-        return Data(out)
-    }
+    var data: Data { FITEncoder.file(records: records, profileVersion: FITProfile.version) }
 }
 
 @Suite("Course files")

@@ -51,6 +51,19 @@ def to_ll(lat0, lon0, x, y):
     return (lat0 + y / 110540.0, lon0 + x / (111320.0 * k))
 
 
+def along(xy, cum, d):
+    """(x, y, course in degrees) at distance `d` along the polyline `xy` with cumulative lengths `cum`."""
+    d = max(0.0, min(cum[-1], d))
+    for i in range(1, len(cum)):
+        if cum[i] >= d:
+            w = (d - cum[i - 1]) / max(cum[i] - cum[i - 1], 1e-9)
+            x = xy[i - 1][0] + w * (xy[i][0] - xy[i - 1][0])
+            y = xy[i - 1][1] + w * (xy[i][1] - xy[i - 1][1])
+            course = math.degrees(math.atan2(xy[i][0] - xy[i - 1][0], xy[i][1] - xy[i - 1][1])) % 360
+            return x, y, course
+    return xy[-1][0], xy[-1][1], 0.0
+
+
 def nmea(body):
     c = 0
     for ch in body:
@@ -78,15 +91,7 @@ def main():
     length = cum[-1]
 
     def at(d):
-        d = max(0.0, min(length, d))
-        for i in range(1, len(cum)):
-            if cum[i] >= d:
-                w = (d - cum[i - 1]) / max(cum[i] - cum[i - 1], 1e-9)
-                x = xy[i - 1][0] + w * (xy[i][0] - xy[i - 1][0])
-                y = xy[i - 1][1] + w * (xy[i][1] - xy[i - 1][1])
-                course = math.degrees(math.atan2(xy[i][0] - xy[i - 1][0], xy[i][1] - xy[i - 1][1])) % 360
-                return x, y, course
-        return xy[-1][0], xy[-1][1], 0.0
+        return along(xy, cum, d)
 
     # Timeline: (state, seconds, from distance, to distance)
     light = 0.45 * length

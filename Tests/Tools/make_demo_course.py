@@ -16,7 +16,7 @@ import random
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from make_demo import ALT, route, to_ll, to_xy  # noqa: E402
+from make_demo import ALT, along, route, to_ll, to_xy  # noqa: E402
 
 SIDE = 2.0  # metres each leg is drawn to the right of the way it is walked
 
@@ -32,22 +32,16 @@ def main():
     length = cum[-1]
 
     def at(d):
-        d = max(0.0, min(length, d))
-        for i in range(1, len(cum)):
-            if cum[i] >= d:
-                w = (d - cum[i - 1]) / max(cum[i] - cum[i - 1], 1e-9)
-                dx, dy = xy[i][0] - xy[i - 1][0], xy[i][1] - xy[i - 1][1]
-                n = math.hypot(dx, dy) or 1.0
-                return xy[i - 1][0] + w * dx, xy[i - 1][1] + w * dy, dx / n, dy / n
-        return xy[-1][0], xy[-1][1], 1.0, 0.0
+        x, y, course = along(xy, cum, d)
+        return x, y, math.sin(math.radians(course)), math.cos(math.radians(course))
 
     rng = random.Random(13)
     vertices = []
     for leg in (1, -1):   # out, then back
         d = 0.0
         while True:
-            along = d if leg == 1 else length - d
-            x, y, ux, uy = at(along)
+            at_d = d if leg == 1 else length - d
+            x, y, ux, uy = at(at_d)
             # Right of the direction walked: (uy, -ux) going out, the other side coming back.
             vertices.append((x + leg * SIDE * uy, y - leg * SIDE * ux))
             if d >= length:
