@@ -26,20 +26,22 @@ public enum CourseTransition: Sendable, Equatable {
 /// same street or repeat laps of a track.
 ///
 /// While following, a fix is matched only within the window of progress
-/// the wearer can have reached since the last match: back by GPS noise
-/// (`slack`) from the furthest progress so far, forward by `maxSpeed` × the
-/// time since, plus that noise. The
-/// course's passes by the fix inside the window (a leg, a lap, a crossing)
-/// are weighed by their distance and by how well they agree with the
-/// progress predicted from the wearer's speed; the best one's nearest point
-/// is the progress. The other lap or leg is outside the window or far from
-/// the prediction, so it is never taken.
+/// the wearer can have reached: back by GPS noise (`slack`) from the
+/// furthest progress so far (which rises no faster than the wearer's own
+/// speed), forward from it by `maxSpeed` × the time since the last match,
+/// plus that noise. The course's passes by the fix inside the window (a
+/// leg, a lap, a crossing) are weighed by their distance and by how well
+/// they agree with the progress predicted from the wearer's speed; the best
+/// one's nearest point is the progress. The other lap or leg is outside the
+/// window or far from the prediction, so it is never taken.
 ///
-/// Off course (or before joining), the window runs from the last progress
-/// on course (the whole course before joining) forward by what the wearer
+/// Off course (or before joining), the window runs from where the wearer
+/// left the course (the whole course before joining) forward by what they
 /// can have covered since, and the first pass in course order within the
-/// on-course band is where they (re)join: rejoining further on is picked
-/// up, and a pass the course makes later is not preferred to an earlier one.
+/// on-course band is where they (re)join, once the dwell confirms it while
+/// they move along the course and its progress keeps to their own speed:
+/// rejoining further on is picked up, a pass the course makes later is not
+/// preferred to an earlier one, and crossing the course is not joining it.
 ///
 /// Off and on are decided with hysteresis (a band of ±`margin` around the
 /// threshold) and a dwell (time and fixes in a row), so scatter and brief
