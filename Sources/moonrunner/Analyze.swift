@@ -29,6 +29,10 @@ struct Analyze: ParsableCommand {
     @Option(help: "Seconds added to IMU times (default: aligns a 0-based IMU trace with the GPS trace's start).")
     var imuOffset: Double?
     @Flag(help: "Disable automatic pause detection.") var noAutoPause = false
+    @Option(help: "Start the session at this instant of the traces' clock (default: the first input); inputs before it are seen while idle, as a daemon sees them before ?START.")
+    var start: Double?
+    @Option(help: "Stop the session at this instant (default: the last input); later inputs are ignored.")
+    var stop: Double?
     /// `--json` and `--imperial`/`--metric` are the options every subcommand
     /// shares (the root command declares them too; declaring the same group
     /// here is what hands them to this subcommand).
@@ -40,6 +44,7 @@ struct Analyze: ParsableCommand {
             throw ValidationError("--detector must be one of \(StepDetectorKind.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         guard Activity(rawValue: activity) != nil else { throw ValidationError("--activity must be run or walk") }
+        if let start, let stop, stop < start { throw ValidationError("--stop must not be before --start") }
         for option in courseOptions where (try? CourseTuning.apply(option, to: CourseMatcherConfig())) == nil {
             throw ValidationError("--course-option \(option): expected KEY=NUMBER with KEY one of \(CourseTuning.keys.joined(separator: ", "))")
         }
@@ -64,7 +69,9 @@ struct Analyze: ParsableCommand {
                 fail("\(course): \(error.localizedDescription)", code: ExitCodes.dataError)
             }
         }
-        var analysis = TraceAnalysis(config: config, activity: Activity(rawValue: activity) ?? .run, course: followed)
+        var analysis = TraceAnalysis(config: config, activity: Activity(rawValue: activity) ?? .run, startAt: start,
+                                     course: followed)
+        let end = stop ?? .infinity
 
         var fixes: [GPSTraceReader.Entry] = []
         if let gps {
@@ -89,6 +96,7 @@ struct Analyze: ParsableCommand {
                         if imuOffset == nil, s.t < 1e8, let g = fixes.first, g.at > 1e8 { offset = g.at - s.t }
                     }
                     s.t += offset
+                    guard s.t <= end else { return }
                     while next < fixes.count, fixes[next].at <= s.t {
                         analysis.feed(fixes[next].fix, at: fixes[next].at)
                         last = max(last, fixes[next].at)
@@ -101,13 +109,13 @@ struct Analyze: ParsableCommand {
                 fail("\(error)", code: ExitCodes.dataError)
             }
         }
-        while next < fixes.count {
+        while next < fixes.count, fixes[next].at <= end {
             analysis.feed(fixes[next].fix, at: fixes[next].at)
             last = max(last, fixes[next].at)
             next += 1
         }
         guard last.isFinite else { fail("the traces hold no samples or fixes", code: ExitCodes.dataError) }
-        let summary = analysis.finish(at: last)
+        let summary = analysis.finish(at: stop ?? last)
         if output.json {
             let e = JSONEncoder()
             e.outputFormatting = [.sortedKeys]

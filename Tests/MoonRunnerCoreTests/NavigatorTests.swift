@@ -115,3 +115,17 @@ struct EngineNavigationTests {
         #expect(engine.navigator != nil && engine.navigator?.course == nil)
     }
 }
+
+@Suite("Navigation snapshot in UTC")
+struct NavigationTimeShiftTests {
+    @Test("shifting a snapshot to UTC keeps the course it followed")
+    func keepsCourse() {
+        let nav = NavigationSnapshot(courseID: 2, courseName: "Ridge", courseLength: 3000, phase: .on, progress: 10,
+                                     progressTime: 100)
+        let snap = SessionSnapshot(state: .recording, stats: SessionStats(), pauses: [], lastTime: 100, utcOffset: 50,
+                                   navigation: nav)
+        let utc = snap.shifted(by: 50)
+        #expect(utc.navigation?.courseName == "Ridge" && utc.navigation?.courseID == 2)
+        #expect(utc.navigation?.progressTime == 150 && utc.lastTime == 150)
+    }
+}

@@ -45,7 +45,7 @@ struct CourseStoreTests {
     func migratesOldDatabase() async throws {
         let dir = try tempStoreDir()
         let path = (dir as NSString).appendingPathComponent(SessionStore.fileName)
-        // The sessions schema alone, as MoonRunner wrote it before courses.
+        // The sessions and points schema, as MoonRunner wrote it before courses.
         let queue = try DatabaseQueue(path: path)
         var v1 = DatabaseMigrator()
         v1.registerMigration("v1") { db in
@@ -54,6 +54,9 @@ struct CourseStoreTests {
                 start_time REAL NOT NULL, end_time REAL, updated_at REAL NOT NULL, interrupted INTEGER NOT NULL DEFAULT 0,
                 distance_m REAL NOT NULL DEFAULT 0, elapsed_s REAL NOT NULL DEFAULT 0, moving_s REAL NOT NULL DEFAULT 0,
                 steps INTEGER NOT NULL DEFAULT 0, snapshot TEXT NOT NULL);
+                CREATE TABLE point (id INTEGER PRIMARY KEY, session_id INTEGER NOT NULL REFERENCES session(id)
+                ON DELETE CASCADE, time REAL NOT NULL, fix_time REAL, lat REAL NOT NULL, lon REAL NOT NULL, alt REAL,
+                speed REAL, course REAL, eph REAL, new_segment INTEGER NOT NULL DEFAULT 0);
                 INSERT INTO session (activity, state, start_time, updated_at, snapshot)
                 VALUES ('run', 'stopped', 1, 2, '{"state":"stopped","stats":{},"pauses":[],"last_time":2}');
                 """)
@@ -61,6 +64,7 @@ struct CourseStoreTests {
         try v1.migrate(queue)
         try queue.close()
         let sessions = try SessionStore(directory: dir)
+        #expect(sessions.recoveredFromDamage == nil)
         #expect(try await sessions.sessions(limit: 5).count == 1)
         let c = try await CourseStore(sessions).add(Self.course("new", points: 2), format: "gpx", sourceBytes: 1, at: 3)
         #expect(c.id == 1)

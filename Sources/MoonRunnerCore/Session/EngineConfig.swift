@@ -34,20 +34,24 @@ public struct SessionSnapshot: Sendable, Equatable, Codable {
     public var pauses: [PauseInterval]
     /// Engine-clock instant of the latest input reflected in `stats`.
     public var lastTime: Double
+    /// UTC minus engine time for this session's times, learned from the GPS
+    /// receiver; nil when no fix ever told (the system clock is all there is).
+    public var utcOffset: Double?
     /// The course followed, the destination and home, and where the wearer
     /// was on the course (absent in sessions recorded before courses).
     public var navigation: NavigationSnapshot?
 
     public init(state: SessionState, stats: SessionStats, pauses: [PauseInterval], lastTime: Double,
-                navigation: NavigationSnapshot? = nil) {
+                utcOffset: Double? = nil, navigation: NavigationSnapshot? = nil) {
         self.state = state
         self.stats = stats
         self.pauses = pauses
         self.lastTime = lastTime
+        self.utcOffset = utcOffset
         self.navigation = navigation
     }
 
     private enum CodingKeys: String, CodingKey {
-        case state, stats, pauses, lastTime = "last_time", navigation
+        case state, stats, pauses, lastTime = "last_time", utcOffset = "utc_offset", navigation
     }
 }

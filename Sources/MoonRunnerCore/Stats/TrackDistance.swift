@@ -1,6 +1,10 @@
 /// Distance along a recorded track, counted only inside moving stretches:
 /// a point flagged `newSegment` starts a new stretch and no distance is
 /// counted from the point before it (that gap is a pause or a GPS outage).
+/// Points that carry the session's distance (`TrackPoint.distance`, every
+/// point recorded since it is kept) are taken at their word, so splits, laps
+/// and exports add up to exactly the distance the wearer saw; older tracks
+/// are measured point to point.
 ///
 /// Built once per track (one array), then answers "how far by time t" and
 /// "what altitude at time t" by binary search, so laps and splits of a
@@ -15,12 +19,16 @@ public struct TrackDistance: Sendable {
     public init(points: [TrackPoint]) {
         var cumulative = [Double]()
         cumulative.reserveCapacity(points.count)
-        var total = 0.0
-        for i in points.indices {
-            if i > 0, !points[i].newSegment {
-                total += TrackDistance.step(points[i - 1], points[i])
+        if !points.isEmpty, points.allSatisfy({ $0.distance.isFinite }) {
+            cumulative = points.map(\.distance)
+        } else {
+            var total = 0.0
+            for i in points.indices {
+                if i > 0, !points[i].newSegment {
+                    total += TrackDistance.step(points[i - 1], points[i])
+                }
+                cumulative.append(total)
             }
-            cumulative.append(total)
         }
         self.cumulative = cumulative
         times = points.map(\.time)
