@@ -55,7 +55,27 @@ course=$("$bin/moonrunner" --socket "$sock" course add "$demo/walk.course.gpx" -
 echo "course #$course added from walk.course.gpx (the walk's route out and back, as a planner draws it)"
 "$bin/moonrunner" --socket "$sock" start --activity walk --course "$course" >/dev/null
 echo "session started, following course #$course; watching (Ctrl-C to end early)"
-timeout "$(( duration / speed + 2 ))" "$bin/moonrunner" --socket "$sock" watch || true
+# The recording has played when its fixes stop (gpsfake stays up while a
+# client is connected): the daemon then reports the GPS lost. Replays run a
+# little slower than SPEED, so a fixed wait would cut the end, and with it
+# the course's finish; at most twice the nominal time.
+"$bin/moonrunner" --socket "$sock" watch &
+watch_pid=$!
+deadline=$(( SECONDS + 2 * duration / speed + 10 ))
+gps_health() {
+    "$bin/moonrunner" --socket "$sock" status --json 2>/dev/null \
+        | python3 -c 'import json, sys; print(json.load(sys.stdin)["gps"]["health"])' 2>/dev/null || true
+}
+seen_fixes=""
+while [ "$SECONDS" -lt "$deadline" ]; do
+    health=$(gps_health)
+    [ "$health" = ok ] && seen_fixes=1
+    [ -n "$seen_fixes" ] && [ "$health" != ok ] && break
+    sleep 1
+done
+sleep 1
+kill -TERM "$watch_pid" 2>/dev/null || true
+wait "$watch_pid" 2>/dev/null || true
 echo
 "$bin/moonrunner" --socket "$sock" stop >/dev/null
 id=$("$bin/moonrunner" --socket "$sock" sessions --json --limit 1 | python3 -c 'import json, sys; print(json.load(sys.stdin)["sessions"][0]["id"])')
