@@ -51,6 +51,16 @@ def to_ll(lat0, lon0, x, y):
     return (lat0 + y / 110540.0, lon0 + x / (111320.0 * k))
 
 
+def planar(pts):
+    """The route in metres from its first point: (lat0, lon0, xy, cumulative lengths)."""
+    lat0, lon0 = pts[0]
+    xy = [to_xy(lat0, lon0, *p) for p in pts]
+    cum = [0.0]
+    for a, b in zip(xy, xy[1:]):
+        cum.append(cum[-1] + math.dist(a, b))
+    return lat0, lon0, xy, cum
+
+
 def along(xy, cum, d):
     """(x, y, course in degrees) at distance `d` along the polyline `xy` with cumulative lengths `cum`."""
     d = max(0.0, min(cum[-1], d))
@@ -82,12 +92,7 @@ def dm(value, is_lat):
 def main():
     data, out = sys.argv[1], sys.argv[2]
     os.makedirs(out, exist_ok=True)
-    pts = route(os.path.join(data, "gps/real/ikalman/gps_example_1"))
-    lat0, lon0 = pts[0]
-    xy = [to_xy(lat0, lon0, *p) for p in pts]
-    cum = [0.0]
-    for a, b in zip(xy, xy[1:]):
-        cum.append(cum[-1] + math.dist(a, b))
+    lat0, lon0, xy, cum = planar(route(os.path.join(data, "gps/real/ikalman/gps_example_1")))
     length = cum[-1]
 
     def at(d):

@@ -16,19 +16,14 @@ import random
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from make_demo import ALT, along, route, to_ll, to_xy  # noqa: E402
+from make_demo import ALT, along, planar, route, to_ll  # noqa: E402
 
 SIDE = 2.0  # metres each leg is drawn to the right of the way it is walked
 
 
 def main():
     data, out = sys.argv[1], sys.argv[2]
-    pts = route(os.path.join(data, "gps/real/ikalman/gps_example_1"))
-    lat0, lon0 = pts[0]
-    xy = [to_xy(lat0, lon0, *p) for p in pts]
-    cum = [0.0]
-    for a, b in zip(xy, xy[1:]):
-        cum.append(cum[-1] + math.dist(a, b))
+    lat0, lon0, xy, cum = planar(route(os.path.join(data, "gps/real/ikalman/gps_example_1")))
     length = cum[-1]
 
     def at(d):
