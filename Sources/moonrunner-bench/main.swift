@@ -9,7 +9,9 @@
 //     trace into a temporary directory and times `moonrunner analyze` on it
 //     (wall time, parsing included).
 //
-// (c) Course matching: a synthetic 50 km course (ten laps of a 5 km loop,
+// (c) The altitude fusion (barometer + GPS) per reading and per fix, and the
+//     share of a core it takes at 10 readings and one fix a second.
+// (d) Course matching: a synthetic 50 km course (ten laps of a 5 km loop,
 //     a vertex every 10 m, so every position has ten passes of the course)
 //     run at 3 m/s with 1 Hz fixes scattered by 4 m, including a 2 km
 //     detour off the course; thread CPU time per fix of `CourseMatcher`.
@@ -161,63 +163,13 @@ report("seed", run(&seed, hour, hours: options.hours))
 var anyAdaptive = AnyStepDetector(kind: .adaptive)
 report("AnyStepDetector(adaptive)", run(&anyAdaptive, hour, hours: options.hours))
 
-// (c) Course matching on a 50 km course.
-do {
-    let origin = LocalTangentPlane(originLat: 47.37, originLon: 8.54)
-    // A 5 km loop: a rounded rectangle 1.5 km x 0.95 km with a wiggle, a vertex every ~10 m.
-    func loop(_ s: Double) -> (Double, Double) {
-        let a = 2 * Double.pi * s / 5000
-        return (750 * cos(a) + 40 * sin(7 * a), 480 * sin(a) + 25 * cos(5 * a))
-    }
-    var vertices: [CoursePoint] = []
-    var length = 0.0
-    var k = 0
-    var previous = loop(0)
-    while length < 50_200 {
-        let (e, n) = loop(Double(k % 500) * 10)
-        length += hypot(e - previous.0, n - previous.1)
-        previous = (e, n)
-        let ll = origin.unproject(east: e, north: n)
-        vertices.append(CoursePoint(latitude: ll.lat, longitude: ll.lon))
-        k += 1
-    }
-    guard let geometry = try? CourseGeometry(vertices) else {
-        print("course bench: the synthetic course was refused")
-        exit(1)
-    }
-    var matcher = CourseMatcher(geometry: geometry)
-    var rng = SplitMix(seed: 7)
-    let speed = 3.0
-    let fixes = Int(geometry.length / speed)
-    var lat = [Double](), lon = [Double]()
-    lat.reserveCapacity(fixes)
-    lon.reserveCapacity(fixes)
-    for i in 0..<fixes {
-        let p = geometry.position(atProgress: Double(i) * speed)
-        var (e, n) = origin.project(lat: p.latitude, lon: p.longitude)
-        // Lap 4: 700 s (2 km) on a road 300 m outside the loop, then back.
-        if i >= 7000 && i < 7700 { e += 300 }
-        e += rng.gaussian() * 4
-        n += rng.gaussian() * 4
-        let ll = origin.unproject(east: e, north: n)
-        lat.append(ll.lat)
-        lon.append(ll.lon)
-    }
-    var each = [Double](repeating: 0, count: fixes)
-    var offCourse = 0
-    let start = cpuNow()
-    for i in 0..<fixes {
-        let t0 = cpuNow()
-        let (m, _) = matcher.update(latitude: lat[i], longitude: lon[i], sigma: 4, speed: speed, at: Double(i))
-        each[i] = cpuNow() - t0
-        if m.offCourse { offCourse += 1 }
-    }
-    let total = cpuNow() - start
-    each.sort()
-    print(String(format: "course matching (%.1f km) %6.2f µs per fix mean, p99 %.1f µs, worst %.1f µs  (%d fixes, %d off course, %d vertices)",
-                 geometry.length / 1000, total / Double(fixes) * 1e6, each[fixes * 99 / 100] * 1e6,
-                 (each.last ?? 0) * 1e6, fixes, offCourse, vertices.count))
-}
+let altitude = benchAltitudeFusion(hours: options.hours)
+print(String(format: "altitude fusion           %8.1f ns per barometer reading, %.1f ns per fix: %.5f %% of a core at 10 Hz + 1 Hz (gain %.0f m)",
+             altitude.perReading, altitude.perFix, altitude.coreShare, altitude.gain))
+
+let course = benchCourseMatching()
+print(String(format: "course matching (%.1f km) %6.2f µs per fix mean, p99 %.1f µs, worst %.1f µs  (%d fixes, %d off course, %d vertices)",
+             course.kilometres, course.mean, course.p99, course.worst, course.fixes, course.offCourse, course.vertices))
 
 // (b) `moonrunner analyze` wall time on the same trace as CSV.
 if let bin = options.bin {
