@@ -20,13 +20,15 @@ public struct ExportSession: Sendable {
     public var calorieModel: CalorieModel
     /// Shown as the track name; default "MoonRunner run 12".
     public var title: String
+    /// Name of the course the session followed, if any (GPX `desc`, TCX `Notes`).
+    public var course: String?
 
     /// `laps` default to the laps computed from the lap events and the track.
     public init(id: Int64, activity: Activity, startTime: Double, endTime: Double? = nil,
                 stats: SessionStats, points: [TrackPoint], events: [SessionEvent] = [],
                 pauses: [PauseInterval] = [], stepSeconds: [StepSecondSample] = [],
                 laps: [LapSummary]? = nil, calorieModel: CalorieModel = CalorieModel(),
-                title: String? = nil) {
+                title: String? = nil, course: String? = nil) {
         self.id = id
         self.activity = activity
         self.startTime = startTime
@@ -40,6 +42,7 @@ public struct ExportSession: Sendable {
         self.stepSeconds = stepSeconds.sorted { $0.second < $1.second }
         self.calorieModel = calorieModel
         self.title = title ?? "MoonRunner \(activity == .run ? "run" : "walk") \(id)"
+        self.course = course
         self.laps = laps ?? Laps.compute(points: points, events: events, pauses: pauses,
                                          stepSeconds: self.stepSeconds, start: startTime, end: self.endTime)
     }
@@ -55,6 +58,9 @@ public struct ExportSession: Sendable {
     public var distance: Double { stats.distance > 0 ? stats.distance : TrackDistance(points: points).total }
     /// Steps of the whole session.
     public var totalSteps: Int { stats.steps > 0 ? stats.steps : stepSeconds.reduce(0) { $0 + $1.steps } }
+    /// "Followed course NAME", for the formats' free-text fields.
+    public var courseNote: String? { course.map { "Followed course \($0)" } }
+
     /// Estimated kcal over the track.
     public var calories: Double { calorieModel.kcal(points: points, pauses: pauses, activity: activity) }
 }

@@ -26,13 +26,17 @@ public enum GPXWriter {
               <name>
             """)
         out.write(xmlEscaped: session.title)
-        out.write("</name>\n  <time>")
+        out.write("</name>\n")
+        writeCourseNote(session, into: &out)
+        out.write("  <time>")
         out.write(isoTime: session.startTime)
         out.write("</time>\n")
         writeBounds(session.points, into: &out)
         out.write(" </metadata>\n <trk>\n  <name>")
         out.write(xmlEscaped: session.title)
-        out.write("</name>\n  <type>")
+        out.write("</name>\n")
+        writeCourseNote(session, into: &out)
+        out.write("  <type>")
         out.write(session.activity == .run ? "running" : "walking")
         out.write("</type>\n")
 
@@ -66,6 +70,14 @@ public enum GPXWriter {
         if open { out.write("  </trkseg>\n") }
         out.write(" </trk>\n</gpx>\n")
         return out.data
+    }
+
+    /// `<desc>Followed course NAME</desc>` when the session followed one.
+    private static func writeCourseNote(_ session: ExportSession, into out: inout OutputBuffer) {
+        guard let note = session.courseNote else { return }
+        out.write("  <desc>")
+        out.write(xmlEscaped: note)
+        out.write("</desc>\n")
     }
 
     private static func writeBounds(_ points: [TrackPoint], into out: inout OutputBuffer) {

@@ -39,6 +39,12 @@ public enum TCXWriter {
         for lap in session.laps {
             writeLap(lap, session: session, track: track, paused: paused, into: &out)
         }
+        if let note = session.courseNote {
+            // Activity_t: Id, Lap+, Notes?, Training?, Creator?.
+            out.write("   <Notes>")
+            out.write(xmlEscaped: note)
+            out.write("</Notes>\n")
+        }
         out.write("""
                <Creator xsi:type="Device_t">
                 <Name>MoonRunner</Name>

@@ -5,7 +5,7 @@ import MoonRunnerCore
 /// bumps change or remove them.
 public enum ProtocolVersion {
     public static let major = 1
-    public static let minor = 0
+    public static let minor = 1
     public static let release = "0.1.0"
 }
 
@@ -197,12 +197,19 @@ public struct StatusReply: Codable, Sendable, Equatable {
     @NullCoded public var nextBadge: NextBadge?
     /// metric | imperial (the daemon's configured display units)
     public var units: String
+    /// The course being followed, null when none.
+    @NullCoded public var course: CourseStatusReply?
+    /// Straight line to the session's start, null when idle or before the first position.
+    @NullCoded public var home: HomeReply?
+    /// The point the session heads for (`?START={"to":[lat,lon]}`), null when none.
+    @NullCoded public var destination: DestinationReply?
     public var id: JSONValue?
 
     public init(time: Double, state: String, session: Int64?, stats: SessionStats?, gps: GPSStatus,
                 imu: IMUStatus, baro: BaroStatus = .none, altitudeSource: String = "gps", store: StoreStatus,
                 lastTransition: TransitionInfo?, units: String,
-                caloriesKcal: Double = 0, nextBadge: NextBadge? = nil, id: JSONValue? = nil) {
+                caloriesKcal: Double = 0, nextBadge: NextBadge? = nil, course: CourseStatusReply? = nil,
+                home: HomeReply? = nil, destination: DestinationReply? = nil, id: JSONValue? = nil) {
         self.time = time
         self.state = state
         self.session = session
@@ -229,6 +236,9 @@ public struct StatusReply: Codable, Sendable, Equatable {
         self.caloriesKcal = caloriesKcal
         self.nextBadge = nextBadge
         self.units = units
+        self.course = course
+        self.home = home
+        self.destination = destination
         self.id = id
     }
 
@@ -239,7 +249,7 @@ public struct StatusReply: Codable, Sendable, Equatable {
              avgSpeedMps = "avg_speed_mps", maxSpeedMps = "max_speed_mps", steps, cadenceSpm = "cadence_spm",
              elevationGainM = "elevation_gain_m", elevationLossM = "elevation_loss_m", laps, gps, imu, store,
              baro, altitudeSource = "altitude_source",
-             lastTransition = "last_transition", units, id
+             lastTransition = "last_transition", units, course, home, destination, id
     }
 }
 
@@ -247,7 +257,8 @@ public struct StatusReply: Codable, Sendable, Equatable {
 public struct EventReply: Codable, Sendable, Equatable {
     public var cls = "EVENT"
     @NullCoded public var session: Int64?
-    /// start | pause | resume | autopause | autoresume | lap | stop | badge | fault
+    /// start | pause | resume | autopause | autoresume | lap | stop | badge | fault |
+    /// off_course | on_course | course_to_go | course_finished | arrived
     public var event: String
     public var time: Double
     public var detectedAt: Double
@@ -329,20 +340,23 @@ public struct SessionReply: Codable, Sendable, Equatable {
     public var points: Int
     /// Splits per km and mile, laps, calories and best pace.
     public var figures: SessionFigures
+    /// The course the session followed, null when none.
+    @NullCoded public var course: SessionCourseReply?
     public var id: JSONValue?
 
     public init(session: SessionInfo, stats: SessionStats, pauses: [PauseInterval], events: [EventReply],
-                points: Int, figures: SessionFigures, id: JSONValue? = nil) {
+                points: Int, figures: SessionFigures, course: SessionCourseReply? = nil, id: JSONValue? = nil) {
         self.session = session
         self.stats = stats
         self.pauses = pauses
         self.events = events
         self.points = points
         self.figures = figures
+        self.course = course
         self.id = id
     }
 
-    enum CodingKeys: String, CodingKey { case cls = "class", session, stats, pauses, events, points, figures, id }
+    enum CodingKeys: String, CodingKey { case cls = "class", session, stats, pauses, events, points, figures, course, id }
 }
 
 /// `{"class":"DELETED","session":N}`.

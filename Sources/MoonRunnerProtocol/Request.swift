@@ -1,4 +1,5 @@
 import Foundation
+import MoonRunnerCore
 
 /// One request line of the control socket, gpsd style: `?NAME;` or
 /// `?NAME={json};`. The optional `"id"` member is echoed in the reply so
@@ -17,7 +18,8 @@ public struct Request: Sendable, Equatable {
         case version
         case status
         case watch(enable: Bool)
-        case start(activity: String?)
+        /// Starts a session, following a stored course and/or heading for a point.
+        case start(activity: String?, course: Int64? = nil, destination: GeoPoint? = nil)
         case pause
         case resume
         case lap
@@ -28,6 +30,12 @@ public struct Request: Sendable, Equatable {
         case badges
         case delete(id: Int64)
         case config
+        case courses
+        case course(id: Int64)
+        case courseDelete(id: Int64)
+        /// Announces an upload: `chunks` `?COURSE_DATA` lines follow with `bytes` bytes in all.
+        case courseAdd(CourseUploadHeader)
+        case courseData(seq: Int, data: String)
 
         /// The request name as written on the wire.
         public var name: String {
@@ -46,13 +54,18 @@ public struct Request: Sendable, Equatable {
             case .badges: "BADGES"
             case .delete: "DELETE"
             case .config: "CONFIG"
+            case .courses: "COURSES"
+            case .course: "COURSE"
+            case .courseDelete: "COURSE_DELETE"
+            case .courseAdd: "COURSE_ADD"
+            case .courseData: "COURSE_DATA"
             }
         }
 
         /// Commands that change state need a privileged peer.
         public var changesState: Bool {
             switch self {
-            case .start, .pause, .resume, .lap, .stop, .delete: true
+            case .start, .pause, .resume, .lap, .stop, .delete, .courseAdd, .courseData, .courseDelete: true
             default: false
             }
         }
@@ -63,11 +76,23 @@ public struct Request: Sendable, Equatable {
         var params: [String: JSONValue] = [:]
         switch command {
         case let .watch(enable): params["enable"] = .bool(enable)
-        case let .start(activity): if let a = activity { params["activity"] = .string(a) }
+        case let .start(activity, course, destination):
+            if let a = activity { params["activity"] = .string(a) }
+            if let c = course { params["course"] = .number(Double(c)) }
+            if let d = destination { params["to"] = .array([.number(d.latitude), .number(d.longitude)]) }
         case let .sessions(limit, before):
             params["limit"] = .number(Double(limit))
             if let b = before { params["before"] = .number(Double(b)) }
-        case let .session(id), let .delete(id): params["id"] = .number(Double(id))
+        case let .session(id), let .delete(id), let .course(id), let .courseDelete(id): params["id"] = .number(Double(id))
+        case let .courseAdd(h):
+            if let n = h.name { params["name"] = .string(n) }
+            if let f = h.format { params["format"] = .string(f) }
+            params["encoding"] = .string(h.encoding)
+            params["bytes"] = .number(Double(h.bytes))
+            params["chunks"] = .number(Double(h.chunks))
+        case let .courseData(seq, data):
+            params["seq"] = .number(Double(seq))
+            params["data"] = .string(data)
         case let .export(id, format):
             params["id"] = .number(Double(id))
             params["format"] = .string(format)
@@ -111,6 +136,12 @@ public struct RequestError: Error, Sendable, Equatable, CustomStringConvertible 
         case unavailable
         /// A bug: the daemon could not build its reply.
         case internalError = "internal"
+        /// An upload larger than `course.max_upload_kb`; nothing was stored.
+        case tooLarge = "too_large"
+        /// The uploaded file is not a course (no points, one point, broken XML, a FIT without positions, ...).
+        case badCourse = "bad_course"
+        /// The daemon is receiving as many uploads as it holds at once; try again.
+        case busy
     }
 
     public var code: Code

@@ -6,7 +6,8 @@ import MoonRunnerCore
 /// around the request and the case of its name.
 public enum RequestParser {
     public static let knownCommands = ["VERSION", "STATUS", "WATCH", "START", "PAUSE", "RESUME", "LAP", "STOP",
-                                       "SESSIONS", "SESSION", "EXPORT", "BADGES", "DELETE", "CONFIG"]
+                                       "SESSIONS", "SESSION", "EXPORT", "BADGES", "DELETE", "CONFIG",
+                                       "COURSES", "COURSE", "COURSE_DELETE", "COURSE_ADD", "COURSE_DATA"]
 
     /// Formats `?EXPORT` accepts (the writers of MoonRunnerExport).
     public static let exportFormats = ["gpx", "tcx", "fit", "geojson", "csv", "svg"]
@@ -16,9 +17,13 @@ public enum RequestParser {
 
     /// Parameters each request accepts besides `"id"`.
     static let parameters: [String: [String]] = [
-        "WATCH": ["enable"], "START": ["activity"], "SESSIONS": ["limit", "before"],
-        "EXPORT": ["format"],
+        "WATCH": ["enable"], "START": ["activity", "course", "to"], "SESSIONS": ["limit", "before"],
+        "EXPORT": ["format"], "COURSE_ADD": ["name", "format", "encoding", "bytes", "chunks"],
+        "COURSE_DATA": ["seq", "data"],
     ]
+
+    /// Formats a course may be uploaded in.
+    public static let courseFormats = ["gpx", "tcx", "fit"]
 
     /// True for a line the server ignores: empty, or only spaces, tabs and CR.
     /// Every other complete line gets exactly one reply.
@@ -54,8 +59,9 @@ public enum RequestParser {
         // Any request may carry "id"; the reply echoes it. For ?SESSION, ?EXPORT
         // and ?DELETE the id is also the session's, so the echo is the same number.
         let id = params["id"]
-        guard !name.isEmpty, name.utf8.count <= 20, name.allSatisfy({ $0.isASCII && $0.isLetter }) else {
-            throw RequestError(.syntax, "a request name is letters only, e.g. ?STATUS;", id: id)
+        guard !name.isEmpty, name.utf8.count <= 20, name.first != "_",
+              name.allSatisfy({ $0.isASCII && ($0.isLetter || $0 == "_") }) else {
+            throw RequestError(.syntax, "a request name is letters (and _) only, e.g. ?STATUS;", id: id)
         }
         let upper = name.uppercased()
         guard knownCommands.contains(upper) else {
@@ -90,11 +96,23 @@ public enum RequestParser {
             guard case let .bool(b) = v else { throw bad("\"enable\" must be true or false, e.g. ?WATCH={\"enable\":true};") }
             return .watch(enable: b)
         case "START":
-            guard let v = p["activity"] else { return .start(activity: nil) }
-            guard case let .string(s) = v, activities.contains(s) else {
-                throw bad("\"activity\" must be one of \(activities.joined(separator: ", ")), e.g. ?START={\"activity\":\"run\"};")
+            var activity: String?
+            if let v = p["activity"] {
+                guard case let .string(s) = v, activities.contains(s) else {
+                    throw bad("\"activity\" must be one of \(activities.joined(separator: ", ")), e.g. ?START={\"activity\":\"run\"};")
+                }
+                activity = s
             }
-            return .start(activity: s)
+            let course = try intParam("course", required: false, range: sessionIDs)
+            var destination: GeoPoint?
+            if let v = p["to"] {
+                guard case let .array(a) = v, a.count == 2, case let .number(lat) = a[0], case let .number(lon) = a[1],
+                      GeoPoint(latitude: lat, longitude: lon).isValid else {
+                    throw bad("\"to\" must be [latitude, longitude] in degrees, e.g. ?START={\"to\":[51.5007,-0.1246]};")
+                }
+                destination = GeoPoint(latitude: lat, longitude: lon)
+            }
+            return .start(activity: activity, course: course, destination: destination)
         case "PAUSE": return .pause
         case "RESUME": return .resume
         case "LAP": return .lap
@@ -118,8 +136,54 @@ public enum RequestParser {
             return .export(id: i, format: f.lowercased())
         case "BADGES": return .badges
         case "CONFIG": return .config
+        case "COURSES": return .courses
+        case "COURSE":
+            guard let i = try intParam("id", required: true, range: sessionIDs) else { throw bad("?COURSE needs \"id\"") }
+            return .course(id: i)
+        case "COURSE_DELETE":
+            guard let i = try intParam("id", required: true, range: sessionIDs) else { throw bad("?COURSE_DELETE needs \"id\"") }
+            return .courseDelete(id: i)
+        case "COURSE_ADD":
+            return .courseAdd(try courseUpload(p, bad: bad))
+        case "COURSE_DATA":
+            guard let seq = try intParam("seq", required: true, range: 0...Int64(CourseUploadHeader.maxChunks)) else {
+                throw bad("?COURSE_DATA needs \"seq\"")
+            }
+            guard case let .string(data)? = p["data"] else {
+                throw bad("?COURSE_DATA needs \"data\": a piece of the file, e.g. ?COURSE_DATA={\"seq\":0,\"data\":\"...\"};")
+            }
+            return .courseData(seq: Int(seq), data: data)
         default:
             throw RequestError(.unknownCommand, "unknown request ?\(name);", id: id)
         }
+    }
+
+    /// The parameters of `?COURSE_ADD`; the size limit is the daemon's to check.
+    private static func courseUpload(_ p: [String: JSONValue],
+                                     bad: (String) -> RequestError) throws(RequestError) -> CourseUploadHeader {
+        var name: String?
+        if let v = p["name"] {
+            guard case let .string(s) = v, s.count <= 200 else { throw bad("\"name\" must be a string of at most 200 characters") }
+            name = s
+        }
+        var format: String?
+        if let v = p["format"] {
+            guard case let .string(f) = v, courseFormats.contains(f.lowercased()) else {
+                throw bad("\"format\" must be one of \(courseFormats.joined(separator: ", ")) (or left out: the daemon looks)")
+            }
+            format = f.lowercased()
+        }
+        var encoding = "base64"
+        if let v = p["encoding"] {
+            guard case let .string(e) = v, e == "base64" || e == "utf8" else { throw bad("\"encoding\" must be base64 or utf8") }
+            encoding = e
+        }
+        guard case let .number(b)? = p["bytes"], b.rounded() == b, b >= 1, b <= Double(CourseUploadHeader.maxBytes) else {
+            throw bad("?COURSE_ADD needs \"bytes\": the file's size, an integer from 1 (see course.max_upload_kb)")
+        }
+        guard case let .number(c)? = p["chunks"], c.rounded() == c, c >= 1, c <= min(b, Double(CourseUploadHeader.maxChunks)) else {
+            throw bad("?COURSE_ADD needs \"chunks\": how many ?COURSE_DATA lines follow, from 1 to \"bytes\"")
+        }
+        return CourseUploadHeader(name: name, format: format, encoding: encoding, bytes: Int(b), chunks: Int(c))
     }
 }

@@ -78,6 +78,7 @@ enum Schema {
                 INSERT INTO journal_state (id, applied_seq) VALUES (1, 0);
                 """)
         }
+        CourseSchema.register(in: &m)
         return m
     }
 }

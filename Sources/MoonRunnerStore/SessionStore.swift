@@ -41,7 +41,8 @@ public final class SessionStore: Sendable {
     public static let fileName = "moonrunner.sqlite"
     public static let journalName = "moonrunner.journal"
     public let path: String
-    private let pool: DatabasePool
+    /// Shared with `CourseStore` (one database, one writer).
+    let pool: DatabasePool
     /// Set when the database found at start was damaged and had to be kept aside.
     public let recoveredFromDamage: StoreError?
     /// The journal, while this store is its writer.

@@ -11,6 +11,10 @@
 //
 // (c) The altitude fusion (barometer + GPS) per reading and per fix, and the
 //     share of a core it takes at 10 readings and one fix a second.
+// (d) Course matching: a synthetic 50 km course (ten laps of a 5 km loop,
+//     a vertex every 10 m, so every position has ten passes of the course)
+//     run at 3 m/s with 1 Hz fixes scattered by 4 m, including a 2 km
+//     detour off the course; thread CPU time per fix of `CourseMatcher`.
 //
 // Usage: moonrunner-bench [--hours H] [--bin PATH] [--keep]
 
@@ -162,6 +166,10 @@ report("AnyStepDetector(adaptive)", run(&anyAdaptive, hour, hours: options.hours
 let altitude = benchAltitudeFusion(hours: options.hours)
 print(String(format: "altitude fusion           %8.1f ns per barometer reading, %.1f ns per fix: %.5f %% of a core at 10 Hz + 1 Hz (gain %.0f m)",
              altitude.perReading, altitude.perFix, altitude.coreShare, altitude.gain))
+
+let course = benchCourseMatching()
+print(String(format: "course matching (%.1f km) %6.2f µs per fix mean, p99 %.1f µs, worst %.1f µs  (%d fixes, %d off course, %d vertices)",
+             course.kilometres, course.mean, course.p99, course.worst, course.fixes, course.offCourse, course.vertices))
 
 // (b) `moonrunner analyze` wall time on the same trace as CSV.
 if let bin = options.bin {

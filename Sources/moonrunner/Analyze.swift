@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MoonRunnerCore
+import MoonRunnerExport
 import MoonRunnerProtocol
 import MoonRunnerSensors
 
@@ -25,6 +26,13 @@ struct Analyze: ParsableCommand {
         valueName: "file"))
     var stepParameters: String?
     @Option(help: "Activity: run or walk.") var activity: String = Activity.run.rawValue
+    @Option(help: "A course to follow (GPX, TCX or FIT): adds course_timeline and the course events.",
+            completion: .file(extensions: ["gpx", "tcx", "fit"]))
+    var course: String?
+    @Option(name: .customLong("course-option"), parsing: .singleValue,
+            help: ArgumentHelp("Override a course-matching setting, KEY=VALUE (for evaluation): "
+                + CourseTuning.keys.joined(separator: ", ") + ".", valueName: "key=value"))
+    var courseOptions: [String] = []
     @Option(help: "Seconds added to IMU times (default: aligns a 0-based IMU trace with the GPS trace's start).")
     var imuOffset: Double?
     @Flag(help: "Disable automatic pause detection.") var noAutoPause = false
@@ -49,6 +57,9 @@ struct Analyze: ParsableCommand {
         guard Activity(rawValue: activity) != nil else { throw ValidationError("--activity must be run or walk") }
         if let start, let stop, stop < start { throw ValidationError("--stop must not be before --start") }
         guard (20...300).contains(bodyMass) else { throw ValidationError("--body-mass must be 20 to 300 kg") }
+        for option in courseOptions where (try? CourseTuning.apply(option, to: CourseMatcherConfig())) == nil {
+            throw ValidationError("--course-option \(option): expected KEY=NUMBER with KEY one of \(CourseTuning.keys.joined(separator: ", "))")
+        }
     }
 
     func run() throws {
@@ -62,7 +73,23 @@ struct Analyze: ParsableCommand {
                 fail("\(error)", code: ExitCodes.dataError)
             }
         }
-        var analysis = TraceAnalysis(config: config, activity: Activity(rawValue: activity) ?? .run, startAt: start)
+        for option in courseOptions {
+            config.navigation.matcher = (try? CourseTuning.apply(option, to: config.navigation.matcher)) ?? config.navigation.matcher
+        }
+        var followed: FollowedCourse?
+        if let course {
+            do {
+                let data = try Data(contentsOf: URL(fileURLWithPath: course))
+                let parsed = try CourseFile.read(data, format: CourseFileFormat(fileName: course))
+                followed = FollowedCourse(id: nil, name: parsed.name, geometry: try CourseGeometry(parsed.points))
+            } catch let e as CourseFileError {
+                fail("\(course): \(e.message)", code: ExitCodes.dataError)
+            } catch {
+                fail("\(course): \(error.localizedDescription)", code: ExitCodes.dataError)
+            }
+        }
+        var analysis = TraceAnalysis(config: config, activity: Activity(rawValue: activity) ?? .run, startAt: start,
+                                     course: followed)
         let end = stop ?? .infinity
 
         var fixes: [GPSTraceReader.Entry] = []
@@ -146,6 +173,14 @@ struct Analyze: ParsableCommand {
                   + " (\(summary.altitudeSource.rawValue))")
             print("Calories  \(Int(summary.caloriesKcal.rounded())) kcal")
             print("Pauses    \(summary.pauses.count)")
+            if let timeline = summary.courseTimeline, let name = followed?.name {
+                let last = timeline.last
+                print("Course    \(name): " + (last?.progress.map { String(format: "%.0f m done, %.0f m to go", $0, last?.toGo ?? 0) }
+                    ?? "off course at the end"))
+                for e in summary.events where e.kind.isNavigation {
+                    print(String(format: "  %.2f s  %@", e.time, e.kind.rawValue) + (e.detail.map { " (\($0))" } ?? ""))
+                }
+            }
             for p in summary.pauses {
                 print(String(format: "  %.2f – %.2f s (detected at %.2f)", p.start, p.end, p.detectedAt))
             }

@@ -20,6 +20,7 @@ enum Display {
             lines.append("Badge     next \(next.name) (\(Formatting.distance(next.distanceM, units))), "
                 + "\(Formatting.distance(next.leftM, units)) to go")
         }
+        lines += navigation(s, units: units)
         lines.append("GPS       \(s.gps.health) (signal \(s.gps.grade))   IMU \(s.imu.health)   "
             + "barometer \(s.baro.health)   store \(s.store.health)")
         return lines.joined(separator: "\n")
@@ -30,6 +31,7 @@ enum Display {
         "\(s.state) elapsed \(Formatting.duration(s.elapsedS)) moving \(Formatting.duration(s.movingS)) "
             + "\(Formatting.distance(s.distanceM, units)) pace \(Formatting.pace(speed: s.speedMps, units)) "
             + "steps \(s.steps) cadence \(Int(s.cadenceSpm.rounded())) spm gps \(s.gps.health)/\(s.gps.grade) imu \(s.imu.health)"
+            + navigationLine(s, units: units)
     }
 
     static func event(_ e: EventReply) -> String {
@@ -76,6 +78,9 @@ enum Display {
                 + (r.figures.bestPaceSPerKm.map { Formatting.pace(speed: 1000 / $0, units) } ?? "--:--"),
             "Points    \(r.points)   laps \(s.laps)   pauses \(r.pauses.count)",
         ]
+        if let c = r.course {
+            lines.append("Course    \(c.name)\(c.id.map { " (#\($0))" } ?? "")\(c.finished ? ", finished" : ", not finished")")
+        }
         let splits = units == .metric ? r.figures.splitsKm : r.figures.splitsMi
         if !splits.isEmpty {
             lines.append("Splits (\(units.distanceSymbol))")

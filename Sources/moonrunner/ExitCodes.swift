@@ -13,7 +13,7 @@ enum ExitCodes {
     static let unavailable: Int32 = 69
     /// A file could not be read or written.
     static let ioError: Int32 = 74
-    /// The daemon is busy (rate_limited, too_many_clients): try again later.
+    /// The daemon is busy (rate_limited, too_many_clients, busy): try again later.
     static let tryAgain: Int32 = 75
     /// The daemon refused a state change to this user (forbidden).
     static let forbidden: Int32 = 77
@@ -22,7 +22,7 @@ enum ExitCodes {
     static func code(for error: RequestError.Code) -> Int32 {
         switch error {
         case .forbidden: forbidden
-        case .rateLimited, .tooManyClients: tryAgain
+        case .rateLimited, .tooManyClients, .busy: tryAgain
         case .idleTimeout: unavailable
         default: refused
         }
@@ -31,7 +31,7 @@ enum ExitCodes {
     static let summary = """
         Exit codes: 0 ok; 1 the daemon refused the request (an ERROR reply); 64 usage error; \
         65 bad input data; 69 the daemon is not running or not reachable (also permission denied \
-        on the socket); 74 file I/O error; 75 the daemon is busy (rate_limited, too_many_clients), \
+        on the socket); 74 file I/O error; 75 the daemon is busy (rate_limited, too_many_clients, busy), \
         try again; 77 the request needs more privileges (forbidden).
         """
 }

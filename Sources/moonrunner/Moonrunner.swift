@@ -59,8 +59,8 @@ struct Moonrunner: ParsableCommand {
             Shell completion: moonrunner --generate-completion-script bash|zsh|fish.
             """,
         subcommands: [Status.self, Watch.self, Start.self, Pause.self, Resume.self, Lap.self, Stop.self,
-                      Sessions.self, Show.self, Export.self, Badges.self, Delete.self, Config.self, Version.self,
-                      Analyze.self, StepSweep.self]
+                      Sessions.self, Show.self, Export.self, Badges.self, Delete.self, CourseCommand.self, Config.self,
+                      Version.self, Analyze.self, StepSweep.self]
     )
 
     /// Declared here too so that help and shell completion know them before

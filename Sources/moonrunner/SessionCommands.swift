@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MoonRunnerCore
 import MoonRunnerProtocol
 
 // The live session: ?STATUS and the state changes. Each prints the STATUS
@@ -15,20 +16,35 @@ struct Status: ParsableCommand {
 }
 
 struct Start: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Start a session (?START).")
+    static let configuration = CommandConfiguration(abstract: "Start a session, optionally following a course or heading for a point (?START).")
     @OptionGroup var options: ClientOptions
     @Option(help: "run or walk (default: the daemon's session.activity).",
             completion: .list(RequestParser.activities))
     var activity: String?
+    @Option(help: "Follow this course (see `moonrunner course list`).") var course: Int64?
+    @Option(help: ArgumentHelp("Head for this point: latitude,longitude in degrees, e.g. 51.5007,-0.1246.",
+                               valueName: "lat,lon"))
+    var to: String?
 
     func validate() throws {
         if let a = activity, !RequestParser.activities.contains(a) {
             throw ValidationError("--activity must be one of \(RequestParser.activities.joined(separator: ", "))")
         }
+        if let c = course, c < 1 { throw ValidationError("--course must be a course id (1 or more)") }
+        if let to, Self.point(to) == nil {
+            throw ValidationError("--to must be LAT,LON in degrees (latitude -90..90, longitude -180..180), e.g. 51.5007,-0.1246")
+        }
+    }
+
+    static func point(_ text: String) -> GeoPoint? {
+        let parts = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard parts.count == 2, let lat = Double(parts[0]), let lon = Double(parts[1]) else { return nil }
+        let p = GeoPoint(latitude: lat, longitude: lon)
+        return p.isValid ? p : nil
     }
 
     func run() throws {
-        try options.printStatus(try options.call(.start(activity: activity)))
+        try options.printStatus(try options.call(.start(activity: activity, course: course, destination: to.flatMap(Self.point))))
     }
 }
 

@@ -107,6 +107,10 @@ struct LiveScreen {
             "Pace       \(Formatting.pace(speed: s.speedMps, units))   avg \(Formatting.pace(speed: s.avgSpeedMps, units))",
             "Steps      \(s.steps)   cadence \(Int(s.cadenceSpm.rounded())) spm",
             "Elevation  \(Display.elevation(s.elevationGainM, s.elevationLossM, units))   laps \(s.laps)",
+        ]
+        // Its labels are a column narrower than this screen's.
+        lines += Display.navigation(s, units: units).map { $0.prefix(10) + " " + $0.dropFirst(10) }
+        lines += [
             "GPS \(s.gps.health) (\(s.gps.grade), \(s.gps.fixes) fixes)   IMU \(s.imu.health)   store \(s.store.health)",
             String(repeating: "─", count: 56),
         ]

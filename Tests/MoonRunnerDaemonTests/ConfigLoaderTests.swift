@@ -85,6 +85,11 @@ struct ConfigLoaderTests {
         ("log_level: loud", "log_level", "debug"),
         ("gps_filter: {max_speed: 3}", "gps_filter.max_speed", "unknown key"),
         ("- a\n- b", "(file)", "mapping"),
+        ("course: {off_course_m: 5}", "course.off_course_m", "10 to 1000"),
+        ("course: {to_go_alerts_m: 1000}", "course.to_go_alerts_m", "a list of distances"),
+        ("course: {to_go_alerts_m: [1000, -5]}", "course.to_go_alerts_m", "a list of distances"),
+        ("course: {max_upload_kb: 0}", "course.max_upload_kb", "1 to 65536"),
+        ("destination: {arrive_radius_m: 0}", "destination.arrive_radius_m", "1 to 10000"),
     ])
     func badValues(yaml: String, key: String, allowed: String) {
         do {
@@ -95,6 +100,18 @@ struct ConfigLoaderTests {
             #expect(error.description.contains(key))
             #expect(error.description.contains(allowed), "\(error.description)")
         }
+    }
+
+    @Test("course and destination keys reach the engine")
+    func navigation() throws {
+        let c = try ConfigLoader.parse(yaml: """
+            course: {off_course_m: 80, to_go_alerts_m: [500, 2000, 500], finish_m: 25}
+            destination: {arrive_radius_m: 12}
+            """)
+        let e = c.engineConfig.navigation
+        #expect(e.matcher.offCourseDistance == 80 && e.matcher.finishDistance == 25 && e.arriveRadius == 12)
+        #expect(e.toGoAlerts == [2000, 500])
+        #expect(try ConfigLoader.parse(yaml: "course: {to_go_alerts_m: []}").courseToGoAlerts.isEmpty)
     }
 
     @Test("flags override the file")

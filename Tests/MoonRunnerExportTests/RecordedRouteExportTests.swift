@@ -16,6 +16,16 @@ enum ExportSharedData {
 
     static var trailTruth: URL { root.appendingPathComponent("gps/sim/c_trail.truth.json") }
 
+    /// The planned courses of the simulated runs, nil (said loudly) when absent.
+    static var courses: URL? {
+        let dir = root.appendingPathComponent("courses")
+        guard FileManager.default.fileExists(atPath: dir.path) else {
+            print("⚠️ SKIPPING shared course file tests: \(dir.path) is absent")
+            return nil
+        }
+        return dir
+    }
+
     static var available: Bool {
         let ok = FileManager.default.fileExists(atPath: trailTruth.path)
         if !ok { print("⚠️ SKIPPING recorded-route export tests: \(trailTruth.path) is absent") }

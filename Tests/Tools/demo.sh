@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make run`: replays the bundled demo walk through a real gpsd (gpsfake) and
 # moonrunnerd with the emulated MPU-6050, SPEED times faster than real time,
-# shows `moonrunner watch`, stops the session at the end and shows it.
+# adds the walk's planned course and follows it, shows `moonrunner watch`,
+# stops the session at the end and shows it.
 # Everything lives in .build/demo-run; Ctrl-C leaves no process behind.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -49,9 +50,32 @@ for _ in $(seq 100); do
     sleep 0.05
 done
 
-"$bin/moonrunner" --socket "$sock" start --activity walk >/dev/null
-echo "session started; watching (Ctrl-C to end early)"
-timeout "$(( duration / speed + 2 ))" "$bin/moonrunner" --socket "$sock" watch || true
+course=$("$bin/moonrunner" --socket "$sock" course add "$demo/walk.course.gpx" --json \
+    | python3 -c 'import json, sys; print(json.load(sys.stdin)["course"]["id"])')
+echo "course #$course added from walk.course.gpx (the walk's route out and back, as a planner draws it)"
+"$bin/moonrunner" --socket "$sock" start --activity walk --course "$course" >/dev/null
+echo "session started, following course #$course; watching (Ctrl-C to end early)"
+# The recording has played when its fixes stop (gpsfake stays up while a
+# client is connected): the daemon then reports the GPS lost. Replays run a
+# little slower than SPEED, so a fixed wait would cut the end, and with it
+# the course's finish; at most twice the nominal time.
+"$bin/moonrunner" --socket "$sock" watch &
+watch_pid=$!
+deadline=$(( SECONDS + 2 * duration / speed + 10 ))
+gps_health() {
+    "$bin/moonrunner" --socket "$sock" status --json 2>/dev/null \
+        | python3 -c 'import json, sys; print(json.load(sys.stdin)["gps"]["health"])' 2>/dev/null || true
+}
+seen_fixes=""
+while [ "$SECONDS" -lt "$deadline" ]; do
+    health=$(gps_health)
+    [ "$health" = ok ] && seen_fixes=1
+    [ -n "$seen_fixes" ] && [ "$health" != ok ] && break
+    sleep 1
+done
+sleep 1
+kill -TERM "$watch_pid" 2>/dev/null || true
+wait "$watch_pid" 2>/dev/null || true
 echo
 "$bin/moonrunner" --socket "$sock" stop >/dev/null
 id=$("$bin/moonrunner" --socket "$sock" sessions --json --limit 1 | python3 -c 'import json, sys; print(json.load(sys.stdin)["sessions"][0]["id"])')

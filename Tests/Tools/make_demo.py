@@ -51,6 +51,29 @@ def to_ll(lat0, lon0, x, y):
     return (lat0 + y / 110540.0, lon0 + x / (111320.0 * k))
 
 
+def planar(pts):
+    """The route in metres from its first point: (lat0, lon0, xy, cumulative lengths)."""
+    lat0, lon0 = pts[0]
+    xy = [to_xy(lat0, lon0, *p) for p in pts]
+    cum = [0.0]
+    for a, b in zip(xy, xy[1:]):
+        cum.append(cum[-1] + math.dist(a, b))
+    return lat0, lon0, xy, cum
+
+
+def along(xy, cum, d):
+    """(x, y, course in degrees) at distance `d` along the polyline `xy` with cumulative lengths `cum`."""
+    d = max(0.0, min(cum[-1], d))
+    for i in range(1, len(cum)):
+        if cum[i] >= d:
+            w = (d - cum[i - 1]) / max(cum[i] - cum[i - 1], 1e-9)
+            x = xy[i - 1][0] + w * (xy[i][0] - xy[i - 1][0])
+            y = xy[i - 1][1] + w * (xy[i][1] - xy[i - 1][1])
+            course = math.degrees(math.atan2(xy[i][0] - xy[i - 1][0], xy[i][1] - xy[i - 1][1])) % 360
+            return x, y, course
+    return xy[-1][0], xy[-1][1], 0.0
+
+
 def nmea(body):
     c = 0
     for ch in body:
@@ -69,24 +92,11 @@ def dm(value, is_lat):
 def main():
     data, out = sys.argv[1], sys.argv[2]
     os.makedirs(out, exist_ok=True)
-    pts = route(os.path.join(data, "gps/real/ikalman/gps_example_1"))
-    lat0, lon0 = pts[0]
-    xy = [to_xy(lat0, lon0, *p) for p in pts]
-    cum = [0.0]
-    for a, b in zip(xy, xy[1:]):
-        cum.append(cum[-1] + math.dist(a, b))
+    lat0, lon0, xy, cum = planar(route(os.path.join(data, "gps/real/ikalman/gps_example_1")))
     length = cum[-1]
 
     def at(d):
-        d = max(0.0, min(length, d))
-        for i in range(1, len(cum)):
-            if cum[i] >= d:
-                w = (d - cum[i - 1]) / max(cum[i] - cum[i - 1], 1e-9)
-                x = xy[i - 1][0] + w * (xy[i][0] - xy[i - 1][0])
-                y = xy[i - 1][1] + w * (xy[i][1] - xy[i - 1][1])
-                course = math.degrees(math.atan2(xy[i][0] - xy[i - 1][0], xy[i][1] - xy[i - 1][1])) % 360
-                return x, y, course
-        return xy[-1][0], xy[-1][1], 0.0
+        return along(xy, cum, d)
 
     # Timeline: (state, seconds, from distance, to distance)
     light = 0.45 * length

@@ -14,6 +14,8 @@ public struct EngineConfig: Sendable, Equatable {
     public var stillAccelStd = 0.05
     /// And below this mean rotation rate (rad/s) when there is a gyroscope.
     public var stillGyro = 0.3
+    /// Course following, destination and home.
+    public var navigation = NavigationConfig()
 
     public init() {}
 }
@@ -39,17 +41,21 @@ public struct SessionSnapshot: Sendable, Equatable, Codable {
     /// UTC minus engine time for this session's times, learned from the GPS
     /// receiver; nil when no fix ever told (the system clock is all there is).
     public var utcOffset: Double?
+    /// The course followed, the destination and home, and where the wearer
+    /// was on the course (absent in sessions recorded before courses).
+    public var navigation: NavigationSnapshot?
 
     public init(state: SessionState, stats: SessionStats, pauses: [PauseInterval], lastTime: Double,
-                utcOffset: Double? = nil) {
+                utcOffset: Double? = nil, navigation: NavigationSnapshot? = nil) {
         self.state = state
         self.stats = stats
         self.pauses = pauses
         self.lastTime = lastTime
         self.utcOffset = utcOffset
+        self.navigation = navigation
     }
 
     private enum CodingKeys: String, CodingKey {
-        case state, stats, pauses, lastTime = "last_time", utcOffset = "utc_offset"
+        case state, stats, pauses, lastTime = "last_time", utcOffset = "utc_offset", navigation
     }
 }

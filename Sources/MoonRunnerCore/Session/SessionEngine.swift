@@ -13,6 +13,8 @@ public struct SessionEngine: Sendable {
     public private(set) var now = -Double.infinity
     /// IMU samples refused as implausible (non-finite or beyond full scale).
     public private(set) var rejectedSamples = 0
+    /// Course, destination and home of the open session (nil when idle).
+    public private(set) var navigator: Navigator?
 
     private var detector: AnyStepDetector
     private var cadence = CadenceEstimator()
@@ -54,14 +56,18 @@ public struct SessionEngine: Sendable {
     public var hasGPS: Bool { now - lastFixTime <= 5 }
     /// The snapshot the store keeps so that a restart can carry on.
     public var snapshot: SessionSnapshot {
-        SessionSnapshot(state: state, stats: stats, pauses: pauses, lastTime: now, utcOffset: sessionOffset)
+        SessionSnapshot(state: state, stats: stats, pauses: pauses, lastTime: now, utcOffset: sessionOffset,
+                        navigation: navigator?.snapshot)
     }
 
     // MARK: Commands
 
-    public mutating func start(activity: Activity, at t: Double, emit: (EngineOutput) -> Void) throws(SessionCommandError) {
+    /// Starts a session, following `course` and/or heading for `destination` when given.
+    public mutating func start(activity: Activity, at t: Double, course: FollowedCourse? = nil,
+                               destination: GeoPoint? = nil, emit: (EngineOutput) -> Void) throws(SessionCommandError) {
         guard !state.isActive else { throw SessionCommandError(command: "start", state: state) }
         advanceClock(t)
+        navigator = Navigator(course: course, destination: destination, config: config.navigation)
         stats = SessionStats()
         stats.activity = activity
         stats.startTime = t
@@ -134,8 +140,12 @@ public struct SessionEngine: Sendable {
 
     /// Carries on a session that a crash or restart interrupted. The time the
     /// daemon was away counts as a pause: nobody knows what happened in it.
-    public mutating func restore(_ snapshot: SessionSnapshot, at t: Double, emit: (EngineOutput) -> Void) {
+    /// `course` is the snapshot's course as the store still has it.
+    public mutating func restore(_ snapshot: SessionSnapshot, course: FollowedCourse? = nil, at t: Double,
+                                 emit: (EngineOutput) -> Void) {
         advanceClock(max(t, snapshot.lastTime))
+        navigator = snapshot.navigation.map { Navigator(restoring: $0, course: course, config: config.navigation) }
+            ?? Navigator(course: nil, destination: nil, config: config.navigation)
         stats = snapshot.stats
         pauses = snapshot.pauses
         sessionOffset = snapshot.utcOffset
@@ -248,6 +258,9 @@ public struct SessionEngine: Sendable {
                 emit(.rejected(.held, fix, at: t))
             }
         }
+        if let point = out.point, state == .recording || state == .autoPaused {
+            navigate(point, fix: fix, at: t, emit: emit)
+        }
         checkAutoPause(emit: emit)
     }
 
@@ -266,6 +279,30 @@ public struct SessionEngine: Sendable {
     }
 
     // MARK: Internals
+
+    /// Feeds an accepted position to the navigator and passes its events on.
+    /// The direction of travel is the receiver's Doppler course when it has
+    /// one (the filter's own heading swings while it converges on the first
+    /// fixes), else the filter's.
+    private mutating func navigate(_ point: TrackPoint, fix: GPSFix, at t: Double, emit: (EngineOutput) -> Void) {
+        let state = self.state
+        let doppler = fix.speed.isFinite && fix.track.isFinite
+        let sigma = horizontalSigma(fix), distance = stats.distance
+        // Mutated in place (optional chaining), so its buffers are not copied.
+        navigator?.update(latitude: point.latitude, longitude: point.longitude, sigma: sigma,
+                          speed: doppler ? fix.speed : point.speed, heading: doppler ? fix.track : point.course,
+                          distance: distance, at: t) { kind, time, detail in
+            let cause = kind == .arrived ? "destination" : "course"
+            emit(.event(SessionEvent(kind: kind, time: time, detectedAt: t, cause: cause, state: state, detail: detail)))
+        }
+    }
+
+    /// 1σ horizontal error of a fix: GST when present, else gpsd's
+    /// pessimistic `eph` brought to an honest 95 % and then to 1σ.
+    private func horizontalSigma(_ fix: GPSFix) -> Double {
+        if fix.stdLat.isFinite && fix.stdLon.isFinite { return fix.horizontalSigma }
+        return fix.eph.isFinite ? fix.eph / config.gps.ephPessimism / 2.45 : .nan
+    }
 
     private mutating func stepDetected(at t: Double, emit: (EngineOutput) -> Void) {
         lastStep = t

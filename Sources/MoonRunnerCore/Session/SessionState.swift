@@ -21,6 +21,17 @@ public enum Activity: String, Sendable, Codable, CaseIterable {
 /// What happened, for the journal and for watchers.
 public enum SessionEventKind: String, Sendable, Codable, CaseIterable {
     case start, pause, resume, autopause, autoresume, lap, stop, badge, fault
+    /// Navigation (courses and destinations): moments of the run, not changes of state.
+    case offCourse = "off_course", onCourse = "on_course", courseToGo = "course_to_go",
+         courseFinished = "course_finished", arrived
+
+    /// True for the navigation events, which say where the wearer is, not what the session does.
+    public var isNavigation: Bool {
+        switch self {
+        case .offCourse, .onCourse, .courseToGo, .courseFinished, .arrived: true
+        default: false
+        }
+    }
 }
 
 /// A timestamped transition or notable moment of a session.

@@ -60,9 +60,22 @@ extension StepSecondSample: TimeShiftable {
 }
 
 extension SessionSnapshot: TimeShiftable {
+    /// A copy, so that members without times (the course followed) come along.
     public func shifted(by offset: Double) -> SessionSnapshot {
-        SessionSnapshot(state: state, stats: stats.shifted(by: offset), pauses: pauses.map { $0.shifted(by: offset) },
-                        lastTime: lastTime + offset, utcOffset: utcOffset)
+        var s = self
+        s.stats = stats.shifted(by: offset)
+        s.pauses = pauses.map { $0.shifted(by: offset) }
+        s.lastTime = lastTime + offset
+        s.navigation = navigation?.shifted(by: offset)
+        return s
+    }
+}
+
+extension NavigationSnapshot: TimeShiftable {
+    public func shifted(by offset: Double) -> NavigationSnapshot {
+        var n = self
+        n.progressTime = progressTime.map { $0 + offset }
+        return n
     }
 }
 

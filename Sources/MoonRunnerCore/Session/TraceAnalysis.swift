@@ -8,7 +8,10 @@ public struct TraceAnalysis: Sendable {
     private var recorder = Recorder()
     private let activity: Activity
     private let startAt: Double?
+    private let course: FollowedCourse?
     private var started = false
+    /// One entry per position the course matcher was fed.
+    public private(set) var courseTimeline: [CourseTimelineEntry] = []
 
     /// What the engine emitted, kept for the summary.
     private struct Recorder: Sendable {
@@ -27,10 +30,12 @@ public struct TraceAnalysis: Sendable {
         }
     }
 
-    public init(config: EngineConfig = EngineConfig(), activity: Activity = .run, startAt: Double? = nil) {
+    public init(config: EngineConfig = EngineConfig(), activity: Activity = .run, startAt: Double? = nil,
+                course: FollowedCourse? = nil) {
         engine = SessionEngine(config: config)
         self.activity = activity
         self.startAt = startAt
+        self.course = course
     }
 
     /// The recorded track (one point per accepted fix while recording).
@@ -52,6 +57,13 @@ public struct TraceAnalysis: Sendable {
     public mutating func feed(_ fix: GPSFix, at t: Double) {
         startIfNeeded(at: t)
         withRecorder { engine, rec in engine.ingest(fix, at: t) { rec.record($0) } }
+        if course != nil, let nav = engine.navigator, let match = nav.lastMatch,
+           match.time != courseTimeline.last?.time,
+           let status = nav.courseStatus(averageSpeed: engine.stats.averageSpeed) {
+            courseTimeline.append(CourseTimelineEntry(time: match.time, progress: status.progress, toGo: status.toGo,
+                                                      distanceToCourse: match.distance, offCourse: match.offCourse,
+                                                      eta: status.eta))
+        }
     }
 
     /// Stops the session at `t` (the last input's time) and returns the summary;
@@ -65,6 +77,7 @@ public struct TraceAnalysis: Sendable {
                                       events: recorder.events, rejectedSamples: engine.rejectedSamples,
                                       rejections: recorder.rejections, baro: engine.baroCounters)
         summary.caloriesKcal = calories.kcal(points: recorder.points, pauses: engine.pauses, activity: engine.stats.activity)
+        if course != nil { summary.courseTimeline = courseTimeline }
         return summary
     }
 
@@ -80,8 +93,8 @@ public struct TraceAnalysis: Sendable {
 
     private mutating func startSession(at t: Double) {
         started = true
-        let activity = self.activity
-        withRecorder { engine, rec in try? engine.start(activity: activity, at: t) { rec.record($0) } }
+        let activity = self.activity, course = self.course
+        withRecorder { engine, rec in try? engine.start(activity: activity, at: t, course: course) { rec.record($0) } }
     }
 
     /// Lends the engine and the recorder out as two separate variables (the
@@ -117,6 +130,8 @@ public struct AnalysisSummary: Sendable, Codable, Equatable {
     public var baro: BaroCounters
     /// Energy over the recorded track (ACSM equations with each stretch's grade).
     public var caloriesKcal: Double = 0
+    /// With a course: where each accepted position was on it.
+    public var courseTimeline: [CourseTimelineEntry]?
 
     public init(stats: SessionStats, stepTimes: [Double], pauses: [PauseInterval], events: [SessionEvent],
                 rejectedSamples: Int, rejections: [FixRejection: Int], baro: BaroCounters = BaroCounters()) {
@@ -143,6 +158,7 @@ public struct AnalysisSummary: Sendable, Codable, Equatable {
              elapsed = "elapsed_s", moving = "moving_s", elevationGain = "elevation_gain_m",
              elevationLoss = "elevation_loss_m", maxSpeed = "max_speed_mps", points, pauses, events,
              rejectedSamples = "rejected_samples", rejectedFixes = "rejected_fixes",
-             altitudeSource = "altitude_source", baro, caloriesKcal = "calories_kcal"
+             altitudeSource = "altitude_source", baro, caloriesKcal = "calories_kcal",
+             courseTimeline = "course_timeline"
     }
 }

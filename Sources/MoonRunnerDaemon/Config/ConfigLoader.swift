@@ -42,6 +42,11 @@ public enum ConfigLoader {
         "auto_pause.resume_steps": { c, k, v throws(ConfigError) in c.autoPauseResumeSteps = try int(k, v, 1...4) },
         "auto_pause.move_speed_mps": { c, k, v throws(ConfigError) in c.autoPauseMoveSpeed = try double(k, v, 0.2...10) },
         "auto_pause.gyro_threshold_rad_s": { c, k, v throws(ConfigError) in c.autoPauseGyroThreshold = try double(k, v, 0.1...30) },
+        "course.off_course_m": { c, k, v throws(ConfigError) in c.courseOffDistance = try double(k, v, 10...1000) },
+        "course.to_go_alerts_m": { c, k, v throws(ConfigError) in c.courseToGoAlerts = try distances(k, v) },
+        "course.finish_m": { c, k, v throws(ConfigError) in c.courseFinishDistance = try double(k, v, 1...500) },
+        "course.max_upload_kb": { c, k, v throws(ConfigError) in c.courseMaxUploadKB = try int(k, v, 1...65_536) },
+        "destination.arrive_radius_m": { c, k, v throws(ConfigError) in c.arriveRadius = try double(k, v, 1...10_000) },
         "hooks.on_transition": { c, k, v throws(ConfigError) in c.hookCommand = try string(k, v, nonEmpty: false) },
         "hooks.timeout_s": { c, k, v throws(ConfigError) in c.hookTimeout = try double(k, v, 0.1...300) },
         "log_level": { c, k, v throws(ConfigError) in
@@ -136,6 +141,18 @@ public enum ConfigLoader {
                               allowed: "a number from \(fmt(range.lowerBound)) to \(fmt(range.upperBound))")
         }
         return d
+    }
+
+    /// A list of distinct distances in metres (`[1000, 500]`), each 1–1000000; `[]` for none.
+    static func distances(_ k: String, _ v: Any) throws(ConfigError) -> [Double] {
+        let allowed = "a list of distances in metres such as [1000, 500] (each 1 to 1000000), or [] for none"
+        guard let list = v as? [Any] else { throw ConfigError(key: k, value: describe(v), allowed: allowed) }
+        var out: [Double] = []
+        for item in list {
+            guard let d = try? double(k, item, 1...1_000_000) else { throw ConfigError(key: k, value: describe(v), allowed: allowed) }
+            if !out.contains(d) { out.append(d) }
+        }
+        return out.sorted(by: >)
     }
 
     static func bool(_ k: String, _ v: Any) throws(ConfigError) -> Bool {

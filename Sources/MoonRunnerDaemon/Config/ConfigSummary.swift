@@ -28,6 +28,10 @@ enum ConfigSummary {
             "auto_pause": .object(["enabled": .bool(c.autoPauseEnabled), "dwell_s": n(c.autoPauseDwell),
                                    "resume_steps": i(c.autoPauseResumeSteps), "move_speed_mps": n(c.autoPauseMoveSpeed),
                                    "gyro_threshold_rad_s": n(c.autoPauseGyroThreshold)]),
+            "course": .object(["off_course_m": n(c.courseOffDistance),
+                               "to_go_alerts_m": .array(c.courseToGoAlerts.map(n)),
+                               "finish_m": n(c.courseFinishDistance), "max_upload_kb": i(c.courseMaxUploadKB)]),
+            "destination": .object(["arrive_radius_m": n(c.arriveRadius)]),
             "hooks": .object(["on_transition": s(c.hookCommand), "timeout_s": n(c.hookTimeout)]),
             "log_level": s(c.logLevel),
         ])

@@ -45,6 +45,16 @@ public struct DaemonConfig: Sendable, Equatable {
     public var autoPauseResumeSteps = 2
     public var autoPauseMoveSpeed = 1.2
     public var autoPauseGyroThreshold = 2.0
+    /// Farther than this from the course is off course, metres.
+    public var courseOffDistance = 50.0
+    /// `course_to_go` events at these distances to go, metres.
+    public var courseToGoAlerts: [Double] = [1000, 500]
+    /// Within this many metres of the end the course is finished.
+    public var courseFinishDistance = 15.0
+    /// Largest course file `?COURSE_ADD` accepts, KiB.
+    public var courseMaxUploadKB = 8192
+    /// `arrived` within this many metres of the destination.
+    public var arriveRadius = 30.0
     /// Command run on every state transition (empty: none).
     public var hookCommand = ""
     public var hookTimeout = 5.0
@@ -64,6 +74,11 @@ public struct DaemonConfig: Sendable, Equatable {
         e.autoPause.resumeSteps = autoPauseResumeSteps
         e.autoPause.moveSpeed = autoPauseMoveSpeed
         e.autoPause.gyroThreshold = autoPauseGyroThreshold
+        e.navigation.matcher.offCourseDistance = courseOffDistance
+        e.navigation.matcher.finishDistance = courseFinishDistance
+        e.navigation.matcher.maxSpeed = gpsMaxSpeed
+        e.navigation.toGoAlerts = courseToGoAlerts
+        e.navigation.arriveRadius = arriveRadius
         return e
     }
 }

@@ -22,6 +22,11 @@ public final class ControlServer: Sendable {
     private let policy: PeerPolicy
     private let clients = Atomic<Int>(0)
     private let nextID = Atomic<UInt64>(1)
+    /// Bytes announced by the uploads in progress on all connections.
+    private let uploading = Atomic<Int>(0)
+    /// Uploads in progress may hold this many times `course.max_upload_kb` in
+    /// all: two full-size files at once, a bounded amount of memory.
+    static let uploadsAtOnce = 2
 
     /// Replies queued for one client before its requests wait (it pipelines faster than it reads).
     static let replyLimit = 64
@@ -115,6 +120,8 @@ public final class ControlServer: Sendable {
         let peer: PeerCredentials?
         var limiter: RateLimiter
         var refusals = 0
+        /// A course upload in progress on this connection.
+        var upload: CourseUpload?
     }
 
     private func serve(_ connection: Connection) async {
@@ -153,6 +160,7 @@ public final class ControlServer: Sendable {
         } catch {
             logger.debug("client \(id) ended: \(error)")
         }
+        if let upload = state.upload { uploading.wrappingSubtract(upload.header.bytes, ordering: .relaxed) }
         if state.refusals > Self.refusalsLogged {
             logger.warning("client \(id) (\(peerText)): \(state.refusals) state changes refused in all")
         }
@@ -195,7 +203,11 @@ public final class ControlServer: Sendable {
         }
         if RequestParser.isBlank(text.utf8) { return nil }
         let parsed = Result { () throws(RequestError) -> Request in try RequestParser.parse(text) }
-        guard state.limiter.allow(at: EngineClock.monotonic()) else {
+        // The pieces of an upload in progress are bounded by its announced
+        // size, not by the request rate (a 1 MB course is ~350 lines).
+        var piece = false
+        if state.upload != nil, case .courseData? = (try? parsed.get())?.command { piece = true }
+        guard piece || state.limiter.allow(at: EngineClock.monotonic()) else {
             return rateLimited(id: (try? parsed.get())?.id)
         }
         let request: Request
@@ -240,10 +252,75 @@ public final class ControlServer: Sendable {
                     return .line(ReplyEncoder.line(ErrorReply(e)))
                 }
             }
+        case let .courseAdd(header):
+            return .line(openUpload(header, state: &state, id: request.id))
+        case let .courseData(seq, data):
+            return .line(await receive(seq: seq, data: data, state: &state, id: request.id))
         default:
             break
         }
         return .line(await service.handle(request))
+    }
+
+    // MARK: Course uploads
+
+    /// `?COURSE_ADD`: opens an upload (dropping one left open on this connection).
+    private func openUpload(_ header: CourseUploadHeader, state: inout ClientState, id: JSONValue?) -> String {
+        dropUpload(&state)
+        let limit = service.library.maxUploadBytes
+        guard header.bytes <= limit else {
+            return ReplyEncoder.line(ErrorReply(RequestError(.tooLarge,
+                "a course file of \(header.bytes) bytes is larger than \(limit / 1024) KiB (course.max_upload_kb); nothing was stored",
+                id: id)))
+        }
+        let total = Self.uploadsAtOnce * limit
+        let reserved = uploading.wrappingAdd(header.bytes, ordering: .relaxed).newValue
+        guard reserved <= total else {
+            uploading.wrappingSubtract(header.bytes, ordering: .relaxed)
+            return ReplyEncoder.line(ErrorReply(RequestError(.busy,
+                "other uploads are in progress; try again in a moment", id: id)))
+        }
+        state.upload = CourseUpload(header)
+        return ReplyEncoder.line(CourseUploadReply(seq: nil, received: 0, bytes: header.bytes, chunks: header.chunks, id: id))
+    }
+
+    /// `?COURSE_DATA`: one piece; the last one stores the course.
+    private func receive(seq: Int, data: String, state: inout ClientState, id: JSONValue?) async -> String {
+        guard var upload = state.upload else {
+            return ReplyEncoder.line(ErrorReply(RequestError(.invalidState,
+                "no course upload in progress; send ?COURSE_ADD={\"bytes\":N,\"chunks\":K}; first", id: id)))
+        }
+        do throws(RequestError) {
+            try upload.accept(seq: seq, data: data)
+        } catch {
+            dropUpload(&state)
+            var e = error
+            e.id = id
+            return ReplyEncoder.line(ErrorReply(e))
+        }
+        guard upload.isComplete else {
+            state.upload = upload
+            return ReplyEncoder.line(CourseUploadReply(seq: seq, received: upload.data.count, bytes: upload.header.bytes,
+                                                       chunks: upload.header.chunks, id: id))
+        }
+        // The bytes stay reserved until the file is read and stored.
+        state.upload = nil
+        defer { uploading.wrappingSubtract(upload.header.bytes, ordering: .relaxed) }
+        do throws(RequestError) {
+            let course = try await service.library.add(upload.data, header: upload.header)
+            logger.notice("course \(course.id) \"\(course.name)\" added (\(Int(course.lengthM)) m, \(course.points) points)")
+            return ReplyEncoder.line(CourseReply(course: course, id: id))
+        } catch {
+            var e = error
+            e.id = id
+            return ReplyEncoder.line(ErrorReply(e))
+        }
+    }
+
+    private func dropUpload(_ state: inout ClientState) {
+        guard let upload = state.upload else { return }
+        uploading.wrappingSubtract(upload.header.bytes, ordering: .relaxed)
+        state.upload = nil
     }
 
     private func rateLimited(id: JSONValue?) -> Outgoing {

@@ -53,12 +53,15 @@ public actor SessionService {
     private let calories: CalorieModel
     private var lastRetention = -Double.infinity
     private let hook: TransitionHook?
+    /// The course library (its requests and uploads need no session state).
+    public nonisolated let library: CourseLibrary
 
     public init(config: DaemonConfig, store: SessionStore, clock: EngineClock, logger: Logger) {
         self.config = config
         self.store = store
         self.clock = clock
         self.logger = logger
+        library = CourseLibrary(store: store, clock: clock, maxUploadBytes: config.courseMaxUploadKB * 1024)
         engine = SessionEngine(config: config.engineConfig)
         calories = CalorieModel(bodyMass: config.bodyMassKg)
         outputs.reserveCapacity(64)
@@ -80,7 +83,8 @@ public actor SessionService {
                     sessionID = s.id
                     lastSessionID = s.id
                     pending = CommitBatch(sessionID: s.id, snapshot: s.snapshot)
-                    collect { engine, emit in engine.restore(s.snapshot, at: clock.now(), emit: emit) }
+                    let course = await followedCourse(of: s.snapshot)
+                    collect { engine, emit in engine.restore(s.snapshot, course: course, at: clock.now(), emit: emit) }
                     logger.notice("resumed session \(s.id) left open \(Int(age)) s ago")
                     await commit(force: true)
                 } else {
@@ -179,12 +183,20 @@ public actor SessionService {
             return ReplyEncoder.line(status(id: id))
         case .watch:
             return ReplyEncoder.line(status(id: id))
-        case let .start(activityName):
+        case let .start(activityName, courseID, destination):
             let name = activityName ?? config.defaultActivity.rawValue
             guard let activity = Activity(rawValue: name) else {
                 return error(.badParameter, "\"activity\" must be one of \(Activity.allCases.map(\.rawValue).joined(separator: ", "))", id)
             }
-            return await start(activity, id: id)
+            var course: FollowedCourse?
+            if let courseID {
+                do throws(RequestError) {
+                    course = try await library.load(id: courseID)
+                } catch {
+                    return self.error(error.code, error.message, id)
+                }
+            }
+            return await start(activity, course: course, destination: destination, id: id)
         case .pause:
             return await command("pause", id) { e, t, emit throws(SessionCommandError) in try e.pause(at: t, emit: emit) }
         case .resume:
@@ -210,9 +222,12 @@ public actor SessionService {
                 let live = snapshot(of: s)
                 // Splits and laps walk the whole track: off the actor.
                 let figures = await Task.detached { Self.figures(detail) }.value
+                let course = live.navigation.flatMap { n in
+                    n.courseName.map { SessionCourseReply(id: n.courseID, name: $0, finished: n.finished) }
+                }
                 return ReplyEncoder.line(SessionReply(session: info(s), stats: live.stats, pauses: live.pauses,
                                                       events: events, points: detail.points.count, figures: figures,
-                                                      id: id))
+                                                      course: course, id: id))
             } catch {
                 return storeFailure(error, id)
             }
@@ -234,6 +249,11 @@ public actor SessionService {
             return ReplyEncoder.line(BadgesReply(board: BadgeBoard(ladder: ladder, sessions: badgeSessions), live: live, id: id))
         case .config:
             return ReplyEncoder.line(ConfigReply(config: ConfigSummary.json(config), id: id))
+        case .courses, .course, .courseDelete:
+            return await library.handle(request) ?? error(.internalError, "the course library did not answer", id)
+        case .courseAdd, .courseData:
+            // The control server receives uploads itself (they span several lines).
+            return error(.unavailable, "?\(request.command.name); is answered by the control server", id)
         }
     }
 
@@ -249,7 +269,7 @@ public actor SessionService {
 
     // MARK: Internals
 
-    private func start(_ activity: Activity, id: JSONValue?) async -> String {
+    private func start(_ activity: Activity, course: FollowedCourse?, destination: GeoPoint?, id: JSONValue?) async -> String {
         guard !engine.state.isActive, !starting else {
             return error(.invalidState, "a session is already \(engine.state.rawValue); ?STOP; it first", id)
         }
@@ -258,7 +278,7 @@ public actor SessionService {
         let t = clock.now()
         var probe = engine
         do {
-            try probe.start(activity: activity, at: t) { _ in }
+            try probe.start(activity: activity, at: t, course: course, destination: destination) { _ in }
         } catch {
             return self.error(.invalidState, error.description, id)
         }
@@ -271,7 +291,9 @@ public actor SessionService {
         sessionID = newID
         lastSessionID = newID
         pending = CommitBatch(sessionID: newID, snapshot: probe.snapshot)
-        collect { engine, emit in try? engine.start(activity: activity, at: t, emit: emit) }
+        collect { engine, emit in
+            try? engine.start(activity: activity, at: t, course: course, destination: destination, emit: emit)
+        }
         await afterInput()
         return ReplyEncoder.line(status(id: id))
     }
@@ -328,7 +350,7 @@ public actor SessionService {
             pending?.events.append(engineEvent)
             // What leaves the daemon is in UTC (the store keeps the engine clock).
             let e = engineEvent.shifted(by: liveOffset)
-            if e.kind != .lap && e.kind != .badge {
+            if e.kind != .lap && e.kind != .badge && !e.kind.isNavigation {
                 lastTransition = TransitionInfo(event: e.kind.rawValue, time: e.time, cause: e.cause)
             }
             if e.kind == .start { badgeDistance = 0 }
@@ -447,7 +469,7 @@ public actor SessionService {
         return ExportSession(id: s.id, activity: s.activity, startTime: s.startTime + (offset ?? 0),
                              endTime: s.endTime.map { $0 + (offset ?? 0) },
                              stats: live.stats, points: points, events: events, pauses: live.pauses,
-                             stepSeconds: steps, calorieModel: calories)
+                             stepSeconds: steps, calorieModel: calories, course: live.navigation?.courseName)
     }
 
     /// A session's snapshot (the engine's for the live one) with its times in UTC.
@@ -493,6 +515,18 @@ public actor SessionService {
         return progress.next.map { NextBadge(badge: $0, left: progress.distanceLeft) }
     }
 
+    /// The course a snapshot followed, from the library; nil (following
+    /// ends, logged) when it was deleted meanwhile.
+    private func followedCourse(of snapshot: SessionSnapshot) async -> FollowedCourse? {
+        guard let cid = snapshot.navigation?.courseID else { return nil }
+        do throws(RequestError) {
+            return try await library.load(id: cid)
+        } catch {
+            logger.warning("the resumed session followed course \(cid): \(error.message); it is no longer followed")
+            return nil
+        }
+    }
+
     private func status(id: JSONValue?) -> StatusReply {
         var gps = inputHealth.gps
         gps.grade = engine.signal.rawValue
@@ -514,6 +548,13 @@ public actor SessionService {
                                              activity: $0.activity)
                            } ?? 0,
                            nextBadge: nextBadge,
+                           course: shown.flatMap { engine.navigator?.courseStatus(averageSpeed: $0.averageSpeed) }
+                               .map(CourseStatusReply.init),
+                           home: shown.flatMap { _ in engine.navigator?.toHome }.map(HomeReply.init),
+                           destination: shown.flatMap { _ in engine.navigator?.destination }.map {
+                               DestinationReply(point: $0, heading: engine.navigator?.toDestination,
+                                                arrived: engine.navigator?.arrived ?? false)
+                           },
                            id: id)
     }
 

@@ -2,9 +2,10 @@ import Foundation
 import Logging
 import MoonRunnerCore
 
-/// Runs the configured command on every state transition (to play a sound or
-/// buzz a motor, as the seed app did), detached from the sensor path: it is
-/// started and forgotten, and killed if it outlives its timeout.
+/// Runs the configured command on every state transition and navigation
+/// event (to play a sound or buzz a motor, as the seed app did), detached
+/// from the sensor path: it is started and forgotten, and killed if it
+/// outlives its timeout.
 struct TransitionHook: Sendable {
     let command: String
     let timeout: Double
@@ -20,6 +21,7 @@ struct TransitionHook: Sendable {
         env["MOONRUNNER_CAUSE"] = event.cause
         env["MOONRUNNER_TIME"] = String(event.time)
         env["MOONRUNNER_SESSION"] = session.map(String.init) ?? ""
+        env["MOONRUNNER_DETAIL"] = event.detail ?? ""
         process.environment = env
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice

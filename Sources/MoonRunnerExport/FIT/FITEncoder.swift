@@ -81,6 +81,11 @@ struct FITEncoder {
     /// The complete file: header (14 bytes, protocol 2.0, with header CRC),
     /// the records, and the CRC of everything before it.
     func file(profileVersion: UInt16) -> Data {
+        Self.file(records: records, profileVersion: profileVersion)
+    }
+
+    /// `records` framed as a FIT file: header with its CRC, then the file CRC.
+    static func file(records: [UInt8], profileVersion: UInt16) -> Data {
         var out = [UInt8]()
         out.reserveCapacity(records.count + 16)
         let size = UInt32(records.count)

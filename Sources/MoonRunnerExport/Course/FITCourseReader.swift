@@ -1,0 +1,191 @@
+import Foundation
+import MoonRunnerCore
+
+/// FIT courses (and activities) as Garmin Connect, Strava and gpsbabel write
+/// them: every `record` with a position, in order; the name from the
+/// `course` message. The file's CRC is checked (a damaged transfer is
+/// refused, not read in part); definitions with developer fields, both byte
+/// orders and compressed-timestamp headers are understood; chained FIT
+/// files are read one after the other.
+enum FITCourseReader {
+    private struct Field {
+        var number: UInt8
+        var size: Int
+        var baseType: UInt8
+    }
+
+    private struct Definition {
+        var global: UInt16
+        var bigEndian: Bool
+        var fields: [Field]
+        /// Bytes of developer fields after the fields.
+        var developerBytes: Int
+    }
+
+    static func read(_ data: Data) throws(CourseFileError) -> Course {
+        let bytes = [UInt8](data)
+        var points: [CoursePoint] = []
+        var name = ""
+        var start = 0
+        var files = 0
+        var records = 0
+        while start < bytes.count {
+            // Padding after the last file of a chain is not another file.
+            if files > 0 && bytes[start...].allSatisfy({ $0 == 0 }) { break }
+            let end = try checkFile(bytes, at: start)
+            try readRecords(bytes, from: start + Int(bytes[start]), to: end, points: &points, name: &name,
+                            records: &records)
+            start = end + 2
+            files += 1
+        }
+        guard !points.isEmpty else {
+            throw CourseFileError(records > 0
+                ? "FIT: none of its \(records) records has a position (an activity recorded without GPS is not a course)"
+                : "FIT: the file holds no records with positions")
+        }
+        return Course(name: name, points: points)
+    }
+
+    /// Checks the header and CRCs of the FIT file at `start`; returns where its data ends.
+    private static func checkFile(_ b: [UInt8], at start: Int) throws(CourseFileError) -> Int {
+        guard b.count - start >= 12 else { throw CourseFileError("FIT: the file is too short for a FIT header (\(b.count - start) bytes)") }
+        let headerSize = Int(b[start])
+        guard headerSize == 12 || headerSize == 14, b.count - start >= headerSize,
+              Array(b[(start + 8)..<(start + 12)]) == Array(".FIT".utf8) else {
+            throw CourseFileError("FIT: no FIT header at byte \(start) (expected a size of 12 or 14 and \".FIT\")")
+        }
+        let dataSize = Int(UInt32(b[start + 4]) | UInt32(b[start + 5]) << 8 | UInt32(b[start + 6]) << 16
+            | UInt32(b[start + 7]) << 24)
+        let end = start + headerSize + dataSize
+        guard end + 2 <= b.count else {
+            throw CourseFileError("FIT: the header announces \(dataSize) bytes of records but the file ends at byte \(b.count) (truncated)")
+        }
+        if headerSize == 14 {
+            let stored = UInt16(b[start + 12]) | UInt16(b[start + 13]) << 8
+            if stored != 0 && stored != FITCRC.checksum(b[start..<(start + 12)]) {
+                throw CourseFileError("FIT: the header's CRC is wrong (damaged file)")
+            }
+        }
+        let stored = UInt16(b[end]) | UInt16(b[end + 1]) << 8
+        let computed = FITCRC.checksum(b[start..<end])
+        guard stored == computed else {
+            throw CourseFileError(String(format: "FIT: the file's CRC is wrong (stored 0x%04X, computed 0x%04X): the file is damaged",
+                                         stored, computed))
+        }
+        return end
+    }
+
+    private static func readRecords(_ b: [UInt8], from begin: Int, to end: Int, points: inout [CoursePoint],
+                                    name: inout String, records: inout Int) throws(CourseFileError) {
+        var definitions = [Definition?](repeating: nil, count: 16)
+        var i = begin
+        func need(_ n: Int) throws(CourseFileError) {
+            guard i + n <= end else { throw CourseFileError("FIT: a message runs past the end of the data at byte \(i)") }
+        }
+        while i < end {
+            let header = b[i]
+            i += 1
+            if header & 0x80 == 0 && header & 0x40 != 0 {
+                // Definition message.
+                try need(5)
+                let bigEndian = b[i + 1] == 1
+                let global = bigEndian ? UInt16(b[i + 2]) << 8 | UInt16(b[i + 3]) : UInt16(b[i + 2]) | UInt16(b[i + 3]) << 8
+                let count = Int(b[i + 4])
+                i += 5
+                try need(count * 3)
+                var fields: [Field] = []
+                fields.reserveCapacity(count)
+                for k in 0..<count {
+                    fields.append(Field(number: b[i + 3 * k], size: Int(b[i + 3 * k + 1]), baseType: b[i + 3 * k + 2]))
+                }
+                i += count * 3
+                var developerBytes = 0
+                if header & 0x20 != 0 {
+                    try need(1)
+                    let devCount = Int(b[i])
+                    i += 1
+                    try need(devCount * 3)
+                    for k in 0..<devCount { developerBytes += Int(b[i + 3 * k + 1]) }
+                    i += devCount * 3
+                }
+                definitions[Int(header & 0x0F)] = Definition(global: global, bigEndian: bigEndian, fields: fields,
+                                                             developerBytes: developerBytes)
+                continue
+            }
+            // Data message (normal header, or compressed timestamp with a 2-bit local type).
+            let local = header & 0x80 != 0 ? Int((header >> 5) & 0x03) : Int(header & 0x0F)
+            guard let def = definitions[local] else {
+                throw CourseFileError("FIT: a data message at byte \(i - 1) uses local type \(local), which was never defined")
+            }
+            let size = def.fields.reduce(0) { $0 + $1.size } + def.developerBytes
+            try need(size)
+            switch def.global {
+            case 20:
+                records += 1
+                if let p = record(b, at: i, def) {
+                    points.append(p)
+                    guard points.count <= CourseFile.maxPoints else {
+                        throw CourseFileError("FIT: more than \(CourseFile.maxPoints) points")
+                    }
+                }
+            case 31 where name.isEmpty:
+                name = courseName(b, at: i, def)
+            default:
+                break
+            }
+            i += size
+        }
+    }
+
+    /// A record's position (semicircles) and altitude, nil without a valid position.
+    private static func record(_ b: [UInt8], at start: Int, _ def: Definition) -> CoursePoint? {
+        var lat: Int32?, lon: Int32?
+        var altitude = Double.nan, enhanced = Double.nan
+        var o = start
+        for f in def.fields {
+            switch (f.number, f.size) {
+            case (0, 4): lat = Int32(bitPattern: uint32(b, o, def.bigEndian))
+            case (1, 4): lon = Int32(bitPattern: uint32(b, o, def.bigEndian))
+            case (2, 2):
+                let v = uint16(b, o, def.bigEndian)
+                if v != 0xFFFF { altitude = Double(v) / 5 - 500 }
+            case (78, 4):
+                let v = uint32(b, o, def.bigEndian)
+                if v != 0xFFFF_FFFF { enhanced = Double(v) / 5 - 500 }
+            default:
+                break
+            }
+            o += f.size
+        }
+        guard let la = lat, let lo = lon, la != Int32.max, lo != Int32.max else { return nil }
+        let degrees = 180.0 / 2_147_483_648.0
+        let p = CoursePoint(latitude: Double(la) * degrees, longitude: Double(lo) * degrees,
+                            elevation: enhanced.isFinite ? enhanced : altitude)
+        guard GeoPoint(latitude: p.latitude, longitude: p.longitude).isValid,
+              abs(p.latitude) > 1e-7 || abs(p.longitude) > 1e-7 else { return nil }
+        return p
+    }
+
+    /// The `course` message's name (field 5, a NUL-terminated string).
+    private static func courseName(_ b: [UInt8], at start: Int, _ def: Definition) -> String {
+        var o = start
+        for f in def.fields {
+            if f.number == 5 {
+                let raw = b[o..<(o + f.size)]
+                let text = raw.prefix { $0 != 0 }
+                return String(decoding: text, as: UTF8.self)
+            }
+            o += f.size
+        }
+        return ""
+    }
+
+    private static func uint16(_ b: [UInt8], _ o: Int, _ big: Bool) -> UInt16 {
+        big ? UInt16(b[o]) << 8 | UInt16(b[o + 1]) : UInt16(b[o]) | UInt16(b[o + 1]) << 8
+    }
+
+    private static func uint32(_ b: [UInt8], _ o: Int, _ big: Bool) -> UInt32 {
+        big ? UInt32(b[o]) << 24 | UInt32(b[o + 1]) << 16 | UInt32(b[o + 2]) << 8 | UInt32(b[o + 3])
+            : UInt32(b[o]) | UInt32(b[o + 1]) << 8 | UInt32(b[o + 2]) << 16 | UInt32(b[o + 3]) << 24
+    }
+}

@@ -1,0 +1,36 @@
+import GRDB
+
+/// The course library's tables, added beside the sessions' (which they do
+/// not touch): one row per course with the figures `?COURSES` lists, and its
+/// points in order.
+enum CourseSchema {
+    static func register(in m: inout DatabaseMigrator) {
+        m.registerMigration("courses-v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE course (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    name TEXT NOT NULL,
+                    format TEXT NOT NULL,
+                    created_at REAL NOT NULL,
+                    source_bytes INTEGER NOT NULL,
+                    length_m REAL NOT NULL,
+                    climb_m REAL NOT NULL,
+                    descent_m REAL NOT NULL,
+                    point_count INTEGER NOT NULL,
+                    min_lat REAL NOT NULL,
+                    min_lon REAL NOT NULL,
+                    max_lat REAL NOT NULL,
+                    max_lon REAL NOT NULL
+                );
+                CREATE TABLE course_point (
+                    course_id INTEGER NOT NULL REFERENCES course(id) ON DELETE CASCADE,
+                    seq INTEGER NOT NULL,
+                    lat REAL NOT NULL,
+                    lon REAL NOT NULL,
+                    ele REAL,
+                    PRIMARY KEY (course_id, seq)
+                ) WITHOUT ROWID;
+                """)
+        }
+    }
+}
