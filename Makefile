@@ -69,6 +69,7 @@ accuracy:
 bench: release
 	$(RELEASE_BIN)/moonrunner-bench --bin $(RELEASE_BIN)/moonrunner
 	python3 Tests/Tools/socket_load.py --bin $(RELEASE_BIN) --check
+	python3 Tests/Tools/store_writes.py --bin $(RELEASE_BIN) --speed 10 --minutes 10 --check 10
 
 ## Long-running proofs (more trials than `make test`).
 soak: deps
@@ -76,11 +77,11 @@ soak: deps
 	MOONRUNNER_BIN=$(DEBUG_BIN) MOONRUNNER_DATA=$(DATA) MOONRUNNER_SOAK=1 $(SWIFT) test --skip-build \
 	  --filter 'StoreDurabilityTests|SocketFuzzTests' --no-parallel
 
-## Installs binaries, config, units and the service user (needs root).
+## Installs binaries (stripped), config, units and the service user (needs root).
 install: release
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)/etc/moonrunner $(DESTDIR)/etc/systemd/system \
 	  $(DESTDIR)$(PREFIX)/share/doc/moonrunner
-	install -m 0755 $(RELEASE_BIN)/moonrunnerd $(RELEASE_BIN)/moonrunner $(DESTDIR)$(PREFIX)/bin/
+	install -s -m 0755 $(RELEASE_BIN)/moonrunnerd $(RELEASE_BIN)/moonrunner $(DESTDIR)$(PREFIX)/bin/
 	[ -f $(DESTDIR)/etc/moonrunner/moonrunner.yaml ] || install -m 0644 config/moonrunner.yaml $(DESTDIR)/etc/moonrunner/
 	install -m 0644 systemd/moonrunnerd.service systemd/moonrunnerd.socket $(DESTDIR)/etc/systemd/system/
 	install -m 0644 README.md $(DESTDIR)$(PREFIX)/share/doc/moonrunner/

@@ -83,21 +83,23 @@ public struct Daemon: Service {
         // A replay recorded on the receiver's clock plays once that clock is known.
         if !imu.waitsForReceiver { imu.start() }
         if let baro, !baro.waitsForReceiver { baro.start() }
-        let placedLater = imu.waitsForReceiver || baro?.waitsForReceiver == true
-        if placedLater { logger.info("replays on the receiver's clock start with gpsd's first timed fix") }
+        if imu.waitsForReceiver || baro?.waitsForReceiver == true {
+            logger.info("replays on the receiver's clock start with gpsd's first timed fix")
+            let log = logger
+            clock.whenReceiverKnown {
+                if imu.waitsForReceiver { imu.start() }
+                if let baro, baro.waitsForReceiver { baro.start() }
+                let offset = clock.receiverOffset ?? 0
+                log.info("replays placed on the receiver's clock at \(clock.now() + offset) (receiver minus engine \(offset) s)")
+            }
+        }
         logger.info("moonrunnerd started: gpsd \(config.gpsdHost):\(config.gpsdPort), imu \(config.imuSource), baro \(config.baroSource), state \(config.stateDir)")
         do {
             try await cancelWhenGracefulShutdown {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask { try await server.run(listenFD: listenFD) }
                     group.addTask {
-                        var waiting = placedLater
                         for await update in gps.updates {
-                            if waiting, clock.receiverOffset != nil {
-                                waiting = false
-                                if imu.waitsForReceiver { imu.start() }
-                                if let baro, baro.waitsForReceiver { baro.start() }
-                            }
                             switch update {
                             case let .fix(fix, at): await service.ingest(fix: fix, at: at)
                             case .health: break

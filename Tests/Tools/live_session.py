@@ -7,7 +7,8 @@ moving and stationary intervals (compose_imu.py), on the receiver's clock; the
 real CLI starts a session before the first fix, stops it after the last, shows
 it and exports it in every format. Then:
 
-  * `moonrunner analyze` runs the same core over the same two inputs, from the
+  * `moonrunner analyze` runs the same core over the same two inputs (gpsd's
+    JSON as gpsd sent it in this replay, kept by gpsfake's own client), from the
     live session's start to its stop (`--start`/`--stop` on the receiver's clock);
   * the exports are measured the way sites measure them: gpxpy's `length_2d()`
     per GPX segment, the GeoJSON lines with the same formula, the TCX as gpsbabel
@@ -109,6 +110,7 @@ class Rig:
     def __init__(self, binary, work, speed):
         self.bin, self.work, self.speed = binary, work, speed
         self.sock = os.path.join(work, "mr.sock")
+        self.gpsd_json = os.path.join(work, "gpsd.json")
         self.port = free_port()
         self.gpsfake = self.daemon = None
 
@@ -120,19 +122,9 @@ class Rig:
         return r.stdout
 
     def start(self, nmea, per_epoch, imu_trace, config):
-        cycle = 1.0 / (self.speed * per_epoch)
-        env = dict(os.environ, TMPDIR=self.work)  # see Rig.swift: gpsfake's stale control sockets
-        self.gpsfake = subprocess.Popen(["gpsfake", "-1", "-q", "-P", str(self.port), "-c", f"{cycle:.6f}", nmea],
-                                        env=env, stdout=open(os.path.join(self.work, "gpsfake.log"), "w"),
-                                        stderr=subprocess.STDOUT, start_new_session=True)
-
-        def listening():
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
-                return True
-            except OSError:
-                return False
-        wait_for(listening, 15, "gpsfake")
+        """The daemon first, then gpsfake: the daemon's connection is gpsfake's
+        first client, so it sees the log from its first sentence (a probe
+        connection would start the feed before the daemon is there)."""
         cfg = os.path.join(self.work, "config.yaml")
         with open(cfg, "w") as f:
             f.write(config)
@@ -143,6 +135,17 @@ class Rig:
                                        stdout=subprocess.DEVNULL,
                                        stderr=open(os.path.join(self.work, "daemon.log"), "w"))
         wait_for(lambda: os.path.exists(self.sock), 15, "moonrunnerd's socket")
+        cycle = 1.0 / (self.speed * per_epoch)
+        env = dict(os.environ, TMPDIR=self.work)  # see Rig.swift: gpsfake's stale control sockets
+        # -p: gpsfake is a client itself and keeps gpsd's JSON (what the daemon
+        # is sent: gpsd drops a few sentences while it identifies the device at
+        # high speed); analyze reads that.
+        self.gpsfake = subprocess.Popen(["gpsfake", "-1", "-p", "-q", "-P", str(self.port), "-c", f"{cycle:.6f}",
+                                         nmea], env=env, stdout=open(self.gpsd_json, "w"),
+                                        stderr=open(os.path.join(self.work, "gpsfake.log"), "w"),
+                                        start_new_session=True)
+        status = lambda: json.loads(self.cli("status", "--json"))
+        wait_for(lambda: status()["gps"]["connects"] >= 1, 30, "the daemon to reach gpsd")
 
     def stop(self):
         if self.daemon and self.daemon.poll() is None:
@@ -222,7 +225,7 @@ def run(a):
     work = a.work or tempfile.mkdtemp(prefix=f"mr-live-{a.scenario}-")
     os.makedirs(work, exist_ok=True)
     imu = os.path.join(work, "imu.csv")
-    compose(a.data, a.scenario, truth_path, a.seed, imu, first_timed_fix(gpsd_json) + 3)
+    compose(a.data, a.scenario, truth_path, a.seed, imu, first_timed_fix(gpsd_json) + 15)
     per_epoch = truth["nmea_sentences"] / truth["n_epochs_total"]
     rig = Rig(a.bin, work, a.speed)
     try:
@@ -257,7 +260,7 @@ def run(a):
 
     stats = show["stats"]
     sess = show["session"]
-    off = analyze(a.bin, gpsd_json, imu, sess["start_time"], sess["end_time"])
+    off = analyze(a.bin, rig.gpsd_json, imu, sess["start_time"], sess["end_time"])
     gpx_m, gpx_segs, gpx_pts = gpx_length(files["gpx"])
     out = {
         "scenario": a.scenario, "speed": a.speed, "seed": a.seed,

@@ -29,6 +29,8 @@ public final class EngineClock: Sendable {
         /// Engine time up to which the sensor reader has taken samples, and when (real).
         var readerMark = -Double.infinity
         var readerMarkAt = -Double.infinity
+        /// Called once, when a following clock first learns the receiver's time.
+        var onReceiverKnown: (@Sendable () -> Void)?
 
         mutating func read(at mono: Double, speed: Double) -> Double {
             var t = engineBase + (mono - monoBase) * speed
@@ -69,9 +71,10 @@ public final class EngineClock: Sendable {
     @discardableResult
     public func observeReceiver(time: Double) -> Double {
         let mono = EngineClock.monotonic()
-        return state.withLock { s in
+        let (stamp, known) = state.withLock { s -> (Double, (@Sendable () -> Void)?) in
             let t = s.read(at: mono, speed: speed)
-            guard var pacing = s.pacing else { return t }
+            guard var pacing = s.pacing else { return (t, nil) }
+            let first = pacing.offset == nil
             let target = pacing.observe(receiverTime: time, engine: t, real: mono)
             s.pacing = pacing
             if target > t {
@@ -79,8 +82,23 @@ public final class EngineClock: Sendable {
                 s.monoBase = mono
                 s.last = target
             }
-            return pacing.engineTime(of: time) ?? t
+            let known = first ? s.onReceiverKnown : nil
+            if first { s.onReceiverKnown = nil }
+            return (pacing.engineTime(of: time) ?? t, known)
         }
+        known?()
+        return stamp
+    }
+
+    /// Runs `body` (once, on the GPS client's thread) when a clock that
+    /// follows the receiver first learns its time, at once if it has.
+    public func whenReceiverKnown(_ body: @escaping @Sendable () -> Void) {
+        let now = state.withLock { s -> Bool in
+            guard let pacing = s.pacing, pacing.offset == nil else { return true }
+            s.onReceiverKnown = body
+            return false
+        }
+        if now { body() }
     }
 
     /// The sensor reader has taken every sample up to engine time `t`. A replay

@@ -290,6 +290,12 @@ public final class IMUService: Sendable {
             let read = samples.count
             samples.removeAll { !$0.isPlausible }
             let implausible = read - samples.count
+            if waitsForReceiver, let emulator, !samples.isEmpty {
+                // Before its recording begins the emulated device holds the first
+                // sample; a replay on the receiver's clock starts where the trace does.
+                let begin = (emulator.traceStartTime ?? .infinity) - 0.5 * period
+                if samples[0].t < begin { samples.removeAll { $0.t < begin } }
+            }
             if let emulator, let end = emulator.endOfTraceTime {
                 // The emulated device keeps sampling past the recording; cut it there.
                 let cutoff = end + 0.5 * period
