@@ -21,6 +21,18 @@ public enum Activity: String, Sendable, Codable, CaseIterable {
 /// What happened, for the journal and for watchers.
 public enum SessionEventKind: String, Sendable, Codable, CaseIterable {
     case start, pause, resume, autopause, autoresume, lap, stop, badge, fault
+    /// A whole km (or mile, per the configured units) was completed; detail: its number.
+    case split
+    /// No position fix for 5 s during a session, and the first fix after that.
+    case gpsLost = "gps_lost", gpsRegained = "gps_regained"
+
+    /// Moments worth telling that do not change the session's state.
+    public var isTransition: Bool {
+        switch self {
+        case .lap, .badge, .split, .gpsLost, .gpsRegained: false
+        default: true
+        }
+    }
 }
 
 /// A timestamped transition or notable moment of a session.

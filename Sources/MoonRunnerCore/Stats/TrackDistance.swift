@@ -17,9 +17,7 @@ public struct TrackDistance: Sendable {
         cumulative.reserveCapacity(points.count)
         var total = 0.0
         for i in points.indices {
-            if i > 0, !points[i].newSegment {
-                total += TrackDistance.step(points[i - 1], points[i])
-            }
+            if i > 0 { total += TrackDistance.increment(from: points[i - 1], to: points[i]) }
             cumulative.append(total)
         }
         self.cumulative = cumulative
@@ -36,6 +34,14 @@ public struct TrackDistance: Sendable {
     @inlinable
     public static func step(_ a: TrackPoint, _ b: TrackPoint) -> Double {
         Geodesy.distance(lat1: a.latitude, lon1: a.longitude, lat2: b.latitude, lon2: b.longitude)
+    }
+
+    /// Metres a point adds to the track after the one before it: nothing
+    /// when it starts a new stretch. Splits (`SplitTracker`) and this table
+    /// both count distance with it.
+    @inlinable
+    public static func increment(from a: TrackPoint, to b: TrackPoint) -> Double {
+        b.newSegment ? 0 : step(a, b)
     }
 
     /// True when point `i` begins a stretch (no line from the point before).
