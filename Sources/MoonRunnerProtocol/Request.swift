@@ -28,6 +28,8 @@ public struct Request: Sendable, Equatable {
         case badges
         case delete(id: Int64)
         case config
+        /// Silences (or lets speak again) every announcer watching this daemon.
+        case announce(quiet: Bool)
 
         /// The request name as written on the wire.
         public var name: String {
@@ -46,13 +48,14 @@ public struct Request: Sendable, Equatable {
             case .badges: "BADGES"
             case .delete: "DELETE"
             case .config: "CONFIG"
+            case .announce: "ANNOUNCE"
             }
         }
 
         /// Commands that change state need a privileged peer.
         public var changesState: Bool {
             switch self {
-            case .start, .pause, .resume, .lap, .stop, .delete: true
+            case .start, .pause, .resume, .lap, .stop, .delete, .announce: true
             default: false
             }
         }
@@ -63,6 +66,7 @@ public struct Request: Sendable, Equatable {
         var params: [String: JSONValue] = [:]
         switch command {
         case let .watch(enable): params["enable"] = .bool(enable)
+        case let .announce(quiet): params["quiet"] = .bool(quiet)
         case let .start(activity): if let a = activity { params["activity"] = .string(a) }
         case let .sessions(limit, before):
             params["limit"] = .number(Double(limit))

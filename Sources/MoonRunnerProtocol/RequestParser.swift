@@ -6,7 +6,7 @@ import MoonRunnerCore
 /// around the request and the case of its name.
 public enum RequestParser {
     public static let knownCommands = ["VERSION", "STATUS", "WATCH", "START", "PAUSE", "RESUME", "LAP", "STOP",
-                                       "SESSIONS", "SESSION", "EXPORT", "BADGES", "DELETE", "CONFIG"]
+                                       "SESSIONS", "SESSION", "EXPORT", "BADGES", "DELETE", "CONFIG", "ANNOUNCE"]
 
     /// Formats `?EXPORT` accepts (the writers of MoonRunnerExport).
     public static let exportFormats = ["gpx", "tcx", "fit", "geojson", "csv", "svg"]
@@ -17,7 +17,7 @@ public enum RequestParser {
     /// Parameters each request accepts besides `"id"`.
     static let parameters: [String: [String]] = [
         "WATCH": ["enable"], "START": ["activity"], "SESSIONS": ["limit", "before"],
-        "EXPORT": ["format"],
+        "EXPORT": ["format"], "ANNOUNCE": ["quiet"],
     ]
 
     /// True for a line the server ignores: empty, or only spaces, tabs and CR.
@@ -118,6 +118,11 @@ public enum RequestParser {
             return .export(id: i, format: f.lowercased())
         case "BADGES": return .badges
         case "CONFIG": return .config
+        case "ANNOUNCE":
+            guard case let .bool(q)? = p["quiet"] else {
+                throw bad("?ANNOUNCE needs \"quiet\": true or false, e.g. ?ANNOUNCE={\"quiet\":true};")
+            }
+            return .announce(quiet: q)
         default:
             throw RequestError(.unknownCommand, "unknown request ?\(name);", id: id)
         }
