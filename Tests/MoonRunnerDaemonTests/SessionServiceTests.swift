@@ -90,3 +90,89 @@ struct SessionServiceTests {
         #expect(try ReplyEncoder.decode(ErrorReply.self, from: reply).code == .notFound)
     }
 }
+
+@Suite("Session service: what announcers hear")
+struct SessionServiceAnnounceTests {
+    static func events(_ sink: WatcherSink) -> [EventReply] {
+        sink.received.filter { ReplyEncoder.replyClass(of: $0) == "EVENT" }
+            .compactMap { try? ReplyEncoder.decode(EventReply.self, from: $0) }
+    }
+
+    @Test("a split EVENT per km, as SESSION lists the splits; GPS lost and regained; nothing split after stop")
+    func splitsAndGPS() async throws {
+        let (service, _) = try SessionServiceTests.service()
+        let sink = WatcherSink()
+        await service.addWatcher(1) { sink.receive($0) }
+        let started = try ReplyEncoder.decode(StatusReply.self, from: await service.handle(Request(command: .start(activity: "run"))))
+        let t0 = started.time
+        var k = 0
+        func run(_ seconds: Int) async {
+            for _ in 0..<seconds {
+                await service.ingest(fix: SessionServiceTests.fix(t0 + Double(k), metres: Double(k) * 3), at: t0 + Double(k))
+                k += 1
+            }
+        }
+        await run(500)
+        // 20 s without a fix (gpsd reports mode 1), as in a tunnel.
+        for _ in 0..<20 {
+            let t = t0 + Double(k)
+            await service.ingest(fix: GPSFix(time: t, mode: 1, latitude: .nan, longitude: .nan, altitude: .nan, eph: .nan,
+                                             speed: .nan, track: .nan, stdLat: .nan, stdLon: .nan), at: t)
+            k += 1
+        }
+        await run(300)
+        _ = await service.handle(Request(command: .stop))
+        let id = try #require(started.session)
+        let show = try ReplyEncoder.decode(SessionReply.self, from: await service.handle(Request(command: .session(id: id))))
+
+        let events = Self.events(sink)
+        let splits = events.filter { $0.event == "split" }
+        let whole = show.figures.splitsKm.filter { !$0.partial }
+        #expect(splits.count == whole.count && splits.count == 2)
+        for (live, stored) in zip(splits, whole) {
+            let figures = try #require(live.split)
+            #expect(live.detail == String(stored.number))
+            #expect(figures.number == stored.number)
+            #expect(abs((figures.paceS ?? 0) - (stored.paceS ?? 1)) < 1e-6)
+            #expect(abs(figures.elapsedS - stored.elapsedS) < 1e-6)
+        }
+        let kinds = events.map(\.event)
+        let lost = try #require(kinds.firstIndex(of: "gps_lost"))
+        let back = try #require(kinds.firstIndex(of: "gps_regained"))
+        #expect(lost < back)
+        #expect(kinds.last == "stop")
+        #expect(!events.contains { $0.event == "split" && $0.split == nil })
+        // The journal keeps them too, with the split number.
+        #expect(show.events.filter { $0.event == "split" }.map(\.detail) == ["1", "2"])
+    }
+
+    @Test("?ANNOUNCE sets quiet in STATUS and tells watchers at once")
+    func quiet() async throws {
+        let (service, _) = try SessionServiceTests.service()
+        let sink = WatcherSink()
+        await service.addWatcher(1) { sink.receive($0) }
+        let before = try ReplyEncoder.decode(StatusReply.self, from: await service.handle(Request(command: .status)))
+        #expect(before.quiet == false)
+        let muted = try ReplyEncoder.decode(StatusReply.self, from: await service.handle(Request(command: .announce(quiet: true))))
+        #expect(muted.quiet == true)
+        let pushed = sink.received.compactMap { try? ReplyEncoder.decode(StatusReply.self, from: $0) }
+        #expect(pushed.last?.quiet == true)
+        let unmuted = try ReplyEncoder.decode(StatusReply.self, from: await service.handle(Request(command: .announce(quiet: false))))
+        #expect(unmuted.quiet == false)
+    }
+
+    @Test("silver and gold go to a later session 5 % and 10 % faster on a badge already earned")
+    func upgrades() {
+        let ladder = BadgeLadder.solarSystem
+        let first = BadgeSessionSummary(id: 1, distance: 3_500, moving: 1_200, startTime: 0)
+        let slower = BadgeSessionSummary(id: 2, distance: 1_500, moving: 600, startTime: 10)
+        #expect(SessionService.upgrades(by: slower, after: [first], ladder: ladder).isEmpty)
+        let silver = BadgeSessionSummary(id: 3, distance: 1_100, moving: 1_100 / (3_500 / 1_200.0) / 1.06, startTime: 20)
+        let s = SessionService.upgrades(by: silver, after: [first, slower], ladder: ladder)
+        #expect(s.map(\.0.name) == ["Moon"] && s.map(\.1) == [.silver])
+        let gold = BadgeSessionSummary(id: 4, distance: 3_100, moving: 3_100 / (3_500 / 1_200.0) / 1.2, startTime: 30)
+        let g = SessionService.upgrades(by: gold, after: [first, slower, silver], ladder: ladder)
+        #expect(g.map(\.0.name) == ["Moon", "Mercury"] && g.map(\.1) == [.gold, .gold])
+        #expect(SessionService.upgrades(by: gold, after: [], ladder: ladder).isEmpty, "the first session earns, nothing more")
+    }
+}

@@ -21,6 +21,20 @@ public struct Split: Sendable, Equatable, Codable {
     /// Altitude at the end minus altitude at the start, metres; NaN when unknown.
     public var elevationChange: Double
 
+    public init(number: Int, units: UnitSystem, distance: Double, cumulativeDistance: Double, isPartial: Bool,
+                startTime: Double, endTime: Double, elapsed: Double, moving: Double, elevationChange: Double) {
+        self.number = number
+        self.units = units
+        self.distance = distance
+        self.cumulativeDistance = cumulativeDistance
+        self.isPartial = isPartial
+        self.startTime = startTime
+        self.endTime = endTime
+        self.elapsed = elapsed
+        self.moving = moving
+        self.elevationChange = elevationChange
+    }
+
     /// Average speed over moving time, m/s.
     public var averageSpeed: Double { moving > 0 ? distance / moving : 0 }
     /// Seconds per unit (km or mile) over moving time; NaN when not moving.

@@ -1,0 +1,71 @@
+import Foundation
+import MoonRunnerAnnounce
+
+/// Says announcements one after another: cue tone, then the voice, to the
+/// sound card or to numbered files. Nothing here can stop the announcer:
+/// a missing espeak-ng or sound device is logged (once per kind) and the
+/// next announcement is tried as usual.
+final class Speaker: @unchecked Sendable {
+    private let settings: AnnounceSettings
+    private let output: URL?
+    private var number: Int
+    private var complaints: Set<String> = []
+
+    init(settings: AnnounceSettings, output: URL?) {
+        self.settings = settings
+        self.output = output
+        number = output.map(DirectorySink.nextNumber(in:)) ?? 1
+    }
+
+    func run(_ shared: Shared) -> Never {
+        while true {
+            let a = shared.next()
+            if output != nil {
+                var sink = DirectorySink(directory: output!, number: number)
+                say(a, into: &sink)
+            } else {
+                var sink = ALSASink(device: settings.alsaDevice)
+                say(a, into: &sink)
+                if let why = sink.failure { complain(why) }
+            }
+        }
+    }
+
+    private func say<S: AudioSink>(_ a: Announcement, into sink: inout S) {
+        let synthesizer = Synthesizer(voice: settings.espeakVoice, rateWPM: settings.rateWPM, volume: settings.volume)
+        var firstAudio: Double?
+        var opened = false
+        var ok = true
+        func open(_ rate: Int) -> Bool {
+            guard !opened else { return true }
+            opened = true
+            guard sink.begin(rate: rate) else { return false }
+            firstAudio = Date().timeIntervalSince1970
+            if let cue = a.cue { return sink.write(WAV.bytes(Tone.cue(cue, rate: rate))) }
+            return true
+        }
+        if !a.text.isEmpty {
+            do {
+                try synthesizer.speak(a.text, started: { ok = open($0) }, samples: { pcm in
+                    ok = ok && sink.write(pcm)
+                    return ok
+                })
+            } catch {
+                complain("\(error)")
+            }
+        }
+        // Cue only, or the voice failed: the tone (if any) still goes out.
+        if !opened { ok = open(22_050) }
+        let done = sink.finish(text: a.text) && ok
+        let said = String(format: "%04d", number)
+        if output != nil { number += 1 }
+        let latency = firstAudio.map { String(format: "%.3f", $0 - a.detectedAt) } ?? "-"
+        Log.line("\(done ? "said" : "failed") \(said) \(a.trigger) latency_s=\(latency) detected_at=\(String(format: "%.3f", a.detectedAt)) "
+            + "total_s=\(String(format: "%.3f", Monotonic.now() - a.receivedAt)): \(a.text.isEmpty ? "(tone)" : a.text)")
+    }
+
+    private func complain(_ why: String) {
+        guard complaints.insert(why).inserted else { return }
+        Log.line(why + "; carrying on (said once)")
+    }
+}
