@@ -76,7 +76,9 @@ let package = Package(
         .testTarget(name: "MoonRunnerExportTests", dependencies: ["MoonRunnerExport", "MoonRunnerTestSupport"]),
         .testTarget(name: "MoonRunnerProtocolTests", dependencies: ["MoonRunnerProtocol"]),
         .testTarget(name: "MoonRunnerDaemonTests", dependencies: ["MoonRunnerDaemon"]),
-        .testTarget(name: "MoonRunnerAnnounceTests", dependencies: ["MoonRunnerAnnounce"]),
+        .testTarget(name: "MoonRunnerAnnounceTests", dependencies: [
+            "MoonRunnerAnnounce", "MoonRunnerTestSupport", .product(name: "Yams", package: "Yams"),
+        ]),
         .testTarget(name: "EndToEndTests", dependencies: ["MoonRunnerCore", "MoonRunnerProtocol", "MoonRunnerStore", "MoonRunnerSensors", "MoonRunnerTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

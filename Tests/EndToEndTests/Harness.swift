@@ -18,6 +18,7 @@ enum Paths {
 
     static var daemon: String { bin.appendingPathComponent("moonrunnerd").path }
     static var cli: String { bin.appendingPathComponent("moonrunner").path }
+    static var announcer: String { bin.appendingPathComponent("moonrunner-announce").path }
     static var demo: URL { root.appendingPathComponent("Tests/Fixtures/demo") }
 
     /// The shared labelled data (MOONRUNNER_DATA, default ../shared/data).

@@ -1,6 +1,7 @@
 import Foundation
 import MoonRunnerCore
 import Testing
+import Yams
 @testable import MoonRunnerAnnounce
 
 @Suite("Announcer settings and phrase tables")
@@ -14,6 +15,18 @@ struct AnnounceSettingsTests {
         #expect(s.rateWPM == 200 && s.maxDelay == 3.5 && s.alsaDevice == "plughw:1")
         #expect(s.everyMinutes == 10 && !s.gps && !s.autoPauseCue && s.splits)
         #expect(try AnnounceConfigReader.read(nil) == AnnounceSettings())
+    }
+
+    @Test("the shipped config/announce.yaml documents every key, and its values are the defaults")
+    func shippedFile() throws {
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("config/announce.yaml").path
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(try AnnounceConfigReader.read(try Yams.load(yaml: text)) == AnnounceSettings())
+        let flat = text.split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("#") }.joined(separator: "\n")
+        for key in AnnounceConfigReader.knownKeys {
+            #expect(flat.contains("\(key.split(separator: ".").last ?? ""):"), "config/announce.yaml does not document \(key)")
+        }
     }
 
     @Test("a bad value or an unknown key names the key")
