@@ -1,0 +1,59 @@
+import Foundation
+import MoonRunnerProtocol
+import Testing
+
+/// How long from the daemon deciding something to the first sample of the
+/// announcement, at 1x (`make announce-latency`; ~7 minutes, not part of
+/// `make test`). Measured as `latency_s` in the announcer's log: the wall
+/// clock when the first audio (cue or voice) went to the sink — a WAV file
+/// with --output, aplay's pipe otherwise — minus the EVENT's `detected_at`
+/// (at 1x the daemon's clock is the wall clock). Laps are asked every 6 s
+/// on top of what the run itself brings (start, auto-pause, split, badge).
+@Suite("Announcer latency at 1x", .serialized,
+       .enabled(if: ProcessInfo.processInfo.environment["MOONRUNNER_ANNOUNCE_LATENCY"] == "1"))
+struct AnnounceLatencyTests {
+    @Test("event to first audio sample, median and max, per announcer")
+    func latency() throws {
+        guard AnnounceEndToEndTests.dataPresent else {
+            print("SKIPPED (LOUDLY): the shared data is absent; latency NOT measured")
+            return
+        }
+        let rig = try Rig("annlatency")
+        let (nmea, imu) = try AnnounceEndToEndTests.recording(in: rig, epochs: 460)
+        try rig.startGPS(nmea: nmea, epochsPerSecond: 1, sentencesPerEpoch: 8)
+        try rig.startDaemon(speed: 1, imu: "replay:\(imu.path),speed=1")
+        let en = try AnnounceEndToEndTests.announcer(rig, language: "en", output: rig.dir.appendingPathComponent("en"))
+        let cmn = try AnnounceEndToEndTests.announcer(rig, language: "cmn", output: rig.dir.appendingPathComponent("cmn"))
+        let config = rig.dir.appendingPathComponent("alsa-null.yaml")
+        try "alsa_device: \"null\"\n".write(to: config, atomically: true, encoding: .utf8)
+        let alsa = try Child(Paths.announcer, ["--socket", rig.socket, "--config", config.path],
+                             log: rig.dir.appendingPathComponent("announce-alsa.log"))
+        #expect(eventually(timeout: 15) { alsa.log.contains("watching") })
+        #expect(try rig.cli("start", "--activity", "run").status == 0)
+        let deadline = Date().addingTimeInterval(400)
+        var laps = 0
+        while Date() < deadline {
+            Thread.sleep(forTimeInterval: 6)
+            if try rig.cli("lap").status == 0 { laps += 1 }
+            if try rig.status().distanceM > 1050 && laps >= 40 { break }
+        }
+        #expect(try rig.cli("stop").status == 0)
+        Thread.sleep(forTimeInterval: 4)
+        for (name, child) in [("en, WAV files", en), ("cmn, WAV files", cmn), ("en, ALSA null device via aplay", alsa)] {
+            let rows = child.log.split(separator: "\n").filter { $0.contains("said ") }
+            let values = rows.compactMap { row -> Double? in
+                guard let r = row.range(of: "latency_s=") else { return nil }
+                return Double(row[r.upperBound...].prefix { $0 != " " })
+            }.sorted()
+            guard !values.isEmpty else {
+                Issue.record("\(name): nothing said; log: \(child.log.suffix(800))")
+                continue
+            }
+            let median = values[values.count / 2]
+            print(String(format: "announce latency (%@): n=%d median %.3f s, max %.3f s", name, values.count, median, values.last ?? 0))
+            let kinds = Set(rows.compactMap { $0.split(separator: " ").dropFirst(3).first.map(String.init) })
+            print("  triggers: \(kinds.sorted().joined(separator: ", "))")
+            #expect(median < 1.0 && (values.last ?? 9) < 3.5, "\(name): \(values)")
+        }
+    }
+}
