@@ -34,6 +34,7 @@ final class Speaker: @unchecked Sendable {
     private func say<S: AudioSink>(_ a: Announcement, into sink: inout S) {
         let synthesizer = Synthesizer(voice: settings.espeakVoice, rateWPM: settings.rateWPM, volume: settings.volume)
         var firstAudio: Double?
+        var firstAudioMonotonic = Double.nan
         var opened = false
         var ok = true
         func open(_ rate: Int) -> Bool {
@@ -41,6 +42,7 @@ final class Speaker: @unchecked Sendable {
             opened = true
             guard sink.begin(rate: rate) else { return false }
             firstAudio = Date().timeIntervalSince1970
+            firstAudioMonotonic = Monotonic.now()
             if let cue = a.cue { return sink.write(WAV.bytes(Tone.cue(cue, rate: rate))) }
             return true
         }
@@ -59,8 +61,11 @@ final class Speaker: @unchecked Sendable {
         let done = sink.finish(text: a.text) && ok
         let said = String(format: "%04d", number)
         if output != nil { number += 1 }
+        // latency_s: the daemon's decision to the first audio sample (wall clock against
+        // detected_at: meaningful at 1x); own_s: this announcer's part, from the line's arrival.
         let latency = firstAudio.map { String(format: "%.3f", $0 - a.detectedAt) } ?? "-"
-        Log.line("\(done ? "said" : "failed") \(said) \(a.trigger) latency_s=\(latency) detected_at=\(String(format: "%.3f", a.detectedAt)) "
+        Log.line("\(done ? "said" : "failed") \(said) \(a.trigger) latency_s=\(latency) "
+            + "own_s=\(String(format: "%.3f", firstAudioMonotonic - a.receivedAt)) "
             + "total_s=\(String(format: "%.3f", Monotonic.now() - a.receivedAt)): \(a.text.isEmpty ? "(tone)" : a.text)")
     }
 

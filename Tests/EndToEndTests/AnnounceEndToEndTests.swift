@@ -49,6 +49,21 @@ struct AnnounceEndToEndTests {
         return (nmea, imu)
     }
 
+    /// A rig replaying the first `epochs` epochs of the run at `speed`, with
+    /// its IMU; nil (said loudly) when the shared data is absent.
+    static func replaying(_ tag: String, epochs: Int, speed: Double, config: String? = nil) throws -> (Rig, imu: String)? {
+        guard dataPresent else {
+            print("SKIPPED (LOUDLY): \(sim.path) or \(steps.path) is absent; the announcer test \(tag) was NOT run")
+            return nil
+        }
+        let rig = try Rig(tag)
+        let (nmea, imu) = try recording(in: rig, epochs: epochs)
+        let spec = "replay:\(imu.path),speed=\(speed)"
+        try rig.startGPS(nmea: nmea, epochsPerSecond: speed, sentencesPerEpoch: 8)
+        try rig.startDaemon(speed: speed, imu: spec, config: config)
+        return (rig, spec)
+    }
+
     static func announcer(_ rig: Rig, language: String, output: URL, extra: [String] = []) throws -> Child {
         let child = try Child(Paths.announcer, ["--socket", rig.socket, "--output", output.path, "--language", language] + extra,
                               log: rig.dir.appendingPathComponent("announce-\(language).log"))
@@ -88,14 +103,7 @@ struct AnnounceEndToEndTests {
 
     @Test("a run replayed at 10x: the expected announcements in order with the session's numbers, real speech, nothing after stop; in English and Mandarin")
     func replay() throws {
-        guard Self.dataPresent else {
-            print("SKIPPED (LOUDLY): \(Self.sim.path) or \(Self.steps.path) is absent; the announcer replay was NOT run")
-            return
-        }
-        let rig = try Rig("announce")
-        let (nmea, imu) = try Self.recording(in: rig, epochs: 900)
-        try rig.startGPS(nmea: nmea, epochsPerSecond: 10, sentencesPerEpoch: 8)
-        try rig.startDaemon(speed: 10, imu: "replay:\(imu.path),speed=10")
+        guard let (rig, _) = try Self.replaying("announce", epochs: 900, speed: 10) else { return }
         let dirs = ["en": rig.dir.appendingPathComponent("said-en"), "cmn": rig.dir.appendingPathComponent("said-cmn")]
         let announcers = try dirs.map { try Self.announcer(rig, language: $0.key, output: $0.value) }
         #expect(try rig.cli("start", "--activity", "run").status == 0)
@@ -136,17 +144,10 @@ struct AnnounceEndToEndTests {
 
     @Test("the daemon is killed and restarted mid-run: the announcer reconnects, says nothing wrong, misses no split")
     func daemonRestart() throws {
-        guard Self.dataPresent else {
-            print("SKIPPED (LOUDLY): \(Self.sim.path) is absent; the announcer restart test was NOT run")
-            return
-        }
-        let rig = try Rig("annrestart")
-        let (nmea, imu) = try Self.recording(in: rig, epochs: 900)
         // The IMU trace starts again with the restarted daemon: no auto-pause, so
         // that its stillness at the start cannot pause a run the GPS sees going on.
         let config = "auto_pause:\n  enabled: false\n"
-        try rig.startGPS(nmea: nmea, epochsPerSecond: 20, sentencesPerEpoch: 8)
-        try rig.startDaemon(speed: 20, imu: "replay:\(imu.path),speed=20", config: config)
+        guard let (rig, imu) = try Self.replaying("annrestart", epochs: 900, speed: 20, config: config) else { return }
         let dir = rig.dir.appendingPathComponent("said")
         let announcer = try Self.announcer(rig, language: "en", output: dir)
         #expect(try rig.cli("start").status == 0)
@@ -158,7 +159,7 @@ struct AnnounceEndToEndTests {
         rig.daemon?.signal(SIGKILL)
         #expect(rig.daemon?.wait(timeout: 5) != nil)
         #expect(eventually(timeout: 10) { announcer.log.contains("reconnecting") || announcer.log.contains("retrying") })
-        try rig.startDaemon(speed: 20, imu: "replay:\(imu.path),speed=20", config: config)
+        try rig.startDaemon(speed: 20, imu: imu, config: config)
         let live = try rig.waitFor(timeout: 60, "2.15 km after the restart") { $0.distanceM > 2150 && $0.state == "recording" }
         #expect(try rig.cli("stop").status == 0)
         #expect(eventually(timeout: 10) { (try? AnnounceTranscript(dir: dir, language: "en"))?.tags.last == "stop" })
@@ -223,10 +224,7 @@ struct AnnounceEndToEndTests {
     @Test("the announcer's unit verifies and its sandbox scores an exposure of 2.5 or less with sound access")
     func unitSecurity() throws {
         let unit = Paths.root.appendingPathComponent("systemd/moonrunner-announce.service")
-        let security = try run("/usr/bin/systemd-analyze", ["security", "--offline=true", unit.path], timeout: 60)
-        let line = security.out.split(separator: "\n").first { $0.contains("Overall exposure level") } ?? ""
-        let score = line.split(separator: ":").last?.split(separator: " ").first.flatMap { Double($0) }
-        let value = try #require(score, "no score in: \(security.out.suffix(300)) \(security.err)")
+        let value = try exposure(of: unit)
         print("moonrunner-announce.service exposure: \(value)")
         #expect(value <= 2.5, "exposure \(value)")
         let text = try String(contentsOf: unit, encoding: .utf8)

@@ -14,14 +14,7 @@ import Testing
 struct AnnounceLatencyTests {
     @Test("event to first audio sample, median and max, per announcer")
     func latency() throws {
-        guard AnnounceEndToEndTests.dataPresent else {
-            print("SKIPPED (LOUDLY): the shared data is absent; latency NOT measured")
-            return
-        }
-        let rig = try Rig("annlatency")
-        let (nmea, imu) = try AnnounceEndToEndTests.recording(in: rig, epochs: 460)
-        try rig.startGPS(nmea: nmea, epochsPerSecond: 1, sentencesPerEpoch: 8)
-        try rig.startDaemon(speed: 1, imu: "replay:\(imu.path),speed=1")
+        guard let (rig, _) = try AnnounceEndToEndTests.replaying("annlatency", epochs: 460, speed: 1) else { return }
         let en = try AnnounceEndToEndTests.announcer(rig, language: "en", output: rig.dir.appendingPathComponent("en"))
         let cmn = try AnnounceEndToEndTests.announcer(rig, language: "cmn", output: rig.dir.appendingPathComponent("cmn"))
         let config = rig.dir.appendingPathComponent("alsa-null.yaml")
@@ -41,16 +34,20 @@ struct AnnounceLatencyTests {
         Thread.sleep(forTimeInterval: 4)
         for (name, child) in [("en, WAV files", en), ("cmn, WAV files", cmn), ("en, ALSA null device via aplay", alsa)] {
             let rows = child.log.split(separator: "\n").filter { $0.contains("said ") }
-            let values = rows.compactMap { row -> Double? in
-                guard let r = row.range(of: "latency_s=") else { return nil }
-                return Double(row[r.upperBound...].prefix { $0 != " " })
-            }.sorted()
+            func figures(_ key: String) -> [Double] {
+                rows.compactMap { row -> Double? in
+                    guard let r = row.range(of: key + "=") else { return nil }
+                    return Double(row[r.upperBound...].prefix { $0 != " " })
+                }.sorted()
+            }
+            let values = figures("latency_s"), own = figures("own_s")
             guard !values.isEmpty else {
                 Issue.record("\(name): nothing said; log: \(child.log.suffix(800))")
                 continue
             }
             let median = values[values.count / 2]
-            print(String(format: "announce latency (%@): n=%d median %.3f s, max %.3f s", name, values.count, median, values.last ?? 0))
+            print(String(format: "announce latency (%@): n=%d median %.3f s, max %.3f s; announcer's own part median %.3f s, max %.3f s",
+                         name, values.count, median, values.last ?? 0, own.isEmpty ? .nan : own[own.count / 2], own.last ?? .nan))
             let kinds = Set(rows.compactMap { $0.split(separator: " ").dropFirst(3).first.map(String.init) })
             print("  triggers: \(kinds.sorted().joined(separator: ", "))")
             #expect(median < 1.0 && (values.last ?? 9) < 3.5, "\(name): \(values)")

@@ -42,6 +42,16 @@ struct HarnessError: Error, CustomStringConvertible {
     init(_ d: String) { description = d }
 }
 
+/// `systemd-analyze security --offline=true`'s overall exposure of a unit file.
+func exposure(of unit: URL) throws -> Double {
+    let security = try run("/usr/bin/systemd-analyze", ["security", "--offline=true", unit.path], timeout: 60)
+    let line = security.out.split(separator: "\n").first { $0.contains("Overall exposure level") } ?? ""
+    guard let score = line.split(separator: ":").last?.split(separator: " ").first.flatMap({ Double($0) }) else {
+        throw HarnessError("no exposure score in: \(security.out.suffix(300)) \(security.err)")
+    }
+    return score
+}
+
 /// A free loopback TCP port.
 func freePort() throws -> Int {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
