@@ -55,9 +55,9 @@ struct DirectorySink: AudioSink {
             try handle.seek(toOffset: 0)
             try handle.write(contentsOf: WAV.header(rate: rate, dataBytes: bytes))
             try handle.close()
-            let txt = directory.appendingPathComponent(name + ".txt")
-            try Data((text + "\n").utf8).write(to: txt, options: .atomic)
+            // The sound first: whoever sees NNNN.txt finds NNNN.wav beside it.
             try FileManager.default.moveItem(at: partial, to: directory.appendingPathComponent(name + ".wav"))
+            try Data((text + "\n").utf8).write(to: directory.appendingPathComponent(name + ".txt"), options: .atomic)
             return true
         } catch {
             return false
@@ -110,7 +110,7 @@ struct ALSASink: AudioSink {
         var sent = 0
         while sent < pcm.count {
             guard ready(player.input, write: true, until: deadline) else {
-                failure = "the sound device \(device) did not take the audio in time"
+                failure = "the sound device \(device) did not play the audio in time (it took none)"
                 return false
             }
             let n = pcm[sent...].withUnsafeBytes { Glibc.write(player.input, $0.baseAddress, $0.count) }
@@ -129,7 +129,13 @@ struct ALSASink: AudioSink {
         player.closeInput()
         let status = player.wait(timeout: max(1, deadline - Monotonic.now()))
         self.player = nil
-        if status != 0 && failure == nil { failure = "aplay failed (exit \(status.map(String.init) ?? "killed")) on \(device)" }
+        if failure == nil {
+            if status == nil {
+                failure = "the sound device \(device) did not play the audio in time (aplay killed)"
+            } else if status != 0 {
+                failure = "aplay failed (exit \(status ?? -1)) on \(device): no such sound device?"
+            }
+        }
         return failure == nil
     }
 }

@@ -20,8 +20,8 @@ final class Speaker: @unchecked Sendable {
     func run(_ shared: Shared) -> Never {
         while true {
             let a = shared.next()
-            if output != nil {
-                var sink = DirectorySink(directory: output!, number: number)
+            if let output {
+                var sink = DirectorySink(directory: output, number: number)
                 say(a, into: &sink)
             } else {
                 var sink = ALSASink(device: settings.alsaDevice)

@@ -21,6 +21,7 @@ enum Display {
                 + "\(Formatting.distance(next.leftM, units)) to go")
         }
         lines.append("GPS       \(s.gps.health) (signal \(s.gps.grade))   IMU \(s.imu.health)   store \(s.store.health)")
+        if s.quiet == true { lines.append("Voice     muted (moonrunner announce --unmute)") }
         return lines.joined(separator: "\n")
     }
 

@@ -221,6 +221,42 @@ struct AnnounceEndToEndTests {
         #expect(badLanguage.status == 78 && badLanguage.err.contains("--language"))
     }
 
+    @Test("a sound device that takes nothing: each announcement gives up in time, what waited meanwhile is dropped, not read out later")
+    func stuckSoundDevice() throws {
+        let rig = try Rig("annstuck")
+        // An aplay that never reads its input, as a wedged device would behave.
+        let fake = rig.dir.appendingPathComponent("bin")
+        try FileManager.default.createDirectory(at: fake, withIntermediateDirectories: true)
+        let aplay = fake.appendingPathComponent("aplay")
+        try "#!/bin/sh\nexec sleep 60\n".write(to: aplay, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: aplay.path)
+        try rig.startGPS(epochsPerSecond: 10, loop: true)
+        try rig.startDaemon(speed: 10, loop: true)
+        // Only the start and the laps asked for here (the demo walk's own stops stay silent).
+        let config = rig.dir.appendingPathComponent("announce.yaml")
+        try "announce:\n  auto_pause: false\ncues:\n  auto_pause: false\n".write(to: config, atomically: true, encoding: .utf8)
+        let stuck = try Child(Paths.announcer, ["--socket", rig.socket, "--config", config.path],
+                              log: rig.dir.appendingPathComponent("announce.log"),
+                              env: ["PATH": fake.path + ":/usr/bin:/bin"])
+        #expect(eventually(timeout: 15) { stuck.log.contains("watching") })
+        #expect(try rig.cli("start").status == 0)
+        let began = Date()
+        for _ in 0..<3 { #expect(try rig.cli("lap").status == 0) }
+        // "Run started." is about 1 s of audio: given up after about 6 s; the laps asked
+        // meanwhile are more than max_delay_s (5 s) old by then.
+        #expect(eventually(timeout: 15) { stuck.log.contains("failed 0001 start") }, "\(stuck.log)")
+        #expect(Date().timeIntervalSince(began) < 12)
+        #expect(eventually(timeout: 5) { stuck.log.components(separatedBy: "dropped (stale) lap").count == 4 }, "\(stuck.log)")
+        #expect(stuck.log.contains("did not play the audio in time"))
+        #expect(try rig.cli("lap").status == 0)
+        #expect(eventually(timeout: 15) { stuck.log.contains("Lap 4.") }, "the next one is tried: \(stuck.log)")
+        // Tried: only the start and the lap asked after the device gave up.
+        let tried = stuck.log.split(separator: "\n").filter { $0.contains(": failed ") || $0.contains(": said ") }
+        #expect(tried.count == 2 && tried.last?.hasSuffix("Lap 4.") == true, "\(tried)")
+        #expect(stuck.isRunning)
+        #expect(try rig.cli("stop").status == 0)
+    }
+
     @Test("the announcer's unit verifies and its sandbox scores an exposure of 2.5 or less with sound access")
     func unitSecurity() throws {
         let unit = Paths.root.appendingPathComponent("systemd/moonrunner-announce.service")
