@@ -161,18 +161,31 @@ struct SessionServiceAnnounceTests {
         #expect(unmuted.quiet == false)
     }
 
-    @Test("silver and gold go to a later session 5 % and 10 % faster on a badge already earned")
-    func upgrades() {
-        let ladder = BadgeLadder.solarSystem
-        let first = BadgeSessionSummary(id: 1, distance: 3_500, moving: 1_200, startTime: 0)
-        let slower = BadgeSessionSummary(id: 2, distance: 1_500, moving: 600, startTime: 10)
-        #expect(SessionService.upgrades(by: slower, after: [first], ladder: ladder).isEmpty)
-        let silver = BadgeSessionSummary(id: 3, distance: 1_100, moving: 1_100 / (3_500 / 1_200.0) / 1.06, startTime: 20)
-        let s = SessionService.upgrades(by: silver, after: [first, slower], ladder: ladder)
-        #expect(s.map(\.0.name) == ["Moon"] && s.map(\.1) == [.silver])
-        let gold = BadgeSessionSummary(id: 4, distance: 3_100, moving: 3_100 / (3_500 / 1_200.0) / 1.2, startTime: 30)
-        let g = SessionService.upgrades(by: gold, after: [first, slower, silver], ladder: ladder)
-        #expect(g.map(\.0.name) == ["Moon", "Mercury"] && g.map(\.1) == [.gold, .gold])
-        #expect(SessionService.upgrades(by: gold, after: [], ladder: ladder).isEmpty, "the first session earns, nothing more")
+    @Test("badge EVENTs: earned the first time, passed again later, gold at stop (before the stop EVENT) when faster")
+    func badgeCauses() async throws {
+        let (service, _) = try SessionServiceTests.service()
+        let sink = WatcherSink()
+        await service.addWatcher(1) { sink.receive($0) }
+        // The second session's clock starts at the wall clock, before the first one's
+        // fixes (which ran ahead of it): its average counts that wait, hence 5 m/s
+        // against 2.1 m/s for an average some 18 % faster.
+        var t = 0.0, along = 0.0
+        for metresPerSecond in [2.1, 5.0] {
+            let started = try ReplyEncoder.decode(StatusReply.self, from: await service.handle(Request(command: .start(activity: "run"))))
+            t = max(t, started.time)
+            let t0 = t
+            for k in 0..<500 {
+                t = t0 + Double(k)
+                along += metresPerSecond
+                var fix = SessionServiceTests.fix(t, metres: along)
+                fix.speed = metresPerSecond
+                await service.ingest(fix: fix, at: t)
+            }
+            _ = await service.handle(Request(command: .stop))
+            t += 10
+        }
+        let events = Self.events(sink).filter { ["badge", "stop"].contains($0.event) }
+        #expect(events.map { "\($0.event):\($0.cause):\($0.detail ?? "")" }
+            == ["badge:earned:Moon", "stop:command:", "badge:distance:Moon", "badge:gold:Moon", "stop:command:"])
     }
 }

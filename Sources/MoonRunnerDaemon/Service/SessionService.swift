@@ -354,7 +354,7 @@ public actor SessionService {
             let st = engine.stats
             let finished = BadgeSessionSummary(id: sid, distance: st.distance, moving: st.moving, startTime: st.startTime)
             // Silver and gold need the whole session's average speed: told just before the stop.
-            for (badge, tier) in Self.upgrades(by: finished, after: badgeSessions, ladder: ladder) {
+            for (badge, tier) in BadgeBoard.upgrades(by: finished, after: badgeSessions, ladder: ladder) {
                 record(SessionEvent(kind: .badge, time: e.time, detectedAt: e.detectedAt, cause: tier.rawValue,
                                     state: e.state, detail: badge.name))
             }
@@ -377,22 +377,6 @@ public actor SessionService {
         let none = PausedTime([])
         for p in points { tracker.add(p, paused: none) { _ in } }
         return tracker
-    }
-
-    /// The silver and gold tiers `finished` reaches on badges earned by earlier sessions.
-    static func upgrades(by finished: BadgeSessionSummary, after earlier: [BadgeSessionSummary],
-                         ladder: BadgeLadder) -> [(Badge, BadgeTier)] {
-        let before = BadgeBoard(ladder: ladder, sessions: earlier)
-        let after = BadgeBoard(ladder: ladder, sessions: earlier + [finished])
-        var out: [(Badge, BadgeTier)] = []
-        for (old, new) in zip(before.statuses, after.statuses) {
-            if new.gold?.id == finished.id && old.gold == nil {
-                out.append((new.badge, .gold))
-            } else if new.silver?.id == finished.id && old.silver == nil {
-                out.append((new.badge, .silver))
-            }
-        }
-        return out
     }
 
     private func afterInput() async {
