@@ -34,7 +34,11 @@ public struct Daemon: Service {
         let store = try SessionStore(directory: config.stateDir)
         if let damage = store.recoveredFromDamage { logger.critical("\(damage)") }
         // After a restart the clock must not run behind what is already stored.
-        let clock = EngineClock(speed: imuSpec.speed, offset: try await Self.clockOffset(store))
+        // A replay keeps pace with the GPS feed, whose speed gpsfake only approximates.
+        let replaying: Bool
+        if case .replay = imuSpec { replaying = true } else { replaying = false }
+        let clock = EngineClock(speed: imuSpec.speed, offset: try await Self.clockOffset(store),
+                                followReceiver: replaying)
         let service = SessionService(config: config, store: store, clock: clock, logger: logger)
         await service.recover()
 

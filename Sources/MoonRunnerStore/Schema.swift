@@ -67,6 +67,10 @@ enum Schema {
                 ) WITHOUT ROWID;
                 """)
         }
+        m.registerMigration("v2-point-distance") { db in
+            // The session's distance at each point (exports write it as is).
+            try db.execute(sql: "ALTER TABLE point ADD COLUMN distance REAL")
+        }
         return m
     }
 }

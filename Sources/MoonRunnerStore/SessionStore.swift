@@ -93,13 +93,14 @@ public final class SessionStore: Sendable {
             let sid = batch.sessionID
             if !batch.points.isEmpty {
                 let st = try db.cachedStatement(sql: """
-                    INSERT INTO point (session_id, time, fix_time, lat, lon, alt, speed, course, eph, new_segment)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO point (session_id, time, fix_time, lat, lon, alt, speed, course, eph, new_segment,
+                                       distance)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """)
                 for p in batch.points {
                     try st.execute(arguments: [sid, p.time, Self.opt(p.fixTime), p.latitude, p.longitude,
                                                Self.opt(p.altitude), Self.opt(p.speed), Self.opt(p.course),
-                                               Self.opt(p.eph), p.newSegment])
+                                               Self.opt(p.eph), p.newSegment, Self.opt(p.distance)])
                 }
             }
             if !batch.rejected.isEmpty {
@@ -205,7 +206,7 @@ public final class SessionStore: Sendable {
             try Row.fetchAll(db, sql: "SELECT * FROM point WHERE session_id = ? ORDER BY time, id", arguments: [id]).map { r in
                 TrackPoint(time: r["time"], fixTime: r["fix_time"] ?? .nan, latitude: r["lat"], longitude: r["lon"],
                            altitude: r["alt"] ?? .nan, speed: r["speed"] ?? .nan, course: r["course"] ?? .nan,
-                           eph: r["eph"] ?? .nan, newSegment: r["new_segment"])
+                           eph: r["eph"] ?? .nan, newSegment: r["new_segment"], distance: r["distance"] ?? .nan)
             }
         }
     }

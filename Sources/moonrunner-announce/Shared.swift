@@ -8,6 +8,10 @@ final class Shared: @unchecked Sendable {
     private let condition = NSCondition()
     private var announcer: Announcer
     private var queue: SpeechQueue
+    /// The daemon's clock minus ours, from the last STATUS (its `time` is the
+    /// daemon's clock when sent, in UTC of the receiver): turns `detected_at`
+    /// into our wall clock for the latency in the log.
+    private var daemonAhead: Double?
 
     init(settings: AnnounceSettings) {
         announcer = Announcer(settings: settings)
@@ -22,6 +26,7 @@ final class Shared: @unchecked Sendable {
 
     func status(_ s: StatusReply, course: CourseGlance?, at now: Double) {
         locked {
+            daemonAhead = s.time - Date().timeIntervalSince1970
             let out = announcer.receive(status: s, course: course, at: now)
             if announcer.quiet { Self.logDropped(queue.clear(), why: "quiet") }
             enqueue(out)
@@ -44,6 +49,11 @@ final class Shared: @unchecked Sendable {
             if let next, !announcer.quiet { return next }
             _ = condition.wait(until: Date().addingTimeInterval(0.25))
         }
+    }
+
+    /// A daemon-clock instant on our wall clock (nil before the first STATUS).
+    func wallTime(ofDaemon t: Double) -> Double? {
+        locked { daemonAhead.map { t - $0 } }
     }
 
     /// True when `a` may no longer start (for a speaker that was held up).

@@ -20,18 +20,20 @@ final class Speaker: @unchecked Sendable {
     func run(_ shared: Shared) -> Never {
         while true {
             let a = shared.next()
+            let decided = shared.wallTime(ofDaemon: a.detectedAt)
             if let output {
                 var sink = DirectorySink(directory: output, number: number)
-                say(a, into: &sink)
+                say(a, decided: decided, into: &sink)
             } else {
                 var sink = ALSASink(device: settings.alsaDevice)
-                say(a, into: &sink)
+                say(a, decided: decided, into: &sink)
                 if let why = sink.failure { complain(why) }
             }
         }
     }
 
-    private func say<S: AudioSink>(_ a: Announcement, into sink: inout S) {
+    /// `decided`: when the daemon decided it, on our wall clock.
+    private func say<S: AudioSink>(_ a: Announcement, decided: Double?, into sink: inout S) {
         let synthesizer = Synthesizer(voice: settings.espeakVoice, rateWPM: settings.rateWPM, volume: settings.volume)
         var firstAudio: Double?
         var firstAudioMonotonic = Double.nan
@@ -61,9 +63,10 @@ final class Speaker: @unchecked Sendable {
         let done = sink.finish(text: a.text) && ok
         let said = String(format: "%04d", number)
         if output != nil { number += 1 }
-        // latency_s: the daemon's decision to the first audio sample (wall clock against
-        // detected_at: meaningful at 1x); own_s: this announcer's part, from the line's arrival.
-        let latency = firstAudio.map { String(format: "%.3f", $0 - a.detectedAt) } ?? "-"
+        // latency_s: the daemon's decision (detected_at, on our clock through the last
+        // STATUS) to the first audio sample; meaningful at 1x. own_s: this announcer's
+        // part, from the line's arrival.
+        let latency = firstAudio.flatMap { first in decided.map { String(format: "%.3f", first - $0) } } ?? "-"
         Log.line("\(done ? "said" : "failed") \(said) \(a.trigger) latency_s=\(latency) "
             + "own_s=\(String(format: "%.3f", firstAudioMonotonic - a.receivedAt)) "
             + "total_s=\(String(format: "%.3f", Monotonic.now() - a.receivedAt)): \(a.text.isEmpty ? "(tone)" : a.text)")

@@ -21,6 +21,10 @@ struct Analyze: ParsableCommand {
     @Option(help: "Seconds added to IMU times (default: aligns a 0-based IMU trace with the GPS trace's start).")
     var imuOffset: Double?
     @Flag(help: "Disable automatic pause detection.") var noAutoPause = false
+    @Option(help: "Start the session at this instant of the traces' clock (default: the first input); inputs before it are seen while idle, as a daemon sees them before ?START.")
+    var start: Double?
+    @Option(help: "Stop the session at this instant (default: the last input); later inputs are ignored.")
+    var stop: Double?
     /// `--json` and `--imperial`/`--metric` are the options every subcommand
     /// shares (the root command declares them too; declaring the same group
     /// here is what hands them to this subcommand).
@@ -32,13 +36,15 @@ struct Analyze: ParsableCommand {
             throw ValidationError("--detector must be one of \(StepDetectorKind.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         guard Activity(rawValue: activity) != nil else { throw ValidationError("--activity must be run or walk") }
+        if let start, let stop, stop < start { throw ValidationError("--stop must not be before --start") }
     }
 
     func run() throws {
         var config = EngineConfig()
         config.detector = StepDetectorKind(rawValue: detector) ?? .adaptive
         config.autoPause.enabled = !noAutoPause
-        var analysis = TraceAnalysis(config: config, activity: Activity(rawValue: activity) ?? .run)
+        var analysis = TraceAnalysis(config: config, activity: Activity(rawValue: activity) ?? .run, startAt: start)
+        let end = stop ?? .infinity
 
         var fixes: [GPSTraceReader.Entry] = []
         if let gps {
@@ -63,6 +69,7 @@ struct Analyze: ParsableCommand {
                         if imuOffset == nil, s.t < 1e8, let g = fixes.first, g.at > 1e8 { offset = g.at - s.t }
                     }
                     s.t += offset
+                    guard s.t <= end else { return }
                     while next < fixes.count, fixes[next].at <= s.t {
                         analysis.feed(fixes[next].fix, at: fixes[next].at)
                         last = max(last, fixes[next].at)
@@ -75,13 +82,13 @@ struct Analyze: ParsableCommand {
                 fail("\(error)", code: ExitCodes.dataError)
             }
         }
-        while next < fixes.count {
+        while next < fixes.count, fixes[next].at <= end {
             analysis.feed(fixes[next].fix, at: fixes[next].at)
             last = max(last, fixes[next].at)
             next += 1
         }
         guard last.isFinite else { fail("the traces hold no samples or fixes", code: ExitCodes.dataError) }
-        let summary = analysis.finish(at: last)
+        let summary = analysis.finish(at: stop ?? last)
         if output.json {
             let e = JSONEncoder()
             e.outputFormatting = [.sortedKeys]

@@ -48,8 +48,19 @@ struct AnnounceLatencyTests {
             let median = values[values.count / 2]
             print(String(format: "announce latency (%@): n=%d median %.3f s, max %.3f s; announcer's own part median %.3f s, max %.3f s",
                          name, values.count, median, values.last ?? 0, own.isEmpty ? .nan : own[own.count / 2], own.last ?? .nan))
-            let kinds = Set(rows.compactMap { $0.split(separator: " ").dropFirst(3).first.map(String.init) })
-            print("  triggers: \(kinds.sorted().joined(separator: ", "))")
+            // Per trigger: "moonrunner-announce: said 0007 lap latency_s=..."
+            var byTrigger: [String: [Double]] = [:]
+            for row in rows {
+                let words = row.split(separator: " ")
+                guard words.count > 4, let r = row.range(of: "latency_s="),
+                      let v = Double(row[r.upperBound...].prefix { $0 != " " }) else { continue }
+                byTrigger[String(words[3]), default: []].append(v)
+            }
+            for (trigger, v) in byTrigger.sorted(by: { $0.key < $1.key }) {
+                let sorted = v.sorted()
+                print(String(format: "  %@: n=%d median %.3f s, max %.3f s", trigger, sorted.count, sorted[sorted.count / 2],
+                             sorted.last ?? 0))
+            }
             #expect(median < 1.0 && (values.last ?? 9) < 3.5, "\(name): \(values)")
         }
     }

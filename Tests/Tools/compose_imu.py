@@ -158,8 +158,10 @@ def frange(a, b, step):
         a += step
 
 
-def compose(intervals, moving, still, rate, rng):
-    """Yields (offset_s, ax, ay, az) and collects step offsets."""
+def compose(intervals, moving, still, rate, rng, grid=False):
+    """Yields (offset_s, ax, ay, az) and collects step offsets. With `grid`, every
+    piece is a whole number of samples long, so that the output is sampled
+    uniformly (a sensor's clock) when the interval bounds are on the grid."""
     samples, steps = [], []
     dt = 1.0 / rate
     for iv in intervals:
@@ -178,6 +180,8 @@ def compose(intervals, moving, still, rate, rng):
             if span <= 2:
                 continue
             length = min(need, span)
+            if grid:
+                length = max(1, math.floor(length * rate + 1e-6)) / rate
             src0 = lo + rng.uniform(0, span - length) if span > length else lo
             if not truth and any(walking_like(ts, rows, w, min(w + 10, src0 + length))
                                  for w in frange(src0, src0 + length, 10)):
@@ -210,6 +214,8 @@ def main():
     p.add_argument("--decimals", type=int, default=5)
     p.add_argument("--out", required=True)
     p.add_argument("--truth-out")
+    p.add_argument("--grid", action="store_true",
+                   help="pieces of whole samples: one uniform sample clock (give interval bounds on it)")
     a = p.parse_args()
 
     if a.truth:
@@ -223,7 +229,7 @@ def main():
         sys.exit("compose_imu: give --truth or --intervals")
 
     rng = random.Random(a.seed)
-    samples, steps = compose(intervals, Pool(a.moving, True), Pool(a.still, False), a.rate, rng)
+    samples, steps = compose(intervals, Pool(a.moving, True), Pool(a.still, False), a.rate, rng, a.grid)
     fmt = "%.3f," + ",".join([f"%.{a.decimals}f"] * 3) + "\n"
     with open_text(a.out, "wt") as f:
         f.write("t,ax,ay,az\n")

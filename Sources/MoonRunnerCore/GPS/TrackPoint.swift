@@ -17,9 +17,13 @@ public struct TrackPoint: Sendable, Equatable, Codable {
     /// True when this point starts a new stretch (after a pause or a long gap):
     /// no distance is counted and no line is drawn from the previous point.
     public var newSegment: Bool
+    /// The session's distance at this point, metres (NaN when unknown: points
+    /// stored before it was kept). Exports write it as each point's distance.
+    public var distance: Double
 
     public init(time: Double, fixTime: Double, latitude: Double, longitude: Double,
-                altitude: Double, speed: Double, course: Double, eph: Double, newSegment: Bool) {
+                altitude: Double, speed: Double, course: Double, eph: Double, newSegment: Bool,
+                distance: Double = .nan) {
         self.time = time
         self.fixTime = fixTime
         self.latitude = latitude
@@ -29,10 +33,11 @@ public struct TrackPoint: Sendable, Equatable, Codable {
         self.course = course
         self.eph = eph
         self.newSegment = newSegment
+        self.distance = distance
     }
 
     private enum CodingKeys: String, CodingKey {
-        case time, fix_time, lat, lon, alt, speed, course, eph, new_segment
+        case time, fix_time, lat, lon, alt, speed, course, eph, new_segment, distance
     }
 
     public init(from decoder: any Decoder) throws {
@@ -46,6 +51,7 @@ public struct TrackPoint: Sendable, Equatable, Codable {
         course = try c.decodeIfPresent(Double.self, forKey: .course) ?? .nan
         eph = try c.decodeIfPresent(Double.self, forKey: .eph) ?? .nan
         newSegment = try c.decodeIfPresent(Bool.self, forKey: .new_segment) ?? false
+        distance = try c.decodeIfPresent(Double.self, forKey: .distance) ?? .nan
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -59,6 +65,7 @@ public struct TrackPoint: Sendable, Equatable, Codable {
         if course.isFinite { try c.encode(course, forKey: .course) }
         if eph.isFinite { try c.encode(eph, forKey: .eph) }
         if newSegment { try c.encode(true, forKey: .new_segment) }
+        if distance.isFinite { try c.encode(distance, forKey: .distance) }
     }
 }
 

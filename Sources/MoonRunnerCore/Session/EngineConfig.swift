@@ -32,15 +32,20 @@ public struct SessionSnapshot: Sendable, Equatable, Codable {
     public var pauses: [PauseInterval]
     /// Engine-clock instant of the latest input reflected in `stats`.
     public var lastTime: Double
+    /// UTC minus engine time for this session's times, learned from the GPS
+    /// receiver; nil when no fix ever told (the system clock is all there is).
+    public var utcOffset: Double?
 
-    public init(state: SessionState, stats: SessionStats, pauses: [PauseInterval], lastTime: Double) {
+    public init(state: SessionState, stats: SessionStats, pauses: [PauseInterval], lastTime: Double,
+                utcOffset: Double? = nil) {
         self.state = state
         self.stats = stats
         self.pauses = pauses
         self.lastTime = lastTime
+        self.utcOffset = utcOffset
     }
 
     private enum CodingKeys: String, CodingKey {
-        case state, stats, pauses, lastTime = "last_time"
+        case state, stats, pauses, lastTime = "last_time", utcOffset = "utc_offset"
     }
 }

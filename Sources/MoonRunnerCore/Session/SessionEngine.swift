@@ -19,6 +19,12 @@ public struct SessionEngine: Sendable {
     private var energy = MotionEnergy()
     private var autoPause: AutoPauseDetector
     private var gps: GPSFilter
+    private var shaper = TrackShaper()
+    /// UTC as the receiver tells it; kept across sessions (the receiver outlives them).
+    public private(set) var receiverClock = ReceiverClock()
+    /// The UTC offset of the open session: the receiver's, from the session's
+    /// start or its first fix on (a restored session keeps the one it had).
+    private var sessionOffset: Double?
     private var lastStep = -Double.infinity
     private var lastSampleTime = -Double.infinity
     private var lastFixTime = -Double.infinity
@@ -42,7 +48,7 @@ public struct SessionEngine: Sendable {
     public var hasGPS: Bool { now - lastFixTime <= 5 }
     /// The snapshot the store keeps so that a restart can carry on.
     public var snapshot: SessionSnapshot {
-        SessionSnapshot(state: state, stats: stats, pauses: pauses, lastTime: now)
+        SessionSnapshot(state: state, stats: stats, pauses: pauses, lastTime: now, utcOffset: sessionOffset)
     }
 
     // MARK: Commands
@@ -53,11 +59,14 @@ public struct SessionEngine: Sendable {
         stats = SessionStats()
         stats.activity = activity
         stats.startTime = t
+        sessionOffset = receiverClock.offset
         pauses = []
         closedPauses = 0
         state = .recording
         autoPause.restart(at: t)
         gps.breakSegment()
+        shaper = TrackShaper()
+        shaper.resume(at: t, segmentBreak: true)
         emit(.event(SessionEvent(kind: .start, time: t, detectedAt: t, cause: "command", state: state,
                                  detail: activity.rawValue)))
     }
@@ -87,6 +96,7 @@ public struct SessionEngine: Sendable {
         state = .recording
         autoPause.restart(at: t)
         gps.breakSegment()
+        shaper.resume(at: t, segmentBreak: true)
         refreshTimes()
         emit(.event(SessionEvent(kind: .resume, time: t, detectedAt: t, cause: "command", state: state)))
     }
@@ -120,6 +130,7 @@ public struct SessionEngine: Sendable {
         advanceClock(max(t, snapshot.lastTime))
         stats = snapshot.stats
         pauses = snapshot.pauses
+        sessionOffset = snapshot.utcOffset
         state = snapshot.state == .paused ? .paused : .recording
         if state == .recording {
             if let last = pauses.last, last.end.isNaN {
@@ -132,6 +143,8 @@ public struct SessionEngine: Sendable {
         closedPauses = pauses.reduce(0) { $0 + ($1.end.isNaN ? 0 : $1.end - $1.start) }
         autoPause.restart(at: now)
         gps.reset()
+        shaper = TrackShaper()
+        shaper.resume(at: now, segmentBreak: false)
         refreshTimes()
         emit(.event(SessionEvent(kind: .resume, time: now, detectedAt: now, cause: "recovery", state: state)))
     }
@@ -178,6 +191,10 @@ public struct SessionEngine: Sendable {
     /// One gpsd fix that arrived at engine-clock instant `t`.
     public mutating func ingest(_ fix: GPSFix, at t: Double, emit: (EngineOutput) -> Void) {
         advanceClock(t)
+        if fix.hasPosition {
+            receiverClock.observe(receiverTime: fix.time, arrival: t)
+            if state.isActive { sessionOffset = receiverClock.offset }
+        }
         let still = hasIMU && t - lastStep > config.stillAfter && energy.accelStd < config.stillAccelStd
             && !(fix.speed.isFinite && fix.speed > config.autoPause.moveSpeed)
         if fix.hasPosition { lastFixTime = t }
@@ -192,14 +209,23 @@ public struct SessionEngine: Sendable {
             if state.isActive { stats.rejectedFixes += 1 }
             emit(.rejected(reason, fix, at: t))
         }
-        if let point = out.point, state == .recording {
-            stats.distance += out.distance
-            stats.elevationGain += out.elevationGain
-            stats.elevationLoss += out.elevationLoss
-            stats.speed = point.speed
-            stats.maxSpeed = max(stats.maxSpeed, point.speed)
-            stats.points += 1
-            emit(.point(point))
+        if let point = out.point {
+            let recording = state == .recording
+            if recording {
+                stats.distance += out.distance
+                stats.elevationGain += out.elevationGain
+                stats.elevationLoss += out.elevationLoss
+                stats.speed = point.speed
+                stats.maxSpeed = max(stats.maxSpeed, point.speed)
+            }
+            // The written track is shaped so that its length is the distance counted.
+            let (opened, placed) = shaper.place(point, added: recording ? out.distance : 0, total: stats.distance,
+                                                recording: recording)
+            for p in [opened, placed] {
+                guard let p else { continue }
+                stats.points += 1
+                emit(.point(p))
+            }
         }
         checkAutoPause(emit: emit)
     }
@@ -252,6 +278,7 @@ public struct SessionEngine: Sendable {
             let open = pauses.last?.start ?? since
             closePause(at: max(since, open))
             state = .recording
+            shaper.resume(at: max(since, open), segmentBreak: false)
             refreshTimes()
             emit(.event(SessionEvent(kind: .autoresume, time: max(since, open), detectedAt: at, cause: cause,
                                      state: state)))

@@ -1,10 +1,13 @@
 /// Runs the session engine over recorded inputs, as `moonrunner analyze`
-/// does: the session starts at the first input and stops at the last.
+/// does: the session starts at the first input (or at `startAt`, with the
+/// inputs before it seen while idle, as a live daemon sees them before
+/// `?START`) and stops at the last (or where `finish` says).
 /// Inputs must be fed in time order.
 public struct TraceAnalysis: Sendable {
     public private(set) var engine: SessionEngine
     private var recorder = Recorder()
     private let activity: Activity
+    private let startAt: Double?
     private var started = false
 
     /// What the engine emitted, kept for the summary.
@@ -23,9 +26,10 @@ public struct TraceAnalysis: Sendable {
         }
     }
 
-    public init(config: EngineConfig = EngineConfig(), activity: Activity = .run) {
+    public init(config: EngineConfig = EngineConfig(), activity: Activity = .run, startAt: Double? = nil) {
         engine = SessionEngine(config: config)
         self.activity = activity
+        self.startAt = startAt
     }
 
     public var stepTimes: [Double] { recorder.stepTimes }
@@ -43,6 +47,7 @@ public struct TraceAnalysis: Sendable {
 
     /// Stops the session at `t` (the last input's time) and returns the summary.
     public mutating func finish(at t: Double) -> AnalysisSummary {
+        if !started, let startAt, t >= startAt { startSession(at: startAt) }
         if started {
             withRecorder { engine, rec in try? engine.stop(at: t) { rec.record($0) } }
         }
@@ -53,6 +58,15 @@ public struct TraceAnalysis: Sendable {
 
     private mutating func startIfNeeded(at t: Double) {
         guard !started else { return }
+        if let startAt {
+            guard t >= startAt else { return }
+            startSession(at: startAt)
+        } else {
+            startSession(at: t)
+        }
+    }
+
+    private mutating func startSession(at t: Double) {
         started = true
         let activity = self.activity
         withRecorder { engine, rec in try? engine.start(activity: activity, at: t) { rec.record($0) } }

@@ -37,13 +37,16 @@ public struct SplitTracker: Sendable {
         guard let a = previous else {
             splitStart = min(start ?? point.time, point.time)
             splitStartAltitude = point.altitude
+            // A track that carries the session's distance starts where that count stands.
+            total = point.distance.isFinite ? point.distance : 0
             return
         }
         if splitStartAltitude.isNaN && count == 0 { splitStartAltitude = point.altitude }
         let d0 = total
         let d1 = total + TrackDistance.increment(from: a, to: point)
         total = d1
-        guard d1 > d0 else { return }
+        // No mark is placed inside the jump to a new stretch (the distance still counts).
+        guard d1 > d0, !point.newSegment else { return }
         while d1 >= mark {
             let f = (mark - d0) / (d1 - d0)
             let t = a.time + f * (point.time - a.time)

@@ -1,6 +1,10 @@
 /// Distance along a recorded track, counted only inside moving stretches:
 /// a point flagged `newSegment` starts a new stretch and no distance is
 /// counted from the point before it (that gap is a pause or a GPS outage).
+/// Points that carry the session's distance (`TrackPoint.distance`, every
+/// point recorded since it is kept) are taken at their word, so splits, laps
+/// and exports add up to exactly the distance the wearer saw; older tracks
+/// are measured point to point.
 ///
 /// Built once per track (one array), then answers "how far by time t" and
 /// "what altitude at time t" by binary search, so laps and splits of a
@@ -15,10 +19,16 @@ public struct TrackDistance: Sendable {
     public init(points: [TrackPoint]) {
         var cumulative = [Double]()
         cumulative.reserveCapacity(points.count)
-        var total = 0.0
-        for i in points.indices {
-            if i > 0 { total += TrackDistance.increment(from: points[i - 1], to: points[i]) }
-            cumulative.append(total)
+        if !points.isEmpty, points.allSatisfy({ $0.distance.isFinite }) {
+            cumulative = points.map(\.distance)
+        } else {
+            var total = 0.0
+            for i in points.indices {
+                if i > 0, !points[i].newSegment {
+                    total += TrackDistance.step(points[i - 1], points[i])
+                }
+                cumulative.append(total)
+            }
         }
         self.cumulative = cumulative
         times = points.map(\.time)
@@ -36,12 +46,14 @@ public struct TrackDistance: Sendable {
         Geodesy.distance(lat1: a.latitude, lon1: a.longitude, lat2: b.latitude, lon2: b.longitude)
     }
 
-    /// Metres a point adds to the track after the one before it: nothing
-    /// when it starts a new stretch. Splits (`SplitTracker`) and this table
-    /// both count distance with it.
+    /// Metres a point adds to the track after the one before it, as this
+    /// table counts them: the session's own count when both points carry it,
+    /// else the great circle inside a stretch and nothing across a break.
+    /// `SplitTracker` counts with it, so live splits and `show`'s agree.
     @inlinable
     public static func increment(from a: TrackPoint, to b: TrackPoint) -> Double {
-        b.newSegment ? 0 : step(a, b)
+        if a.distance.isFinite && b.distance.isFinite { return b.distance - a.distance }
+        return b.newSegment ? 0 : step(a, b)
     }
 
     /// True when point `i` begins a stretch (no line from the point before).

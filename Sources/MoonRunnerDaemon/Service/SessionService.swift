@@ -203,7 +203,7 @@ public actor SessionService {
                 }
                 let detail = try await exportSession(s)
                 let events = detail.events.map { EventReply(session: sid, event: $0) }
-                let live = sid == sessionID ? engine.snapshot : s.snapshot
+                let live = snapshot(of: s)
                 // Splits and laps walk the whole track: off the actor.
                 let figures = await Task.detached { Self.figures(detail) }.value
                 return ReplyEncoder.line(SessionReply(session: info(s), stats: live.stats, pauses: live.pauses,
@@ -341,8 +341,11 @@ public actor SessionService {
         }
     }
 
-    /// Journals an event, tells watchers and the hook.
-    private func record(_ e: SessionEvent, split: Split? = nil) {
+    /// Journals an event (on the engine clock) and tells watchers and the
+    /// hook (in UTC).
+    private func record(_ engineEvent: SessionEvent, split: Split? = nil) {
+        // What leaves the daemon is in UTC (the store keeps the engine clock).
+        let e = engineEvent.shifted(by: liveOffset)
         if e.kind.isTransition {
             lastTransition = TransitionInfo(event: e.kind.rawValue, time: e.time, cause: e.cause)
         }
@@ -352,22 +355,23 @@ public actor SessionService {
         }
         if e.kind == .stop, let sid = sessionID {
             let st = engine.stats
-            let finished = BadgeSessionSummary(id: sid, distance: st.distance, moving: st.moving, startTime: st.startTime)
+            let finished = BadgeSessionSummary(id: sid, distance: st.distance, moving: st.moving,
+                                               startTime: st.startTime + (liveOffset ?? 0))
             // Silver and gold need the whole session's average speed: told just before the stop.
             for (badge, tier) in BadgeBoard.upgrades(by: finished, after: badgeSessions, ladder: ladder) {
-                record(SessionEvent(kind: .badge, time: e.time, detectedAt: e.detectedAt, cause: tier.rawValue,
-                                    state: e.state, detail: badge.name))
+                record(SessionEvent(kind: .badge, time: engineEvent.time, detectedAt: engineEvent.detectedAt,
+                                    cause: tier.rawValue, state: engineEvent.state, detail: badge.name))
             }
             badgeSessions.append(finished)
             splits = nil
         }
-        pending?.events.append(e)
+        pending?.events.append(engineEvent)
         transitionHappened = true
         let line = ReplyEncoder.line(EventReply(session: sessionID, event: e, split: split))
         broadcast(line)
         logger.info("\(e.kind.rawValue) at \(e.time) (\(e.cause)) → \(e.state.rawValue)")
         hook?.run(event: e, session: sessionID)
-        if e.kind == .stop { pending?.endTime = e.time }
+        if e.kind == .stop { pending?.endTime = engineEvent.time }
     }
 
     /// A tracker that has already seen a stored track (after a restart), so
@@ -480,14 +484,29 @@ public actor SessionService {
         }
     }
 
+    /// The session as it leaves the daemon: every time in UTC.
     private func exportSession(_ s: StoredSession) async throws -> ExportSession {
-        let live = s.id == sessionID ? engine.snapshot : s.snapshot
-        let points = try await store.points(session: s.id)
-        let events = try await store.events(session: s.id)
-        let steps = try await store.stepSeconds(session: s.id)
-        return ExportSession(id: s.id, activity: s.activity, startTime: s.startTime, endTime: s.endTime,
+        let live = snapshot(of: s)
+        let offset = live.utcOffset
+        let points = try await store.points(session: s.id).shifted(by: offset)
+        let events = try await store.events(session: s.id).shifted(by: offset)
+        let steps = try await store.stepSeconds(session: s.id).shifted(by: offset)
+        return ExportSession(id: s.id, activity: s.activity, startTime: s.startTime + (offset ?? 0),
+                             endTime: s.endTime.map { $0 + (offset ?? 0) },
                              stats: live.stats, points: points, events: events, pauses: live.pauses,
                              stepSeconds: steps, calorieModel: calories)
+    }
+
+    /// A session's snapshot (the engine's for the live one) with its times in UTC.
+    private func snapshot(of s: StoredSession) -> SessionSnapshot {
+        let snap = s.id == sessionID ? engine.snapshot : s.snapshot
+        return snap.shifted(by: snap.utcOffset)
+    }
+
+    /// UTC minus engine time for what happens now: the live session's offset,
+    /// else the receiver's (nil before any fix: the system clock is all there is).
+    private var liveOffset: Double? {
+        (engine.state.isActive ? engine.snapshot.utcOffset : nil) ?? engine.receiverClock.offset
     }
 
     /// Splits per km and mile, laps, calories and best pace of a session.
@@ -502,7 +521,7 @@ public actor SessionService {
 
     private static func badgeSummary(_ s: StoredSession) -> BadgeSessionSummary {
         BadgeSessionSummary(id: s.id, distance: s.snapshot.stats.distance, moving: s.snapshot.stats.moving,
-                            startTime: s.startTime)
+                            startTime: s.startTime + (s.snapshot.utcOffset ?? 0))
     }
 
     private func markStoreError(_ error: any Error) {
@@ -526,8 +545,8 @@ public actor SessionService {
         gps.grade = engine.signal.rawValue
         var imu = inputHealth.imu
         imu.rejected += engine.rejectedSamples
-        let shown = engine.state == .idle ? nil : engine.stats
-        return StatusReply(time: clock.now(), state: engine.state.rawValue,
+        let shown = engine.state == .idle ? nil : engine.stats.shifted(by: liveOffset)
+        return StatusReply(time: clock.now() + (liveOffset ?? 0), state: engine.state.rawValue,
                            session: sessionID ?? (engine.state == .stopped ? lastSessionID : nil), stats: shown,
                            gps: gps, imu: imu,
                            store: StoreStatus(health: storeHealthy ? "ok" : "error", pending: pending?.rowCount ?? 0,
@@ -544,8 +563,9 @@ public actor SessionService {
 
     private func info(_ s: StoredSession) -> SessionInfo {
         let snap = s.id == sessionID ? engine.snapshot : s.snapshot
+        let offset = snap.utcOffset ?? 0
         return SessionInfo(id: s.id, activity: s.activity.rawValue, state: s.id == sessionID ? engine.state.rawValue : s.state.rawValue,
-                           startTime: s.startTime, endTime: s.endTime, distanceM: snap.stats.distance,
+                           startTime: s.startTime + offset, endTime: s.endTime.map { $0 + offset }, distanceM: snap.stats.distance,
                            elapsedS: snap.stats.elapsed, movingS: snap.stats.moving, steps: snap.stats.steps,
                            interrupted: s.interrupted)
     }

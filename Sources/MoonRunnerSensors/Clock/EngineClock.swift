@@ -1,28 +1,105 @@
 import Foundation
+import Synchronization
 
 /// The daemon's single time base, in seconds, shared by every input adapter.
 ///
 /// It starts at the wall-clock time when created and then advances with the
 /// monotonic clock, `speed` times faster for accelerated replays, so that it
-/// never jumps when NTP adjusts the wall clock and sensors replayed at 10×
-/// stay in step with each other.
-public struct EngineClock: Sendable {
+/// never jumps when NTP, chrony or gpsd step the wall clock, and sensors
+/// replayed at 10× stay in step with each other. UTC is not taken from it:
+/// a Pi without a real-time clock may boot in 1970 (the core learns UTC from
+/// the receiver). In a replay that follows the receiver (`followReceiver`),
+/// the clock keeps pace with the GPS feed (see `ReceiverPacing`).
+public final class EngineClock: Sendable {
     public let speed: Double
-    private let wallStart: Double
-    private let monoStart: Double
+    private let state: Mutex<State>
+
+    /// How far a replay may run ahead of what its sensor reader has taken
+    /// (engine seconds: well inside the emulated FIFO's 0.85 s at 100 Hz with gyro).
+    static let readerLead = 0.5
+    /// A reader silent for this long (real seconds) no longer holds the replay back.
+    static let readerStall = 1.0
+
+    private struct State {
+        var engineBase: Double
+        var monoBase: Double
+        var pacing: ReceiverPacing?
+        /// Latest time handed out: the clock never goes back.
+        var last = -Double.infinity
+        /// Engine time up to which the sensor reader has taken samples, and when (real).
+        var readerMark = -Double.infinity
+        var readerMarkAt = -Double.infinity
+
+        mutating func read(at mono: Double, speed: Double) -> Double {
+            var t = engineBase + (mono - monoBase) * speed
+            if let p = pacing {
+                var limited = p.limit(t, real: mono)
+                if mono - readerMarkAt < EngineClock.readerStall {
+                    limited = min(limited, max(readerMark + EngineClock.readerLead, last))
+                }
+                if limited < t {
+                    // Waiting for the receiver: time stands still meanwhile.
+                    engineBase = limited
+                    monoBase = mono
+                    t = limited
+                }
+            }
+            last = max(last, t)
+            return last
+        }
+    }
 
     /// `offset` shifts the start (used after a restart so that the clock never
     /// runs behind times already stored).
-    public init(speed: Double = 1, offset: Double = 0) {
+    public init(speed: Double = 1, offset: Double = 0, followReceiver: Bool = false) {
         self.speed = speed
-        wallStart = Date().timeIntervalSince1970 + offset
-        monoStart = EngineClock.monotonic()
+        state = Mutex(State(engineBase: Date().timeIntervalSince1970 + offset, monoBase: EngineClock.monotonic(),
+                            pacing: followReceiver ? ReceiverPacing() : nil))
     }
 
     /// Engine-clock seconds now.
     public func now() -> Double {
-        wallStart + (EngineClock.monotonic() - monoStart) * speed
+        let mono = EngineClock.monotonic()
+        return state.withLock { $0.read(at: mono, speed: speed) }
     }
+
+    /// The receiver reported time `time` (UNIX seconds) just now. Returns the
+    /// engine time to stamp the report with: now, or, for a clock that follows
+    /// the receiver, the engine instant of `time` itself (see `ReceiverPacing`).
+    @discardableResult
+    public func observeReceiver(time: Double) -> Double {
+        let mono = EngineClock.monotonic()
+        return state.withLock { s in
+            let t = s.read(at: mono, speed: speed)
+            guard var pacing = s.pacing else { return t }
+            let target = pacing.observe(receiverTime: time, engine: t, real: mono)
+            s.pacing = pacing
+            if target > t {
+                s.engineBase = target
+                s.monoBase = mono
+                s.last = target
+            }
+            return pacing.engineTime(of: time) ?? t
+        }
+    }
+
+    /// The sensor reader has taken every sample up to engine time `t`. A replay
+    /// that follows the receiver waits for a reader that fell behind (a busy
+    /// machine) instead of overflowing the emulated FIFO: a replay loses
+    /// nothing to the machine's load. A live clock ignores it.
+    public func readerCaughtUp(to t: Double) {
+        let mono = EngineClock.monotonic()
+        state.withLock { s in
+            guard s.pacing != nil else { return }
+            s.readerMark = max(s.readerMark, t)
+            s.readerMarkAt = mono
+        }
+    }
+
+    /// Receiver time minus engine time, once a following clock has seen the
+    /// receiver; nil otherwise. A replayed trace on the receiver's clock is
+    /// placed with it.
+    public var receiverOffset: Double? { state.withLock { $0.pacing?.offset } }
 
     /// Real (unscaled) seconds until the engine clock reaches `t`.
     public func realDelay(until t: Double) -> Double {

@@ -104,9 +104,11 @@ public final class GPSDClient: Sendable {
                 guard set & GPSMask.mode != 0 else { continue }
                 lastTPV = EngineClock.monotonic()
                 let fix = makeFix(data.fix, hasTime: set & GPSMask.time != 0)
+                // A replay's clock keeps pace with the receiver (see ReceiverPacing).
+                let at = fix.time.isFinite && fix.mode >= 2 ? clock.observeReceiver(time: fix.time) : clock.now()
                 sawFix = sawFix || fix.hasPosition
                 setHealth(fix.hasPosition ? .ok : .noFix)
-                for e in assembler.addTPV(fix, at: clock.now()) { deliver(e.fix, at: e.at) }
+                for e in assembler.addTPV(fix, at: at) { deliver(e.fix, at: e.at) }
             } else {
                 // gpsd is quiet between epochs: the epoch is complete.
                 if let e = assembler.flush() { deliver(e.fix, at: e.at) }

@@ -5,7 +5,9 @@ import MoonRunnerCore
 /// gpsd 3.22 can send two TPVs for the same epoch (the first with its own
 /// position-difference speed, the second with the receiver's Doppler speed
 /// and course) and repeats a TPV when only satellite data changed: the last
-/// TPV of an epoch wins. The GST of the same epoch (1σ errors) is merged in,
+/// TPV of an epoch wins, stamped with the arrival of the first (when the
+/// epoch arrived: the wait for its second report is not latency of the fix).
+/// The GST of the same epoch (1σ errors) is merged in,
 /// whether it came before or after the TPV. Used by the live client and by
 /// the trace reader so both see the same fixes.
 public struct GPSEpochAssembler: Sendable {
@@ -19,7 +21,8 @@ public struct GPSEpochAssembler: Sendable {
         var done: [(fix: GPSFix, at: Double)] = []
         if let p = pending {
             if fix.time.isFinite && p.fix.time == fix.time {
-                pending = (merged(fix), at)
+                // The epoch arrived with its first report: later ones only refine it.
+                pending = (merged(fix), p.at)
                 return done
             }
             done.append(p)

@@ -12,11 +12,21 @@ public struct IMUClock: Sendable {
     public var now: @Sendable () -> Double
     /// Blocks the calling thread for `seconds` of this clock's time.
     public var sleep: @Sendable (_ seconds: Double) -> Void
+    /// Receiver (GPS) time minus this clock's time, once known: a replayed trace
+    /// recorded on the receiver's clock is placed with it. Nil when unknown.
+    public var receiverOffset: @Sendable () -> Double?
+    /// Told after every read that everything due up to this time was taken (a
+    /// replay's clock waits for a reader that fell behind).
+    public var caughtUp: @Sendable (Double) -> Void
 
     public init(now: @escaping @Sendable () -> Double,
-                sleep: @escaping @Sendable (_ seconds: Double) -> Void) {
+                sleep: @escaping @Sendable (_ seconds: Double) -> Void,
+                receiverOffset: @escaping @Sendable () -> Double? = { nil },
+                caughtUp: @escaping @Sendable (Double) -> Void = { _ in }) {
         self.now = now
         self.sleep = sleep
+        self.receiverOffset = receiverOffset
+        self.caughtUp = caughtUp
     }
 
     /// The daemon's engine clock; sleeps are scaled to real time by its speed.
@@ -27,6 +37,6 @@ public struct IMUClock: Sendable {
             var request = timespec(tv_sec: Int(real), tv_nsec: Int((real - Double(Int(real))) * 1e9))
             var remaining = timespec()
             while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
-        })
+        }, receiverOffset: { clock.receiverOffset }, caughtUp: { clock.readerCaughtUp(to: $0) })
     }
 }

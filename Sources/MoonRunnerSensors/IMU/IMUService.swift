@@ -95,7 +95,8 @@ public final class IMUService: Sendable {
             let hasGyro = reader.hasGyro
             let reopen: (@Sendable () throws -> any IMUSampleSource)? =
                 loop ? { @Sendable () throws -> any IMUSampleSource in try IMUTraceReader(path: path) } : nil
-            let emulator = MPU6050Emulator(clock: clock.now, source: reader, reopen: reopen)
+            let emulator = MPU6050Emulator(clock: clock.now, source: reader, reopen: reopen,
+                                           receiverOffset: clock.receiverOffset)
             let bus: any I2CBus = faults.isEmpty ? emulator : ScheduledFaultBus(device: emulator, plan: faults, clock: clock.now)
             self.init(bus: { () throws(I2CError) -> any I2CBus in bus },
                       address: emulator.address, gyroEnabled: hasGyro, config: config, clock: clock,
@@ -274,8 +275,10 @@ public final class IMUService: Sendable {
             var samples: [IMUSample] = []
             samples.reserveCapacity(reserve)
             do {
+                let before = clock.now()
                 let report = try d.readFIFO(into: &samples)
                 let t = clock.now()
+                clock.caughtUp(before)
                 pendingLost += report.lostSamples
                 if let anomaly = report.anomaly {
                     consecutiveFaults += 1

@@ -27,8 +27,9 @@ public struct MPU6050EmulatorStats: Sendable, Equatable {
 /// Time is virtual: every bus transaction first catches the sample clock up to `now()`,
 /// so a test that steps its clock gets exactly the same bytes every run, and the daemon
 /// can pass the (possibly accelerated) engine clock. The trace starts when the device
-/// first fills the FIFO and then runs with the clock whatever the driver does, like the world
-/// keeps moving while a real sensor is being reset.
+/// first fills the FIFO (a trace on the receiver's clock: when the receiver's time reaches
+/// it, given `receiverOffset`) and then runs with the clock whatever the driver does, like
+/// the world keeps moving while a real sensor is being reset.
 ///
 /// Faults can be injected from any thread while a driver is using it.
 public final class MPU6050Emulator: I2CBus {
@@ -45,11 +46,12 @@ public final class MPU6050Emulator: I2CBus {
                 clock now: @escaping @Sendable () -> Double,
                 source: sending (any IMUSampleSource)? = nil,
                 reopen: (@Sendable () throws -> any IMUSampleSource)? = nil,
-                resampling: TraceResampling = .linear) {
+                resampling: TraceResampling = .linear,
+                receiverOffset: (@Sendable () -> Double?)? = nil) {
         self.model = model
         self.address = address
         self.now = now
-        let playback = TracePlayback(source: source, reopen: reopen, resampling: resampling)
+        let playback = TracePlayback(source: source, reopen: reopen, resampling: resampling, anchor: receiverOffset)
         state = Mutex(EmulatorState(model: model, address: address, playback: playback))
     }
 
@@ -403,7 +405,11 @@ struct EmulatorState {
         // while the driver configures the device, none interpolated.
         if !playback.started {
             guard storing else { return EmulatorState.restingSample }
-            playback.start(at: tick)
+            // A trace on the receiver's clock that is not due yet: the device lies as
+            // the recording begins (its first sample held), as a sensor keeps sampling.
+            guard playback.startIfDue(at: tick, period: samplePeriod) else {
+                return playback.firstSample ?? EmulatorState.restingSample
+            }
         }
         return playback.sample(at: tick) ?? EmulatorState.restingSample
     }

@@ -13,6 +13,12 @@ public enum TraceResampling: Sendable, Equatable {
 ///
 /// The trace's first sample is placed at the device time playback starts; from then on
 /// trace time and device time advance together, whatever rate the device samples at.
+/// A trace stamped in UNIX time (after 2001) and played with an `anchor` is placed on
+/// the receiver's clock instead: its sample at time `x` plays when the receiver's time
+/// is `x` (on the device tick nearest to it, so that a trace recorded at the device's
+/// rate is still delivered sample for sample); until the anchor is known and the
+/// trace's first instant has come, the device holds the first sample. That is how a replayed IMU trace stays
+/// beside the GPS log it was recorded with, whenever gpsd starts feeding.
 /// Streaming keeps memory O(1) for traces of any length. Across a gap in the trace longer
 /// than `maxInterpolationGap` the value is held rather than interpolated. After the end
 /// the last sample is held (a real sensor keeps sampling) and `endDeviceTime` says where
@@ -22,6 +28,11 @@ struct TracePlayback {
     private let reopen: (@Sendable () throws -> any IMUSampleSource)?
     let resampling: TraceResampling
     let maxInterpolationGap = 0.5
+    /// Receiver time minus device time, once known (nil: play from the start, unanchored).
+    private let anchor: (@Sendable () -> Double?)?
+    /// Traces stamped after this are on an absolute (UNIX) clock.
+    static let absoluteAfter = 1e9
+    private var primed = false
 
     /// Trace time = device time + offset.
     private var offset = 0.0
@@ -40,10 +51,11 @@ struct TracePlayback {
     private(set) var loops = 0
 
     init(source: (any IMUSampleSource)?, reopen: (@Sendable () throws -> any IMUSampleSource)?,
-         resampling: TraceResampling) {
+         resampling: TraceResampling, anchor: (@Sendable () -> Double?)? = nil) {
         self.source = source
         self.reopen = reopen
         self.resampling = resampling
+        self.anchor = anchor
     }
 
     var hasSource: Bool { source != nil }
@@ -54,14 +66,48 @@ struct TracePlayback {
         started = true
         startDeviceTime = t
         guard source != nil else { return }
-        before = pull()
-        after = pull()
+        prime()
         guard let first = before else {
             ended = true
             endDeviceTime = t
             return
         }
         offset = first.t - t
+    }
+
+    /// Starts the playback if it is due at device tick `tick` (ticks every `period`):
+    /// at once for an unanchored trace, when the receiver's time reaches the trace's
+    /// first instant for an anchored one. False while it is not due yet.
+    mutating func startIfDue(at tick: Double, period: Double) -> Bool {
+        if started { return true }
+        guard let anchor, source != nil else {
+            start(at: tick)
+            return true
+        }
+        prime()
+        guard let first = before, first.t > Self.absoluteAfter else {
+            start(at: tick)
+            return true
+        }
+        guard let receiverOffset = anchor() else { return false }
+        // The device tick nearest to the trace's first instant.
+        let k = ((first.t - receiverOffset - tick) / period).rounded()
+        guard k <= 0 else { return false }
+        started = true
+        let firstTick = tick + k * period
+        startDeviceTime = firstTick
+        offset = first.t - firstTick
+        return true
+    }
+
+    /// The trace's first sample, once primed (an anchored trace waiting for its time).
+    var firstSample: IMUSample? { started || !primed ? nil : before }
+
+    private mutating func prime() {
+        guard !primed else { return }
+        primed = true
+        before = pull()
+        after = pull()
     }
 
     /// The trace value at device time `t` (its `t` field is the trace time); after the end,

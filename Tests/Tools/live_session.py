@@ -1,0 +1,302 @@
+#!/usr/bin/env python3
+"""Record one simulated run live, as a wearer's Pi would, and read back what they would upload.
+
+Real gpsd (through gpsfake) replays `gps/sim/X.nmea`; moonrunnerd runs with the
+emulated MPU-6050 replaying an IMU trace composed along the scenario's own
+moving and stationary intervals (compose_imu.py), on the receiver's clock; the
+real CLI starts a session before the first fix, stops it after the last, shows
+it and exports it in every format. Then:
+
+  * `moonrunner analyze` runs the same core over the same two inputs, from the
+    live session's start to its stop (`--start`/`--stop` on the receiver's clock);
+  * the exports are measured the way sites measure them: gpxpy's `length_2d()`
+    per GPX segment, the GeoJSON lines with the same formula, the TCX as gpsbabel
+    reads it (converted to GPX, then gpxpy), FIT's last `record.distance` and
+    `session.total_distance` (Garmin's FIT SDK).
+
+    live_session.py --bin .build/release --data ../shared/data --scenario a_track \\
+        [--speed 20] [--seed 1] [--work DIR] [--keep]
+
+Prints one JSON object (and a short table on stderr). Needs gpsfake, gpsbabel,
+and the Python packages gpxpy and garmin-fit-sdk (`make deps` installs them).
+"""
+import argparse
+import calendar
+import json
+import math
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def wait_for(cond, timeout, what):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if cond():
+            return
+        time.sleep(0.05)
+    raise RuntimeError(f"timed out waiting for {what}")
+
+
+def first_timed_fix(gpsd_json):
+    """UNIX time of the first TPV that carries a time (gpsd's first fix has none)."""
+    with open(gpsd_json) as f:
+        for line in f:
+            if '"TPV"' in line and '"time"' in line:
+                o = json.loads(line)
+                if o.get("mode", 0) >= 2:
+                    return calendar.timegm(time.strptime(o["time"][:19], "%Y-%m-%dT%H:%M:%S"))
+    raise RuntimeError(f"{gpsd_json}: no fix with a time")
+
+
+def count_fixes(gpsd_json):
+    """Epochs with a timed fix, as the daemon counts them (one per receiver time)."""
+    times = set()
+    with open(gpsd_json) as f:
+        for line in f:
+            if '"TPV"' in line and '"time"' in line:
+                o = json.loads(line)
+                if o.get("mode", 0) >= 2 and "lat" in o:
+                    times.add(o["time"])
+    return len(times)
+
+
+def compose(data, scenario, truth_path, seed, out, start_after):
+    """An IMU trace along the scenario's intervals, starting at `start_after` (UNIX s),
+    quantised to the emulated sensor's resolution at +-8 g (1/4096 g) so that the
+    emulator carries it bit for bit."""
+    truth = json.load(open(truth_path))
+    t0 = calendar.timegm(time.strptime(truth["first_fix_utc"], "%Y-%m-%dT%H:%M:%SZ"))
+    skip = start_after - t0
+    intervals = []
+    for iv in truth["intervals"]:
+        # On one 100 Hz grid from start to end: the emulated device samples on one.
+        s, e = round(max(float(iv["start_s"]), skip), 2), round(float(iv["end_s"]), 2)
+        if e > s:
+            intervals.append({"state": iv["state"], "start_s": s, "end_s": e})
+    steps = os.path.join(data, "steps")
+    raw = out + ".raw.csv"
+    subprocess.run([sys.executable, os.path.join(HERE, "compose_imu.py"), "--intervals", json.dumps(intervals),
+                    "--t0", str(t0), "--moving", os.path.join(steps, "oxford_step_counter"),
+                    os.path.join(steps, "adept_outdoor_run_hip"), "--still",
+                    os.path.join(steps, "uci_chest_casale_nonwalk"), "--seed", str(seed), "--grid", "--out", raw],
+                   check=True, capture_output=True)
+    with open(raw) as src, open(out, "w") as dst:
+        dst.write(next(src))
+        for line in src:
+            t, ax, ay, az = line.split(",")[:4]
+            q = [round(float(v) * 4096) / 4096 for v in (ax, ay, az)]
+            dst.write(f"{t},{q[0]!r},{q[1]!r},{q[2]!r}\n")
+    os.remove(raw)
+
+
+class Rig:
+    def __init__(self, binary, work, speed):
+        self.bin, self.work, self.speed = binary, work, speed
+        self.sock = os.path.join(work, "mr.sock")
+        self.port = free_port()
+        self.gpsfake = self.daemon = None
+
+    def cli(self, *args, check=True):
+        r = subprocess.run([os.path.join(self.bin, "moonrunner"), "--socket", self.sock, *args],
+                           capture_output=True, text=True, timeout=120)
+        if check and r.returncode != 0:
+            raise RuntimeError(f"moonrunner {' '.join(args)}: {r.stderr.strip()} {r.stdout[:300]}")
+        return r.stdout
+
+    def start(self, nmea, per_epoch, imu_trace, config):
+        cycle = 1.0 / (self.speed * per_epoch)
+        env = dict(os.environ, TMPDIR=self.work)  # see Rig.swift: gpsfake's stale control sockets
+        self.gpsfake = subprocess.Popen(["gpsfake", "-1", "-q", "-P", str(self.port), "-c", f"{cycle:.6f}", nmea],
+                                        env=env, stdout=open(os.path.join(self.work, "gpsfake.log"), "w"),
+                                        stderr=subprocess.STDOUT, start_new_session=True)
+
+        def listening():
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                return True
+            except OSError:
+                return False
+        wait_for(listening, 15, "gpsfake")
+        cfg = os.path.join(self.work, "config.yaml")
+        with open(cfg, "w") as f:
+            f.write(config)
+        self.daemon = subprocess.Popen([os.path.join(self.bin, "moonrunnerd"), "--config", cfg,
+                                        "--state-dir", os.path.join(self.work, "state"), "--socket", self.sock,
+                                        "--gpsd", f"127.0.0.1:{self.port}",
+                                        "--imu", f"replay:{imu_trace},speed={self.speed:g}", "--log-level", "info"],
+                                       stdout=subprocess.DEVNULL,
+                                       stderr=open(os.path.join(self.work, "daemon.log"), "w"))
+        wait_for(lambda: os.path.exists(self.sock), 15, "moonrunnerd's socket")
+
+    def stop(self):
+        if self.daemon and self.daemon.poll() is None:
+            self.daemon.send_signal(signal.SIGTERM)
+            try:
+                self.daemon.wait(10)
+            except subprocess.TimeoutExpired:
+                self.daemon.kill()
+        if self.gpsfake and self.gpsfake.poll() is None:
+            try:
+                os.killpg(self.gpsfake.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self.gpsfake.wait(5)
+
+
+def gpx_length(path):
+    import gpxpy
+    g = gpxpy.parse(open(path))
+    segs = [s for t in g.tracks for s in t.segments]
+    return sum(s.length_2d() for s in segs), len(segs), sum(len(s.points) for s in segs)
+
+
+def geojson_length(path):
+    import gpxpy.geo as geo
+    doc = json.load(open(path))
+    total = 0.0
+    for feat in doc.get("features", []):
+        g = feat.get("geometry") or {}
+        lines = g["coordinates"] if g.get("type") == "MultiLineString" else (
+            [g["coordinates"]] if g.get("type") == "LineString" else [])
+        for line in lines:
+            locs = [geo.Location(lat, lon) for lon, lat, *_ in line]
+            total += geo.length_2d(locs)
+    return total
+
+
+def tcx_length(path, work):
+    gpx = os.path.join(work, "from-tcx.gpx")
+    r = subprocess.run(["gpsbabel", "-t", "-i", "gtrnctr", "-f", path, "-o", "gpx", "-F", gpx],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"gpsbabel tcx: {r.stderr}")
+    return gpx_length(gpx)[0]
+
+
+def fit_figures(path):
+    from garmin_fit_sdk import Decoder, Stream
+    d = Decoder(Stream.from_file(path))
+    ok = d.check_integrity()
+    d = Decoder(Stream.from_file(path))
+    msgs, errors = d.read()
+    recs = msgs.get("record_mesgs", [])
+    last = next((r.get("distance") for r in reversed(recs) if r.get("distance") is not None), None)
+    s = msgs["session_mesgs"][0]
+    times = [r["timestamp"].timestamp() for r in recs if r.get("timestamp") is not None]
+    return {"fit_ok": ok and not errors, "fit_records": len(recs), "fit_last_record_m": last,
+            "fit_total_m": s.get("total_distance"), "fit_timer_s": s.get("total_timer_time"),
+            "fit_start": s["start_time"].timestamp() if s.get("start_time") else None,
+            "fit_times_ordered": all(b >= a for a, b in zip(times, times[1:]))}
+
+
+def analyze(binary, gps, imu, start, stop):
+    r = subprocess.run([os.path.join(binary, "moonrunner"), "analyze", "--gps", gps, "--imu", imu,
+                        "--start", repr(start), "--stop", repr(stop), "--json"],
+                       capture_output=True, text=True, timeout=600)
+    if r.returncode != 0:
+        raise RuntimeError(f"analyze: {r.stderr}")
+    return json.loads(r.stdout)
+
+
+def analyze_whole(binary, gps, imu):
+    r = subprocess.run([os.path.join(binary, "moonrunner"), "analyze", "--gps", gps, "--imu", imu, "--json"],
+                       capture_output=True, text=True, timeout=600)
+    return json.loads(r.stdout)
+
+
+def run(a):
+    sim = os.path.join(a.data, "gps", "sim")
+    truth_path = os.path.join(sim, f"{a.scenario}.truth.json")
+    truth = json.load(open(truth_path))
+    gpsd_json = os.path.join(sim, f"{a.scenario}.gpsd.json")
+    work = a.work or tempfile.mkdtemp(prefix=f"mr-live-{a.scenario}-")
+    os.makedirs(work, exist_ok=True)
+    imu = os.path.join(work, "imu.csv")
+    compose(a.data, a.scenario, truth_path, a.seed, imu, first_timed_fix(gpsd_json) + 1)
+    per_epoch = truth["nmea_sentences"] / truth["n_epochs_total"]
+    rig = Rig(a.bin, work, a.speed)
+    try:
+        rig.start(os.path.join(sim, f"{a.scenario}.nmea"), per_epoch, imu, a.config)
+        # The session starts before the first fix, as a wearer starts it; the IMU
+        # trace plays from the receiver's first fix on (it is on its clock).
+        fixes = count_fixes(gpsd_json)
+        status = lambda: json.loads(rig.cli("status", "--json"))
+        rig.cli("start", "--activity", "run")
+        # Stop as soon as the daemon has every fix of the log (gpsfake -1 then idles).
+        deadline = time.monotonic() + truth["n_epochs_total"] / a.speed * 4 + 60
+        while status()["gps"]["fixes"] < fixes and rig.gpsfake.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        rig.cli("stop")
+        final_status = status()
+        sid = json.loads(rig.cli("sessions", "--json", "--limit", "1"))["sessions"][0]["id"]
+        show = json.loads(rig.cli("show", str(sid), "--json"))
+        files = {}
+        for fmt in ("gpx", "tcx", "fit", "geojson"):
+            path = os.path.join(work, f"session.{fmt}")
+            rig.cli("export", str(sid), "--format", fmt, "-o", path)
+            files[fmt] = path
+    finally:
+        rig.stop()
+
+    stats = show["stats"]
+    sess = show["session"]
+    off = analyze(a.bin, gpsd_json, imu, sess["start_time"], sess["end_time"]) if a.align else analyze_whole(a.bin, gpsd_json, imu)
+    gpx_m, gpx_segs, gpx_pts = gpx_length(files["gpx"])
+    out = {
+        "scenario": a.scenario, "speed": a.speed, "seed": a.seed,
+        "truth_m": truth["true_distance_m"], "truth_moving_s": truth["true_moving_time_s"],
+        "session_m": stats["distance_m"], "session_moving_s": stats["moving_s"], "session_steps": stats["steps"],
+        "session_points": show["points"], "session_pauses": show["pauses"],
+        "session_start": sess["start_time"], "session_end": sess["end_time"],
+        "analyze_m": off["distance_m"], "analyze_moving_s": off["moving_s"], "analyze_steps": off["steps"],
+        "analyze_pauses": off["pauses"],
+        "gpx_m": gpx_m, "gpx_segments": gpx_segs, "gpx_points": gpx_pts,
+        "geojson_m": geojson_length(files["geojson"]), "tcx_m": tcx_length(files["tcx"], work),
+        **fit_figures(files["fit"]), "imu": final_status["imu"], "gps": final_status["gps"], "work": work,
+    }
+    if not a.keep and not a.work:
+        shutil.rmtree(work, ignore_errors=True)
+    else:
+        with open(os.path.join(work, "result.json"), "w") as f:
+            json.dump(out, f, indent=1)
+    return out
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--bin", required=True, help="folder with moonrunnerd and moonrunner")
+    p.add_argument("--data", required=True)
+    p.add_argument("--scenario", required=True)
+    p.add_argument("--speed", type=float, default=20)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--work")
+    p.add_argument("--keep", action="store_true")
+    p.add_argument("--align", action="store_true")
+    p.add_argument("--config", default="", help="moonrunnerd YAML configuration text")
+    a = p.parse_args()
+    out = run(a)
+    print(json.dumps(out))
+    s = out["session_m"]
+    print(f"{a.scenario} @{a.speed:g}x: truth {out['truth_m']:.0f} m  session {s:.1f}  analyze {out['analyze_m']:.1f}  "
+          f"gpx {out['gpx_m']:.1f} ({100 * (out['gpx_m'] - s) / s:+.2f} %)  fit {out['fit_last_record_m']}/{out['fit_total_m']}",
+          file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
