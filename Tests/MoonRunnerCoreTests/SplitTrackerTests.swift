@@ -38,6 +38,22 @@ struct SplitTrackerTests {
         #expect(live == stored)
     }
 
+    @Test("points that carry the session's distance are split on it, not on their geometry")
+    func carriedDistance() throws {
+        // The session counted 90 % of the geometric length (say, drift taken out).
+        var points = StatsTrack.line(from: 0, to: 1000, speed: 3)
+        for i in points.indices { points[i].distance = 2.7 * Double(i) + 5 }
+        let stored = Splits.compute(points: points, pauses: [], units: .metric)
+        var tracker = SplitTracker(units: .metric)
+        var live: [Split] = []
+        for p in points { tracker.add(p, paused: PausedTime([])) { live.append($0) } }
+        #expect(live == stored.filter { !$0.isPartial })
+        #expect(live.count == 2)
+        // 1000 m of carried distance from 5 m at 2.7 m/s.
+        #expect(abs(live[0].endTime - StatsTrack.t0 - 995 / 2.7) < 1e-6)
+        #expect(abs(tracker.total - 2705) < 1e-6)
+    }
+
     @Test("imperial splits are per mile; a partial split is only the rest")
     func imperialAndPartial() throws {
         let points = StatsTrack.line(from: 0, to: 1000, speed: 4)     // 4000 m
