@@ -31,19 +31,27 @@ public struct Daemon: Service {
     public func run() async throws {
         let notifier = SystemdNotifier()
         let imuSpec = try DaemonConfigValidator.imuSpec(config)
+        let baroSpec = try DaemonConfigValidator.baroSpec(config)
         let store = try SessionStore(directory: config.stateDir)
         if let damage = store.recoveredFromDamage { logger.critical("\(damage)") }
         // After a restart the clock must not run behind what is already stored.
         // A replay keeps pace with the GPS feed, whose speed gpsfake only approximates.
-        let replaying: Bool
-        if case .replay = imuSpec { replaying = true } else { replaying = false }
-        let clock = EngineClock(speed: imuSpec.speed, offset: try await Self.clockOffset(store),
-                                followReceiver: replaying)
+        var replaying = false
+        if case .replay = imuSpec { replaying = true }
+        if case .replay = baroSpec { replaying = true }
+        let clock = EngineClock(speed: try DaemonConfigValidator.replaySpeed(config),
+                                offset: try await Self.clockOffset(store), followReceiver: replaying)
         let service = SessionService(config: config, store: store, clock: clock, logger: logger)
         await service.recover()
 
         let gps = GPSDClient(host: config.gpsdHost, port: config.gpsdPort, clock: clock)
         let imu = try IMUService(spec: imuSpec, config: DaemonConfigValidator.imuServiceConfig(config), clock: .engine(clock))
+        let baro: BaroService?
+        do {
+            baro = try BaroService.make(spec: baroSpec, clock: .engine(clock))
+        } catch {
+            throw ConfigError(key: "baro.source", value: config.baroSource, allowed: "a barometer trace (\(error))")
+        }
         let units = config.units
         let server = ControlServer(config: config, service: service, logger: logger) { id, format throws(RequestError) in
             guard let f = ExportFormat(rawValue: format) else {
@@ -58,14 +66,24 @@ public struct Daemon: Service {
                                     logger: logger)
 
         gps.start()
-        imu.start()
-        logger.info("moonrunnerd started: gpsd \(config.gpsdHost):\(config.gpsdPort), imu \(config.imuSource), state \(config.stateDir)")
+        // A replay recorded on the receiver's clock plays once that clock is known.
+        if !imu.waitsForReceiver { imu.start() }
+        if let baro, !baro.waitsForReceiver { baro.start() }
+        let placedLater = imu.waitsForReceiver || baro?.waitsForReceiver == true
+        if placedLater { logger.info("replays on the receiver's clock start with gpsd's first timed fix") }
+        logger.info("moonrunnerd started: gpsd \(config.gpsdHost):\(config.gpsdPort), imu \(config.imuSource), baro \(config.baroSource), state \(config.stateDir)")
         do {
             try await cancelWhenGracefulShutdown {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask { try await server.run(listenFD: listenFD) }
                     group.addTask {
+                        var waiting = placedLater
                         for await update in gps.updates {
+                            if waiting, clock.receiverOffset != nil {
+                                waiting = false
+                                if imu.waitsForReceiver { imu.start() }
+                                if let baro, baro.waitsForReceiver { baro.start() }
+                            }
                             switch update {
                             case let .fix(fix, at): await service.ingest(fix: fix, at: at)
                             case .health: break
@@ -76,6 +94,11 @@ public struct Daemon: Service {
                         for await batch in imu.batches {
                             capture?.append(batch.samples)
                             await service.ingest(samples: batch.samples)
+                        }
+                    }
+                    if let baro {
+                        group.addTask {
+                            for await batch in baro.batches { await service.ingest(baro: batch.samples) }
                         }
                     }
                     group.addTask {
@@ -93,6 +116,12 @@ public struct Daemon: Service {
                                                                 fifoResets: s.counters.fifoResets,
                                                                 reinitializations: max(0, s.counters.initializations - 1),
                                                                 lastError: s.lastError))
+                            if let b = baro?.status {
+                                await service.update(baro: BaroStatus(health: b.health.rawValue,
+                                                                      busErrors: b.counters.busErrors,
+                                                                      reinitializations: max(0, b.counters.initializations - 1),
+                                                                      device: b.device, lastError: b.lastError))
+                            }
                             await service.tick()
                             if let w = watchdog, EngineClock.monotonic() - lastPing >= w {
                                 notifier.watchdog()
@@ -112,12 +141,14 @@ public struct Daemon: Service {
             notifier.stopping()
             gps.stop()
             imu.stop()
+            baro?.stop()
             await service.shutdown()
             throw error
         }
         notifier.stopping()
         gps.stop()
         imu.stop()
+        baro?.stop()
         await service.shutdown()
         logger.info("moonrunnerd stopped; everything recorded is committed")
     }

@@ -92,6 +92,45 @@ public struct IMUStatus: Codable, Sendable, Equatable {
     }
 }
 
+/// Health of the barometer side in `STATUS`.
+public struct BaroStatus: Codable, Sendable, Equatable {
+    /// none (no barometer configured) | ok | degraded | lost
+    public var health: String
+    /// Readings used by the altitude fusion.
+    public var samples: Int
+    /// Readings refused: impossible pressure, out of order, frozen.
+    public var rejected: Int
+    /// Pressure jumps faster than anyone climbs, absorbed without a climb (a sealed case opened).
+    public var levelShifts: Int
+    public var busErrors: Int
+    /// Device re-initialisations (after bus errors, a foreign chip id or stuck readings).
+    public var reinitializations: Int
+    /// "BMP280 at 0x76 on /dev/i2c-1", null before the first initialisation.
+    @NullCoded public var device: String?
+    /// The last fault, e.g. "readings stuck at 98241.2 Pa for 2 s; re-initialising".
+    @NullCoded public var lastError: String?
+
+    public init(health: String, samples: Int = 0, rejected: Int = 0, levelShifts: Int = 0, busErrors: Int = 0,
+                reinitializations: Int = 0, device: String? = nil, lastError: String? = nil) {
+        self.health = health
+        self.samples = samples
+        self.rejected = rejected
+        self.levelShifts = levelShifts
+        self.busErrors = busErrors
+        self.reinitializations = reinitializations
+        self.device = device
+        self.lastError = lastError
+    }
+
+    /// No barometer configured.
+    public static let none = BaroStatus(health: "none")
+
+    enum CodingKeys: String, CodingKey {
+        case health, samples, rejected, levelShifts = "level_shifts", busErrors = "bus_errors", reinitializations,
+             device, lastError = "last_error"
+    }
+}
+
 /// Health of the store in `STATUS`.
 public struct StoreStatus: Codable, Sendable, Equatable {
     /// ok | error
@@ -147,6 +186,9 @@ public struct StatusReply: Codable, Sendable, Equatable {
     public var laps: Int
     public var gps: GPSStatus
     public var imu: IMUStatus
+    public var baro: BaroStatus
+    /// barometric | gps: where the altitude (and the climb) comes from right now.
+    public var altitudeSource: String
     public var store: StoreStatus
     @NullCoded public var lastTransition: TransitionInfo?
     /// Energy so far (ACSM equations, configured body mass).
@@ -161,7 +203,8 @@ public struct StatusReply: Codable, Sendable, Equatable {
     public var id: JSONValue?
 
     public init(time: Double, state: String, session: Int64?, stats: SessionStats?, gps: GPSStatus,
-                imu: IMUStatus, store: StoreStatus, lastTransition: TransitionInfo?, units: String,
+                imu: IMUStatus, baro: BaroStatus = .none, altitudeSource: String = "gps", store: StoreStatus,
+                lastTransition: TransitionInfo?, units: String,
                 caloriesKcal: Double = 0, nextBadge: NextBadge? = nil, quiet: Bool = false, id: JSONValue? = nil) {
         self.time = time
         self.state = state
@@ -182,6 +225,8 @@ public struct StatusReply: Codable, Sendable, Equatable {
         laps = s.laps
         self.gps = gps
         self.imu = imu
+        self.baro = baro
+        self.altitudeSource = altitudeSource
         self.store = store
         self.lastTransition = lastTransition
         self.caloriesKcal = caloriesKcal
@@ -198,6 +243,7 @@ public struct StatusReply: Codable, Sendable, Equatable {
              distanceM = "distance_m", speedMps = "speed_mps", paceSPerKm = "pace_s_per_km",
              avgSpeedMps = "avg_speed_mps", maxSpeedMps = "max_speed_mps", steps, cadenceSpm = "cadence_spm",
              elevationGainM = "elevation_gain_m", elevationLossM = "elevation_loss_m", laps, gps, imu, store,
+             baro, altitudeSource = "altitude_source",
              lastTransition = "last_transition", units, id
     }
 }

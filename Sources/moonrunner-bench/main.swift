@@ -9,6 +9,9 @@
 //     trace into a temporary directory and times `moonrunner analyze` on it
 //     (wall time, parsing included).
 //
+// (c) The altitude fusion (barometer + GPS) per reading and per fix, and the
+//     share of a core it takes at 10 readings and one fix a second.
+//
 // Usage: moonrunner-bench [--hours H] [--bin PATH] [--keep]
 
 import Foundation
@@ -155,6 +158,10 @@ var seed = SeedStepDetector()
 report("seed", run(&seed, hour, hours: options.hours))
 var anyAdaptive = AnyStepDetector(kind: .adaptive)
 report("AnyStepDetector(adaptive)", run(&anyAdaptive, hour, hours: options.hours))
+
+let altitude = benchAltitudeFusion(hours: options.hours)
+print(String(format: "altitude fusion           %8.1f ns per barometer reading, %.1f ns per fix: %.5f %% of a core at 10 Hz + 1 Hz (gain %.0f m)",
+             altitude.perReading, altitude.perFix, altitude.coreShare, altitude.gain))
 
 // (b) `moonrunner analyze` wall time on the same trace as CSV.
 if let bin = options.bin {

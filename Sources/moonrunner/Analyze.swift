@@ -9,12 +9,15 @@ struct Analyze: ParsableCommand {
         abstract: "Run the MoonRunner core offline over recorded traces (no daemon needed).",
         discussion: """
             IMU traces are CSV (t,ax,ay,az[,gx,gy,gz]; g and rad/s), plain or gzipped; GPS traces are
-            gpsd JSON as `gpspipe -w` prints it. The session starts at the first input and stops at the
-            last. Times in the output are on the traces' own clock.
+            gpsd JSON as `gpspipe -w` prints it; barometer traces are CSV (t,pressure_pa,temperature_c),
+            plain or gzipped, on the GPS trace's clock. The session starts at the first input and stops at
+            the last. Times in the output are on the traces' own clock.
             """)
 
     @Option(help: "IMU trace (CSV or CSV.gz).") var imu: String?
     @Option(help: "GPS trace (gpsd JSON lines).") var gps: String?
+    @Option(help: "Barometer trace (CSV t,pressure_pa,temperature_c or CSV.gz), on the GPS trace's clock.")
+    var baro: String?
     @Option(help: "Step detector: \(StepDetectorKind.allCases.map(\.rawValue).joined(separator: ", ")).")
     var detector: String = StepDetectorKind.adaptive.rawValue
     @Option(help: "Activity: run or walk.") var activity: String = Activity.run.rawValue
@@ -25,18 +28,23 @@ struct Analyze: ParsableCommand {
     var start: Double?
     @Option(help: "Stop the session at this instant (default: the last input); later inputs are ignored.")
     var stop: Double?
+    @Option(help: "Body mass for the calories, kg.") var bodyMass: Double = 70
+    @Flag(help: "With --json: add the recorded track (time, fix_time, lat, lon, alt of every point).") var track = false
     /// `--json` and `--imperial`/`--metric` are the options every subcommand
     /// shares (the root command declares them too; declaring the same group
     /// here is what hands them to this subcommand).
     @OptionGroup var output: ClientOptions
 
     func validate() throws {
-        guard imu != nil || gps != nil else { throw ValidationError("give --imu FILE, --gps FILE, or both") }
+        guard imu != nil || gps != nil || baro != nil else {
+            throw ValidationError("give --imu FILE, --gps FILE, --baro FILE, or several of them")
+        }
         guard StepDetectorKind(rawValue: detector) != nil else {
             throw ValidationError("--detector must be one of \(StepDetectorKind.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         guard Activity(rawValue: activity) != nil else { throw ValidationError("--activity must be run or walk") }
         if let start, let stop, stop < start { throw ValidationError("--stop must not be before --start") }
+        guard (20...300).contains(bodyMass) else { throw ValidationError("--body-mass must be 20 to 300 kg") }
     }
 
     func run() throws {
@@ -54,8 +62,34 @@ struct Analyze: ParsableCommand {
                 fail("\(error)", code: ExitCodes.dataError)
             }
         }
+        var readings: [BaroSample] = []
+        if let baro {
+            do {
+                readings = try BaroTraceReader.readAll(path: baro)
+            } catch {
+                fail("\(error)", code: ExitCodes.dataError)
+            }
+        }
         var next = 0
+        var nextReading = 0
         var last = -Double.infinity
+        /// Feeds the fixes and barometer readings up to `t` (everything with nil), in time order.
+        func feedTimed(until t: Double) {
+            while true {
+                let fixAt = next < fixes.count ? fixes[next].at : .infinity
+                let readingAt = nextReading < readings.count ? readings[nextReading].t : .infinity
+                let first = min(fixAt, readingAt)
+                guard first.isFinite, first <= t else { return }
+                if fixAt <= readingAt {
+                    analysis.feed(fixes[next].fix, at: fixAt)
+                    next += 1
+                } else {
+                    analysis.feed(readings[nextReading])
+                    nextReading += 1
+                }
+                last = max(last, first)
+            }
+        }
         if let imu {
             do {
                 let reader = try IMUTraceReader(path: imu)
@@ -70,11 +104,7 @@ struct Analyze: ParsableCommand {
                     }
                     s.t += offset
                     guard s.t <= end else { return }
-                    while next < fixes.count, fixes[next].at <= s.t {
-                        analysis.feed(fixes[next].fix, at: fixes[next].at)
-                        last = max(last, fixes[next].at)
-                        next += 1
-                    }
+                    feedTimed(until: s.t)
                     analysis.feed(s)
                     last = max(last, s.t)
                 }
@@ -82,26 +112,28 @@ struct Analyze: ParsableCommand {
                 fail("\(error)", code: ExitCodes.dataError)
             }
         }
-        while next < fixes.count, fixes[next].at <= end {
-            analysis.feed(fixes[next].fix, at: fixes[next].at)
-            last = max(last, fixes[next].at)
-            next += 1
-        }
+        feedTimed(until: end)
         guard last.isFinite else { fail("the traces hold no samples or fixes", code: ExitCodes.dataError) }
-        let summary = analysis.finish(at: stop ?? last)
+        let summary = analysis.finish(at: stop ?? last, calories: CalorieModel(bodyMass: bodyMass))
         if output.json {
             let e = JSONEncoder()
             e.outputFormatting = [.sortedKeys]
             e.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
             guard let data = try? e.encode(summary) else { fail("cannot encode the summary", code: 70) }
-            print(String(decoding: data, as: UTF8.self))
+            var text = String(decoding: data, as: UTF8.self)
+            if track, text.hasSuffix("}"), let points = try? e.encode(analysis.track) {
+                text = String(text.dropLast()) + ",\"track\":" + String(decoding: points, as: UTF8.self) + "}"
+            }
+            print(text)
         } else {
             let units = output.forcedUnits ?? .metric
             print("Distance  \(Formatting.distance(summary.distance, units))")
             print("Elapsed   \(Formatting.duration(summary.elapsed))   Moving \(Formatting.duration(summary.moving))")
             print("Pace      \(Formatting.pace(speed: summary.moving > 0 ? summary.distance / summary.moving : 0, units))")
             print("Steps     \(summary.steps)   cadence \(Int(summary.cadence.rounded())) spm")
-            print(String(format: "Elevation +%.0f m / -%.0f m", summary.elevationGain, summary.elevationLoss))
+            print(String(format: "Elevation +%.0f m / -%.0f m", summary.elevationGain, summary.elevationLoss)
+                  + " (\(summary.altitudeSource.rawValue))")
+            print("Calories  \(Int(summary.caloriesKcal.rounded())) kcal")
             print("Pauses    \(summary.pauses.count)")
             for p in summary.pauses {
                 print(String(format: "  %.2f – %.2f s (detected at %.2f)", p.start, p.end, p.detectedAt))

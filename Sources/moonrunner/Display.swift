@@ -14,13 +14,14 @@ enum Display {
         lines.append("Distance  \(Formatting.distance(s.distanceM, units))")
         lines.append("Pace      \(Formatting.pace(speed: s.speedMps, units))   avg \(Formatting.pace(speed: s.avgSpeedMps, units))")
         lines.append("Steps     \(s.steps)   cadence \(Int(s.cadenceSpm.rounded())) spm")
-        lines.append("Elevation \(elevation(s.elevationGainM, s.elevationLossM, units))   laps \(s.laps)   "
-            + "\(Int(s.caloriesKcal.rounded())) kcal")
+        lines.append("Elevation \(elevation(s.elevationGainM, s.elevationLossM, units)) (\(s.altitudeSource))   "
+            + "laps \(s.laps)   \(Int(s.caloriesKcal.rounded())) kcal")
         if let next = s.nextBadge {
             lines.append("Badge     next \(next.name) (\(Formatting.distance(next.distanceM, units))), "
                 + "\(Formatting.distance(next.leftM, units)) to go")
         }
-        lines.append("GPS       \(s.gps.health) (signal \(s.gps.grade))   IMU \(s.imu.health)   store \(s.store.health)")
+        lines.append("GPS       \(s.gps.health) (signal \(s.gps.grade))   IMU \(s.imu.health)   "
+            + "barometer \(s.baro.health)   store \(s.store.health)")
         if s.quiet == true { lines.append("Voice     muted (moonrunner announce --unmute)") }
         return lines.joined(separator: "\n")
     }
@@ -71,7 +72,7 @@ enum Display {
             "Elapsed   \(Formatting.duration(s.elapsed))   Moving \(Formatting.duration(s.moving))",
             "Avg pace  \(Formatting.pace(speed: s.averageSpeed, units))   max speed \(Formatting.speed(s.maxSpeed, units))",
             "Steps     \(s.steps)   avg cadence \(Int(s.averageCadence.rounded())) spm",
-            "Elevation \(elevation(s.elevationGain, s.elevationLoss, units))",
+            "Elevation \(elevation(s.elevationGain, s.elevationLoss, units)) (\(s.altitudeSource.rawValue))",
             "Calories  \(Int(r.figures.caloriesKcal.rounded())) kcal   best pace "
                 + (r.figures.bestPaceSPerKm.map { Formatting.pace(speed: 1000 / $0, units) } ?? "--:--"),
             "Points    \(r.points)   laps \(s.laps)   pauses \(r.pauses.count)",

@@ -6,18 +6,22 @@ import Testing
 
 /// Lines shaped as the daemon sends them (README: STATUS, EVENT).
 enum Lines {
+    /// A STATUS as the daemon writes it (its own encoder), with a `course`
+    /// member added as the courses work will send it.
     static func status(time: Double, state: String = "recording", distance: Double = 0, moving: Double = 0,
                        elapsed: Double? = nil, units: String = "metric", quiet: Bool = false, activity: String = "run",
                        course: String? = nil) -> String {
-        var line = """
-            {"class":"STATUS","activity":"\(activity)","avg_speed_mps":0,"cadence_spm":0,"calories_kcal":0,\
-            "distance_m":\(distance),"elapsed_s":\(elapsed ?? moving),"elevation_gain_m":0,"elevation_loss_m":0,\
-            "gps":{"connects":1,"fixes":10,"grade":"best","health":"ok"},\
-            "imu":{"bus_errors":0,"fifo_resets":0,"health":"ok","last_error":null,"overflows":0,"reinitializations":0,\
-            "rejected":0,"samples":100},"laps":0,"last_transition":null,"max_speed_mps":0,"moving_s":\(moving),\
-            "next_badge":null,"pace_s_per_km":null,"quiet":\(quiet),"session":4,"speed_mps":0,"state":"\(state)",\
-            "steps":0,"store":{"health":"ok","last_error":null,"pending":0},"time":\(time),"units":"\(units)"}
-            """
+        var stats = SessionStats()
+        stats.activity = Activity(rawValue: activity) ?? .run
+        stats.distance = distance
+        stats.moving = moving
+        stats.elapsed = elapsed ?? moving
+        let reply = StatusReply(time: time, state: state, session: 4, stats: stats,
+                                gps: GPSStatus(health: "ok", grade: "best", fixes: 10, connects: 1),
+                                imu: IMUStatus(health: "ok", samples: 100, rejected: 0, busErrors: 0, overflows: 0),
+                                store: StoreStatus(health: "ok", pending: 0, lastError: nil), lastTransition: nil,
+                                units: units, quiet: quiet)
+        var line = ReplyEncoder.line(reply)
         if let course { line = String(line.dropLast()) + ",\"course\":\(course)}" }
         return line
     }

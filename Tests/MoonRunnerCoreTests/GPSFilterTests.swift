@@ -70,16 +70,12 @@ struct SimulatedGPSReceiver {
 struct GPSFilterRun {
     var filter = GPSFilter()
     var distance = 0.0
-    var gain = 0.0
-    var loss = 0.0
     var outputs: [GPSFilterOutput] = []
 
     @discardableResult
     mutating func feed(_ fix: GPSFix, stationary: Bool = false) -> GPSFilterOutput {
         let out = filter.process(fix, at: fix.time.isFinite ? fix.time : 0, stationary: stationary)
         distance += out.distance
-        gain += out.elevationGain
-        loss += out.elevationLoss
         outputs.append(out)
         return out
     }
@@ -389,61 +385,6 @@ struct GPSFilterTests {
         #expect(out.point?.newSegment == true)
         for f in fixes[101...] { run.feed(f) }
         #expect(abs(run.distance - (truth - 3)) / truth < 0.03)
-    }
-
-    @Test("elevation: noise on flat ground stays inside the hysteresis, a real climb counts")
-    func elevation() {
-        // Flat, moving, noisy altitude.
-        var rx = SimulatedGPSReceiver(seed: 20)
-        var flat = GPSFilterRun()
-        for i in 0..<600 {
-            flat.feed(rx.fix(t: Double(i), east: Double(i) * 3, north: 0, ve: 3, vn: 0, altitude: 400))
-        }
-        #expect(flat.gain < 6, "gain on flat ground \(flat.gain)")
-        #expect(flat.loss < 6)
-
-        // A 40 m climb over 400 s, then 200 s of flat.
-        var rx2 = SimulatedGPSReceiver(seed: 21)
-        var hill = GPSFilterRun()
-        for i in 0..<700 {
-            let h = 400 + 40 * min(max(Double(i - 50) / 400, 0), 1)
-            hill.feed(rx2.fix(t: Double(i), east: Double(i) * 3, north: 0, ve: 3, vn: 0, altitude: h))
-        }
-        #expect(abs(hill.gain - 40) < 6, "gain \(hill.gain)")
-        #expect(hill.loss < 6)
-    }
-
-    @Test("the elevation hysteresis ignores small steps and counts big ones")
-    func elevationHysteresis() {
-        var cfg = GPSFilterConfig()
-        cfg.climbNoise = 1   // follow the altitude closely: this test is about the band
-        var tracker = ElevationTracker()
-        var gain = 0.0, loss = 0.0
-        var t = 0.0
-        func feed(_ h: Double, _ n: Int) {
-            for _ in 0..<n {
-                t += 1
-                let r = tracker.update(altitude: h, sigma: 0.5, at: t, moving: true, config: cfg)
-                gain += r.gain
-                loss += r.loss
-            }
-        }
-        for _ in 0..<5 { feed(100, 20); feed(102, 20) }   // 2 m wiggles: below the 3 m band
-        #expect(gain == 0 && loss == 0)
-        // A 10 m climb and descent, one metre a second, each followed by a level stretch.
-        for h in stride(from: 101.0, through: 110, by: 1) { feed(h, 1) }
-        feed(110, 30)
-        for h in stride(from: 109.0, through: 100, by: -1) { feed(h, 1) }
-        feed(100, 30)
-        #expect(abs(gain - 10) < 2, "gain \(gain)")
-        #expect(abs(loss - 10) < 2, "loss \(loss)")
-        // Standing still counts nothing.
-        let before = gain
-        for _ in 0..<30 {
-            t += 1
-            gain += tracker.update(altitude: 130, sigma: 0.5, at: t, moving: false, config: cfg).gain
-        }
-        #expect(gain == before)
     }
 
     @Test("the config decodes with missing keys left at their defaults")

@@ -35,7 +35,39 @@ struct ConfigLoaderTests {
         #expect(c.engineConfig.detector == .seed)
     }
 
+    @Test("baro.source: none by default, i2c and replay accepted, --baro overrides")
+    func baroSource() throws {
+        #expect(DaemonConfig().baroSource == "none")
+        let c = try ConfigLoader.parse(yaml: "baro: {source: \"i2c:/dev/i2c-1@0x77\"}")
+        #expect(c.baroSource == "i2c:/dev/i2c-1@0x77")
+        #expect(try DaemonConfigValidator.baroSpec(c) == .i2c(path: "/dev/i2c-1", address: 0x77))
+        let o = try ConfigOverrides(baro: "replay:/tmp/b.csv,speed=4").apply(to: c)
+        #expect(o.baroSource == "replay:/tmp/b.csv,speed=4")
+        #expect(try DaemonConfigValidator.replaySpeed(o) == 4)
+        #expect(throws: ConfigError.self) { _ = try ConfigOverrides(baro: "i2c:/dev/i2c-1@0x68").apply(to: c) }
+    }
+
+    @Test("two replays on one clock must agree on the speed; the key is named")
+    func replaySpeeds() throws {
+        var c = DaemonConfig()
+        c.imuSource = "replay:/tmp/i.csv,speed=10"
+        c.baroSource = "replay:/tmp/b.csv,speed=4"
+        do {
+            _ = try DaemonConfigValidator.replaySpeed(c)
+            Issue.record("mismatched speeds accepted")
+        } catch {
+            #expect(error.key == "baro.source" && error.description.contains("speed=10"))
+        }
+        c.baroSource = "replay:/tmp/b.csv,speed=10"
+        #expect(try DaemonConfigValidator.replaySpeed(c) == 10)
+        c.baroSource = "replay:/nonexistent/b.csv,speed=10"
+        #expect(throws: ConfigError.self) { try DaemonConfigValidator.validateAtStart(c) }
+    }
+
     @Test("each kind of bad value names the key, the value and what is allowed", arguments: [
+        ("baro: {source: \"i2c:/dev/i2c-1@0x68\"}", "baro.source", "0x76 or 0x77"),
+        ("baro: {source: \"replay:x.csv,fault=overflow@3\"}", "baro.source", "does not apply to a barometer"),
+        ("baro: {source: bmp280}", "baro.source", "none, i2c"),
         ("gpsd: {port: 0}", "gpsd.port", "1 to 65535"),
         ("gpsd: {port: \"abc\"}", "gpsd.port", "integer"),
         ("gpsd: {host: \"\"}", "gpsd.host", "non-empty"),

@@ -100,6 +100,7 @@ struct FITExportTests {
         let lat = Double(first["position_lat"] as? Int ?? 0) * 180 / 2_147_483_648
         #expect(abs(lat - session.points[0].latitude) < 1e-6)
         #expect(abs((first["altitude"] as? Double ?? 0) - session.points[0].altitude) <= 0.1)
+        #expect(abs((first["enhanced_altitude"] as? Double ?? 0) - session.points[0].altitude) <= 0.1)
         // Cadence: per-foot, with the fraction, i.e. half the step rate.
         let cadences = try #require(r["cadences"] as? [Double])
         #expect(abs(cadences[0] - 80) < 0.01)

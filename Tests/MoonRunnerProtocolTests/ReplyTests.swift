@@ -23,6 +23,31 @@ struct ReplyTests {
         #expect(ReplyEncoder.line(status) == line)
     }
 
+    @Test("STATUS carries the altitude source and the barometer's health with its counters")
+    func barometerInStatus() throws {
+        let status = StatusReply(time: 1, state: "recording", session: 3, stats: SessionStats(),
+                                 gps: GPSStatus(health: "ok", grade: "best", fixes: 3, connects: 1),
+                                 imu: IMUStatus(health: "ok", samples: 1, rejected: 0, busErrors: 0, overflows: 0),
+                                 baro: BaroStatus(health: "degraded", samples: 90, rejected: 4, levelShifts: 1, busErrors: 2,
+                                                  reinitializations: 1, device: "BMP280 at 0x76 on /dev/i2c-1",
+                                                  lastError: "I2C I/O error (EIO)"),
+                                 altitudeSource: "barometric",
+                                 store: StoreStatus(health: "ok", pending: 0, lastError: nil),
+                                 lastTransition: nil, units: "metric")
+        let line = ReplyEncoder.line(status)
+        #expect(line.contains(#""altitude_source":"barometric""#))
+        #expect(line.contains(#""baro":{"bus_errors":2,"device":"BMP280 at 0x76 on /dev/i2c-1","health":"degraded","#
+                              + #""last_error":"I2C I/O error (EIO)","level_shifts":1,"reinitializations":1,"rejected":4,"samples":90}"#))
+        #expect(try ReplyEncoder.decode(StatusReply.self, from: line) == status)
+        let none = ReplyEncoder.line(StatusReply(time: 1, state: "idle", session: nil, stats: nil,
+                                                 gps: GPSStatus(health: "ok", grade: "best", fixes: 0, connects: 1),
+                                                 imu: IMUStatus(health: "ok", samples: 0, rejected: 0, busErrors: 0, overflows: 0),
+                                                 store: StoreStatus(health: "ok", pending: 0, lastError: nil),
+                                                 lastTransition: nil, units: "metric"))
+        #expect(none.contains(#""baro":{"bus_errors":0,"device":null,"health":"none","#))
+        #expect(none.contains(#""altitude_source":"gps""#))
+    }
+
     @Test("a class member in the middle of nested objects is found at the top level only")
     func classFirstScanner() {
         let json = Array(#"{"a":{"class":"INNER"},"b":["class",{"class":"X"}],"class":"TOP","z":1}"#.utf8)

@@ -228,7 +228,7 @@ def run(a):
     work = a.work or tempfile.mkdtemp(prefix=f"mr-live-{a.scenario}-")
     os.makedirs(work, exist_ok=True)
     imu = os.path.join(work, "imu.csv")
-    compose(a.data, a.scenario, truth_path, a.seed, imu, first_timed_fix(gpsd_json) + 1)
+    compose(a.data, a.scenario, truth_path, a.seed, imu, first_timed_fix(gpsd_json) + 3)
     per_epoch = truth["nmea_sentences"] / truth["n_epochs_total"]
     rig = Rig(a.bin, work, a.speed)
     try:

@@ -9,8 +9,6 @@ public struct GPSFilterOutput: Sendable, Equatable {
     public var rejection: FixRejection?
     /// Horizontal distance added by this fix, metres (never negative).
     public var distance: Double = 0
-    public var elevationGain: Double = 0
-    public var elevationLoss: Double = 0
     /// The filter's own verdict on the wearer (from Doppler speed or, without
     /// it, from the positions): moving or standing still.
     public var moving: Bool = false
@@ -21,7 +19,8 @@ public struct GPSFilterOutput: Sendable, Equatable {
     }
 }
 
-/// Turns raw gpsd fixes into a track, its distance and its climb.
+/// Turns raw gpsd fixes into a track and its distance (the climb is the
+/// altitude fusion's, `AltitudeFusion`).
 ///
 /// * Seed gates first: no fix, 0,0, duplicates, out of order, stale, the
 ///   first fix after a start or a loss of fix, poor accuracy.
@@ -99,7 +98,6 @@ public struct GPSFilter: Sendable {
     private var pointStartsSegment = false
 
     private var dopplerCheck = DopplerCheck()
-    private var elevation = ElevationTracker()
 
     /// A position in the plane at a receiver time.
     private struct Stamped: Sendable {
@@ -158,7 +156,6 @@ public struct GPSFilter: Sendable {
         departure = nil
         newSegment = true
         dopplerCheck.reset()
-        elevation.reset()
     }
 
     /// The next accepted point starts a new segment, without forgetting the
@@ -167,7 +164,6 @@ public struct GPSFilter: Sendable {
         newSegment = true
         debt = 0
         pendingDistance = 0
-        elevation.breakSegment()
     }
 
     public mutating func process(_ fix: GPSFix, at now: Double, stationary: Bool = false) -> GPSFilterOutput {
@@ -332,7 +328,6 @@ public struct GPSFilter: Sendable {
             slowSince = .nan
         }
         lastTime = m.t
-        trackElevation(m, into: &out)
         out.point = point(for: m)
     }
 
@@ -351,8 +346,7 @@ public struct GPSFilter: Sendable {
             north.freeze()
             lastTime = m.t
             consumeSegmentStart()
-            trackElevation(m, into: &out)
-            out.point = point(for: m)
+                out.point = point(for: m)
             return
         }
         // The fix left the anchor: an outlier, drift, or the wearer walking off.
@@ -416,7 +410,6 @@ public struct GPSFilter: Sendable {
         lastTime = m.t
         window = Stamped(t: m.t, east: anchor.east, north: anchor.north)
         windowSpeed = 1
-        trackElevation(m, into: &out)
         out.point = point(for: m)
     }
 
@@ -465,7 +458,6 @@ public struct GPSFilter: Sendable {
         fastCount = 0
         pendingDistance = 0
         consumeSegmentStart()
-        trackElevation(m, into: &out)
         out.point = point(for: m)
     }
 
@@ -506,15 +498,6 @@ public struct GPSFilter: Sendable {
         }
     }
 
-    private mutating func trackElevation(_ m: Measurement, into out: inout GPSFilterOutput) {
-        let f = m.fix
-        let sigma = f.stdAlt.isFinite ? f.stdAlt : (f.epv.isFinite ? f.epv / (2.45 * config.ephPessimism) : .nan)
-        let (gain, loss) = elevation.update(altitude: f.altitude, sigma: sigma, at: m.t, moving: moving,
-                                            config: config)
-        out.elevationGain += gain
-        out.elevationLoss += loss
-    }
-
     private func point(for m: Measurement) -> TrackPoint {
         let speed = moving ? hypot(east.v, north.v) : 0
         var course = Double.nan
@@ -527,9 +510,8 @@ public struct GPSFilter: Sendable {
             }
         }
         let (lat, lon) = plane?.unproject(east: east.p, north: north.p) ?? (m.fix.latitude, m.fix.longitude)
-        let smoothed = elevation.altitude
         return TrackPoint(time: m.now, fixTime: m.t, latitude: lat, longitude: lon,
-                          altitude: smoothed.isFinite ? smoothed : m.fix.altitude, speed: speed, course: course,
+                          altitude: m.fix.altitude, speed: speed, course: course,
                           eph: m.fix.eph, newSegment: pointStartsSegment)
     }
 

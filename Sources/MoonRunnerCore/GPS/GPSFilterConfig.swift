@@ -69,28 +69,21 @@ public struct GPSFilterConfig: Sendable, Equatable, Codable {
     /// Window of the averaged speed used when the receiver gives no Doppler, seconds.
     public var speedWindow: Double = 10
 
-    // MARK: Elevation
-
-    /// Altitude changes smaller than this are noise, metres.
-    public var elevationHysteresis: Double = 3
-    /// Climb-rate noise of the altitude filter, m/s^1.5: hills change the
-    /// climb rate slowly; GPS altitude errors wander faster.
-    public var climbNoise: Double = 0.004
-    /// GPS altitude errors are correlated over minutes: widen their σ by this.
-    public var altitudeErrorInflation: Double = 2
-    public var defaultAltitudeSigma: Double = 10
-    /// χ² (1 degree of freedom) above which an altitude is an outlier.
-    public var altitudeGate: Double = 16
-
     public init() {}
+
+    /// 1σ vertical error of a fix, metres: GST's when the receiver sends it,
+    /// else from `epv` (a 95 % figure as pessimistic as `eph`); NaN without either.
+    public func verticalSigma(of fix: GPSFix) -> Double {
+        if fix.stdAlt.isFinite { return fix.stdAlt }
+        if fix.epv.isFinite { return fix.epv / (2.45 * ephPessimism) }
+        return .nan
+    }
 
     private enum CodingKeys: String, CodingKey {
         case maxAccuracy, maxAge, maxSpeed, dropFirstFix, segmentGap, maxBridgedGap, gapWalkSpeed,
              gapPaceFactor, keptPaceGap, accelerationNoise, dopplerSpeedSigma, courseSigma, gstErrorInflation,
              ephPessimism, minimumSigma, defaultSigma, outlierGate, departureGate, reacquireAfter,
-             moveSpeed, moveConfirmFixes, stillSpeed, stillDwell, stillDrift, speedWindow,
-             elevationHysteresis, climbNoise, altitudeErrorInflation,
-             defaultAltitudeSigma, altitudeGate
+             moveSpeed, moveConfirmFixes, stillSpeed, stillDwell, stillDrift, speedWindow
     }
 
     /// Every key is optional: a missing one keeps its default.
@@ -124,11 +117,6 @@ public struct GPSFilterConfig: Sendable, Equatable, Codable {
         try d(.stillDwell, &stillDwell)
         try d(.stillDrift, &stillDrift)
         try d(.speedWindow, &speedWindow)
-        try d(.elevationHysteresis, &elevationHysteresis)
-        try d(.climbNoise, &climbNoise)
-        try d(.altitudeErrorInflation, &altitudeErrorInflation)
-        try d(.defaultAltitudeSigma, &defaultAltitudeSigma)
-        try d(.altitudeGate, &altitudeGate)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -158,10 +146,5 @@ public struct GPSFilterConfig: Sendable, Equatable, Codable {
         try c.encode(stillDwell, forKey: .stillDwell)
         try c.encode(stillDrift, forKey: .stillDrift)
         try c.encode(speedWindow, forKey: .speedWindow)
-        try c.encode(elevationHysteresis, forKey: .elevationHysteresis)
-        try c.encode(climbNoise, forKey: .climbNoise)
-        try c.encode(altitudeErrorInflation, forKey: .altitudeErrorInflation)
-        try c.encode(defaultAltitudeSigma, forKey: .defaultAltitudeSigma)
-        try c.encode(altitudeGate, forKey: .altitudeGate)
     }
 }

@@ -83,6 +83,10 @@ public enum FixRejection: String, Sendable, Codable, CaseIterable {
     /// A fix without receiver time before any fix had one: it cannot be placed
     /// on the receiver's time line (gpsd's first fix of a session).
     case noTime = "no_time"
+    /// Not refused: the filter took the fix (standing, settling after the first
+    /// fix), but it added no distance and so placed no point of the written
+    /// track (see `TrackShaper`). Kept so that every fix is accounted for.
+    case held
 }
 
 /// The seed article's signal grades from horizontal accuracy.

@@ -2,6 +2,7 @@
 public struct EngineConfig: Sendable, Equatable {
     public var detector: StepDetectorKind = .adaptive
     public var gps = GPSFilterConfig()
+    public var altitude = AltitudeFusionConfig()
     public var autoPause = AutoPauseConfig()
     /// Seconds without a step after which the IMU calls the wearer still.
     public var stillAfter = 3.0

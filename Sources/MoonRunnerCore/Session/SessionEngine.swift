@@ -25,6 +25,7 @@ public struct SessionEngine: Sendable {
     /// The UTC offset of the open session: the receiver's, from the session's
     /// start or its first fix on (a restored session keeps the one it had).
     private var sessionOffset: Double?
+    private var altitude: AltitudeFusion
     private var lastStep = -Double.infinity
     private var lastSampleTime = -Double.infinity
     private var lastFixTime = -Double.infinity
@@ -38,10 +39,15 @@ public struct SessionEngine: Sendable {
         detector = AnyStepDetector(kind: config.detector)
         autoPause = AutoPauseDetector(config: config.autoPause)
         gps = GPSFilter(config: config.gps)
+        altitude = AltitudeFusion(config: config.altitude)
     }
 
     /// Current GPS signal grade.
     public var signal: SignalGrade { gps.signal }
+    /// Where the latest altitude came from.
+    public var altitudeSource: AltitudeSource { altitude.source }
+    /// What the barometer sent so far, and what of it was refused.
+    public var baroCounters: BaroCounters { altitude.counters }
     /// True when IMU samples arrived within the last two seconds.
     public var hasIMU: Bool { now - lastSampleTime <= 2 }
     /// True when a position fix arrived within the last five seconds.
@@ -67,6 +73,7 @@ public struct SessionEngine: Sendable {
         gps.breakSegment()
         shaper = TrackShaper()
         shaper.resume(at: t, segmentBreak: true)
+        altitude.breakSegment()
         emit(.event(SessionEvent(kind: .start, time: t, detectedAt: t, cause: "command", state: state,
                                  detail: activity.rawValue)))
     }
@@ -97,6 +104,7 @@ public struct SessionEngine: Sendable {
         autoPause.restart(at: t)
         gps.breakSegment()
         shaper.resume(at: t, segmentBreak: true)
+        altitude.breakSegment()
         refreshTimes()
         emit(.event(SessionEvent(kind: .resume, time: t, detectedAt: t, cause: "command", state: state)))
     }
@@ -145,6 +153,7 @@ public struct SessionEngine: Sendable {
         gps.reset()
         shaper = TrackShaper()
         shaper.resume(at: now, segmentBreak: false)
+        altitude.reset()
         refreshTimes()
         emit(.event(SessionEvent(kind: .resume, time: now, detectedAt: now, cause: "recovery", state: state)))
     }
@@ -209,14 +218,23 @@ public struct SessionEngine: Sendable {
             if state.isActive { stats.rejectedFixes += 1 }
             emit(.rejected(reason, fix, at: t))
         }
-        if let point = out.point {
+        // Accepted fixes carry the altitude; dead-reckoned points get the current one.
+        var climb: AltitudeUpdate?
+        if out.point != nil && out.rejection == nil {
+            climb = altitude.gps(altitude: fix.altitude, sigma: config.gps.verticalSigma(of: fix), at: t,
+                                 moving: out.moving)
+        }
+        if var point = out.point {
+            let fused = climb?.altitude ?? altitude.latest
+            if fused.isFinite { point.altitude = fused }
             let recording = state == .recording
             if recording {
                 stats.distance += out.distance
-                stats.elevationGain += out.elevationGain
-                stats.elevationLoss += out.elevationLoss
+                stats.elevationGain += climb?.gain ?? 0
+                stats.elevationLoss += climb?.loss ?? 0
                 stats.speed = point.speed
                 stats.maxSpeed = max(stats.maxSpeed, point.speed)
+                stats.noteAltitude(from: climb?.source ?? altitude.source)
             }
             // The written track is shaped so that its length is the distance counted.
             let (opened, placed) = shaper.place(point, added: recording ? out.distance : 0, total: stats.distance,
@@ -226,7 +244,18 @@ public struct SessionEngine: Sendable {
                 stats.points += 1
                 emit(.point(p))
             }
+            if recording, placed == nil, out.rejection == nil {
+                emit(.rejected(.held, fix, at: t))
+            }
         }
+        checkAutoPause(emit: emit)
+    }
+
+    /// One barometer reading. Refused readings (impossible, out of order,
+    /// frozen) are counted in `baroCounters` and change nothing.
+    public mutating func ingest(_ sample: BaroSample, emit: (EngineOutput) -> Void) {
+        guard altitude.ingest(sample) == nil else { return }
+        advanceClock(sample.t)
         checkAutoPause(emit: emit)
     }
 

@@ -17,8 +17,19 @@ public struct SessionStats: Sendable, Equatable, Codable {
     public var laps: Int = 0
     public var points: Int = 0
     public var rejectedFixes: Int = 0
+    /// Where the altitude (and so the climb) of this session came from: the
+    /// barometer when it gave the altitude of most of the track's points.
+    public var altitudeSource: AltitudeSource = .gps
+    /// Track points whose altitude was barometric.
+    public var barometricPoints: Int = 0
 
     public init() {}
+
+    /// Counts the altitude source of the point just recorded (already in `points`).
+    mutating func noteAltitude(from source: AltitudeSource) {
+        if source == .barometric { barometricPoints += 1 }
+        altitudeSource = barometricPoints > 0 && 2 * barometricPoints >= points ? .barometric : .gps
+    }
 
     /// Average speed over moving time, m/s.
     public var averageSpeed: Double { moving > 0 ? distance / moving : 0 }
@@ -33,7 +44,8 @@ public struct SessionStats: Sendable, Equatable, Codable {
         case activity, startTime = "start_time", elapsed = "elapsed_s", moving = "moving_s",
              distance = "distance_m", steps, cadence = "cadence_spm", speed = "speed_mps",
              maxSpeed = "max_speed_mps", elevationGain = "elevation_gain_m",
-             elevationLoss = "elevation_loss_m", laps, points, rejectedFixes = "rejected_fixes"
+             elevationLoss = "elevation_loss_m", laps, points, rejectedFixes = "rejected_fixes",
+             altitudeSource = "altitude_source", barometricPoints = "barometric_points"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -52,6 +64,8 @@ public struct SessionStats: Sendable, Equatable, Codable {
         laps = try c.decodeIfPresent(Int.self, forKey: .laps) ?? 0
         points = try c.decodeIfPresent(Int.self, forKey: .points) ?? 0
         rejectedFixes = try c.decodeIfPresent(Int.self, forKey: .rejectedFixes) ?? 0
+        altitudeSource = try c.decodeIfPresent(AltitudeSource.self, forKey: .altitudeSource) ?? .gps
+        barometricPoints = try c.decodeIfPresent(Int.self, forKey: .barometricPoints) ?? 0
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -70,5 +84,7 @@ public struct SessionStats: Sendable, Equatable, Codable {
         try c.encode(laps, forKey: .laps)
         try c.encode(points, forKey: .points)
         try c.encode(rejectedFixes, forKey: .rejectedFixes)
+        try c.encode(altitudeSource, forKey: .altitudeSource)
+        try c.encode(barometricPoints, forKey: .barometricPoints)
     }
 }

@@ -15,12 +15,13 @@ public struct TraceAnalysis: Sendable {
         var stepTimes: [Double] = []
         var events: [SessionEvent] = []
         var rejections: [FixRejection: Int] = [:]
+        var points: [TrackPoint] = []
 
         mutating func record(_ output: EngineOutput) {
             switch output {
             case let .step(t): stepTimes.append(t)
             case let .event(e): events.append(e)
-            case .point: break
+            case let .point(p): points.append(p)
             case let .rejected(reason, _, _): rejections[reason, default: 0] += 1
             }
         }
@@ -32,10 +33,18 @@ public struct TraceAnalysis: Sendable {
         self.startAt = startAt
     }
 
+    /// The recorded track (one point per accepted fix while recording).
+    public var track: [TrackPoint] { recorder.points }
+
     public var stepTimes: [Double] { recorder.stepTimes }
     public var events: [SessionEvent] { recorder.events }
 
     public mutating func feed(_ sample: IMUSample) {
+        startIfNeeded(at: sample.t)
+        withRecorder { engine, rec in engine.ingest(sample) { rec.record($0) } }
+    }
+
+    public mutating func feed(_ sample: BaroSample) {
         startIfNeeded(at: sample.t)
         withRecorder { engine, rec in engine.ingest(sample) { rec.record($0) } }
     }
@@ -45,15 +54,18 @@ public struct TraceAnalysis: Sendable {
         withRecorder { engine, rec in engine.ingest(fix, at: t) { rec.record($0) } }
     }
 
-    /// Stops the session at `t` (the last input's time) and returns the summary.
-    public mutating func finish(at t: Double) -> AnalysisSummary {
+    /// Stops the session at `t` (the last input's time) and returns the summary;
+    /// calories as a stored session's figures count them (track, pauses, `calories`).
+    public mutating func finish(at t: Double, calories: CalorieModel = CalorieModel()) -> AnalysisSummary {
         if !started, let startAt, t >= startAt { startSession(at: startAt) }
         if started {
             withRecorder { engine, rec in try? engine.stop(at: t) { rec.record($0) } }
         }
-        return AnalysisSummary(stats: engine.stats, stepTimes: recorder.stepTimes, pauses: engine.pauses,
-                               events: recorder.events, rejectedSamples: engine.rejectedSamples,
-                               rejections: recorder.rejections)
+        var summary = AnalysisSummary(stats: engine.stats, stepTimes: recorder.stepTimes, pauses: engine.pauses,
+                                      events: recorder.events, rejectedSamples: engine.rejectedSamples,
+                                      rejections: recorder.rejections, baro: engine.baroCounters)
+        summary.caloriesKcal = calories.kcal(points: recorder.points, pauses: engine.pauses, activity: engine.stats.activity)
+        return summary
     }
 
     private mutating func startIfNeeded(at t: Double) {
@@ -99,9 +111,15 @@ public struct AnalysisSummary: Sendable, Codable, Equatable {
     public var events: [SessionEvent]
     public var rejectedSamples: Int
     public var rejectedFixes: [String: Int]
+    /// Where the session's altitude came from.
+    public var altitudeSource: AltitudeSource
+    /// Barometer readings used and refused (all zero without a barometer trace).
+    public var baro: BaroCounters
+    /// Energy over the recorded track (ACSM equations with each stretch's grade).
+    public var caloriesKcal: Double = 0
 
     public init(stats: SessionStats, stepTimes: [Double], pauses: [PauseInterval], events: [SessionEvent],
-                rejectedSamples: Int, rejections: [FixRejection: Int]) {
+                rejectedSamples: Int, rejections: [FixRejection: Int], baro: BaroCounters = BaroCounters()) {
         steps = stats.steps
         self.stepTimes = stepTimes
         cadence = stats.averageCadence
@@ -116,12 +134,15 @@ public struct AnalysisSummary: Sendable, Codable, Equatable {
         self.events = events
         self.rejectedSamples = rejectedSamples
         rejectedFixes = Dictionary(uniqueKeysWithValues: rejections.map { ($0.key.rawValue, $0.value) })
+        altitudeSource = stats.altitudeSource
+        self.baro = baro
     }
 
     private enum CodingKeys: String, CodingKey {
         case steps, stepTimes = "step_times", cadence = "cadence_spm", distance = "distance_m",
              elapsed = "elapsed_s", moving = "moving_s", elevationGain = "elevation_gain_m",
              elevationLoss = "elevation_loss_m", maxSpeed = "max_speed_mps", points, pauses, events,
-             rejectedSamples = "rejected_samples", rejectedFixes = "rejected_fixes"
+             rejectedSamples = "rejected_samples", rejectedFixes = "rejected_fixes",
+             altitudeSource = "altitude_source", baro, caloriesKcal = "calories_kcal"
     }
 }

@@ -14,6 +14,7 @@ public enum ConfigLoader {
         "imu.rate_hz": { c, k, v throws(ConfigError) in c.imuRateHz = try int(k, v, 25...1000) },
         "imu.accel_range_g": { c, k, v throws(ConfigError) in c.imuAccelRangeG = try oneOf(k, v, [2, 4, 8, 16]) },
         "imu.gyro_range_dps": { c, k, v throws(ConfigError) in c.imuGyroRangeDps = try oneOf(k, v, [250, 500, 1000, 2000]) },
+        "baro.source": { c, k, v throws(ConfigError) in c.baroSource = try baroSource(k, v) },
         "state_dir": { c, k, v throws(ConfigError) in c.stateDir = try path(k, v) },
         "socket.path": { c, k, v throws(ConfigError) in c.socketPath = try socketPath(k, v) },
         "socket.mode": { c, k, v throws(ConfigError) in c.socketMode = try mode(k, v) },
@@ -158,6 +159,16 @@ public enum ConfigLoader {
         return s
     }
 
+    static func baroSource(_ k: String, _ v: Any) throws(ConfigError) -> String {
+        let s = try string(k, v, nonEmpty: true)
+        do {
+            _ = try BaroSourceSpec.parse(s)
+        } catch {
+            throw ConfigError(key: k, value: s, allowed: "none, i2c:/dev/i2c-N@0x76 or replay:FILE[,speed=N] (\(error.reason))")
+        }
+        return s
+    }
+
     /// `HOST:PORT` for `--gpsd`.
     static func hostPort(_ k: String, _ text: String) throws(ConfigError) -> (String, Int) {
         guard let colon = text.lastIndex(of: ":") else {
@@ -177,14 +188,16 @@ public struct ConfigOverrides: Sendable {
     public var socketPath: String?
     public var gpsd: String?
     public var imu: String?
+    public var baro: String?
     public var logLevel: String?
 
     public init(stateDir: String? = nil, socketPath: String? = nil, gpsd: String? = nil, imu: String? = nil,
-                logLevel: String? = nil) {
+                baro: String? = nil, logLevel: String? = nil) {
         self.stateDir = stateDir
         self.socketPath = socketPath
         self.gpsd = gpsd
         self.imu = imu
+        self.baro = baro
         self.logLevel = logLevel
     }
 
@@ -194,6 +207,7 @@ public struct ConfigOverrides: Sendable {
         if let v = socketPath { c.socketPath = try ConfigLoader.socketPath("--socket", v) }
         if let v = gpsd { (c.gpsdHost, c.gpsdPort) = try ConfigLoader.hostPort("--gpsd", v) }
         if let v = imu { c.imuSource = try ConfigLoader.imuSource("--imu", v) }
+        if let v = baro { c.baroSource = try ConfigLoader.baroSource("--baro", v) }
         if let v = logLevel {
             c.logLevel = try ConfigLoader.oneOfStrings("--log-level", v,
                                                        ["trace", "debug", "info", "notice", "warning", "error", "critical"])

@@ -10,6 +10,7 @@ enum ConfigSummary {
             "gpsd": .object(["host": s(c.gpsdHost), "port": i(c.gpsdPort)]),
             "imu": .object(["source": s(c.imuSource), "rate_hz": i(c.imuRateHz), "accel_range_g": i(c.imuAccelRangeG),
                             "gyro_range_dps": i(c.imuGyroRangeDps)]),
+            "baro": .object(["source": s(c.baroSource)]),
             "state_dir": s(c.stateDir),
             "socket": .object(["path": s(c.socketPath), "mode": s(String(c.socketMode, radix: 8)),
                                "control_group": s(c.controlGroup), "max_line_bytes": i(c.maxLineBytes),

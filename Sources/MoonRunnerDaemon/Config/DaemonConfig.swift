@@ -11,6 +11,8 @@ public struct DaemonConfig: Sendable, Equatable {
     public var imuRateHz = 100
     public var imuAccelRangeG = 8
     public var imuGyroRangeDps = 1000
+    /// `none`, `i2c:/dev/i2c-1@0x76` or `replay:FILE[,speed=N][,loop]`.
+    public var baroSource = "none"
     public var stateDir = "/var/lib/moonrunner"
     public var socketPath = "/run/moonrunner/moonrunner.sock"
     /// Permission bits of the socket file.

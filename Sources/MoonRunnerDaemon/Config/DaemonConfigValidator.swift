@@ -10,6 +10,32 @@ public enum DaemonConfigValidator {
         if case let .replay(path, _, _, _) = spec, !FileManager.default.isReadableFile(atPath: path) {
             throw ConfigError(key: "imu.source", value: c.imuSource, allowed: "a readable IMU trace file (\(path) is not)")
         }
+        let baro = try baroSpec(c)
+        if case let .replay(path, _, _, _) = baro, !FileManager.default.isReadableFile(atPath: path) {
+            throw ConfigError(key: "baro.source", value: c.baroSource, allowed: "a readable barometer trace file (\(path) is not)")
+        }
+        _ = try replaySpeed(c)
+    }
+
+    /// The parsed `baro.source`.
+    public static func baroSpec(_ c: DaemonConfig) throws(ConfigError) -> BaroSourceSpec {
+        do {
+            return try BaroSourceSpec.parse(c.baroSource)
+        } catch {
+            throw ConfigError(key: "baro.source", value: c.baroSource, allowed: error.reason)
+        }
+    }
+
+    /// The speed of the daemon's engine clock: a replay's, one for live sensors.
+    /// Two replays must agree, since both are paced on the one clock.
+    public static func replaySpeed(_ c: DaemonConfig) throws(ConfigError) -> Double {
+        let imu = try imuSpec(c), baro = try baroSpec(c)
+        if case .replay = imu, case .replay = baro, imu.speed != baro.speed {
+            throw ConfigError(key: "baro.source", value: c.baroSource,
+                              allowed: "the same replay speed as imu.source (speed=\(imu.speed)); both run on one clock")
+        }
+        if case .replay = baro { return baro.speed }
+        return imu.speed
     }
 
     /// The parsed `imu.source`; the value was checked when loaded, so a

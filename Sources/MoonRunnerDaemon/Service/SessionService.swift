@@ -10,6 +10,8 @@ import MoonRunnerStore
 public struct InputHealth: Sendable {
     public var gps = GPSStatus(health: GPSHealth.connecting.rawValue, grade: SignalGrade.none.rawValue, fixes: 0, connects: 0)
     public var imu = IMUStatus(health: "lost", samples: 0, rejected: 0, busErrors: 0, overflows: 0)
+    /// The barometer service's side (`none` without one); the fusion's counters are added in `STATUS`.
+    public var baro = BaroStatus.none
     public init() {}
 }
 
@@ -127,6 +129,14 @@ public actor SessionService {
         await afterInput()
     }
 
+    /// Barometer readings, in time order.
+    public func ingest(baro samples: [BaroSample]) async {
+        collect { engine, emit in
+            for s in samples { engine.ingest(s, emit: emit) }
+        }
+        await afterInput()
+    }
+
     public func ingest(fix: GPSFix, at t: Double) async {
         // Counted here, as each fix arrives, so that STATUS is never behind
         // what the engine has seen.
@@ -141,6 +151,7 @@ public actor SessionService {
         inputHealth.gps.connects = connects
     }
     public func update(imu: IMUStatus) { inputHealth.imu = imu }
+    public func update(baro: BaroStatus) { inputHealth.baro = baro }
 
     /// The 1 Hz heartbeat: time passes, watchers get `STATUS`, batches commit.
     public func tick() async {
@@ -545,10 +556,15 @@ public actor SessionService {
         gps.grade = engine.signal.rawValue
         var imu = inputHealth.imu
         imu.rejected += engine.rejectedSamples
+        var baro = inputHealth.baro
+        let fused = engine.baroCounters
+        baro.samples = fused.samples
+        baro.rejected = fused.rejected
+        baro.levelShifts = fused.levelShifts
         let shown = engine.state == .idle ? nil : engine.stats.shifted(by: liveOffset)
         return StatusReply(time: clock.now() + (liveOffset ?? 0), state: engine.state.rawValue,
                            session: sessionID ?? (engine.state == .stopped ? lastSessionID : nil), stats: shown,
-                           gps: gps, imu: imu,
+                           gps: gps, imu: imu, baro: baro, altitudeSource: engine.altitudeSource.rawValue,
                            store: StoreStatus(health: storeHealthy ? "ok" : "error", pending: pending?.rowCount ?? 0,
                                               lastError: storeError),
                            lastTransition: lastTransition, units: config.units.rawValue,

@@ -6,7 +6,7 @@ import MoonRunnerCore
 /// end), one record per track point, then the summary messages (laps,
 /// session, activity), the order Garmin's "summary last" pattern allows.
 ///
-/// Record fields: timestamp (FIT epoch), position (semicircles), altitude
+/// Record fields: timestamp (FIT epoch), position (semicircles), altitude and enhanced_altitude (the fused altitude)
 /// (scale 5, offset 500), distance (scale 100, cumulative along the track),
 /// speed (scale 1000), cadence + fractional_cadence. FIT running cadence is
 /// per foot (strides/min): half the step rate, its fraction in 1/128 units,
@@ -88,6 +88,7 @@ public enum FITWriter {
             .init(number: 0, type: .sint32),        // position_lat
             .init(number: 1, type: .sint32),        // position_long
             .init(number: 2, type: .uint16),        // altitude, scale 5, offset 500
+            .init(number: 78, type: .uint32),       // enhanced_altitude, scale 5, offset 500
             .init(number: 5, type: .uint32),        // distance, scale 100
             .init(number: 6, type: .uint16),        // speed, scale 1000
             .init(number: 4, type: .uint8),         // cadence, rpm
@@ -193,6 +194,7 @@ public enum FITWriter {
         fit.sint32(FITProfile.semicircles(p.latitude))
         fit.sint32(FITProfile.semicircles(p.longitude))
         fit.uint16(FITProfile.scaled16(p.altitude, 5, offset: 500))
+        fit.uint32(FITProfile.scaled32(p.altitude, 5, offset: 500))
         fit.uint32(FITProfile.scaled32(distance, 100))
         fit.uint16(FITProfile.scaled16(max(0, p.speed), 1000))
         if hasCadence {

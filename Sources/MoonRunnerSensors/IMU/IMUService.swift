@@ -62,6 +62,9 @@ public final class IMUService: Sendable {
     public let batches: AsyncStream<IMUBatch>
     /// In replay mode, the emulated device (for fault injection and end-of-trace).
     public let emulator: MPU6050Emulator?
+    /// A replay recorded on the receiver's clock (stamped in UNIX time): it can
+    /// only start once the receiver's time is known (`EngineClock.receiverKnown`).
+    public let waitsForReceiver: Bool
     public let config: IMUServiceConfig
     public let driverConfig: MPU6050Config
 
@@ -70,15 +73,10 @@ public final class IMUService: Sendable {
     private let clock: IMUClock
     private let deviceLabel: String
     private let shared: Mutex<Shared>
-    private let exited = DispatchSemaphore(value: 0)
-    /// Signalled by `stop()`: what an idle thread (trace played out) blocks on.
-    private let stopSignal = DispatchSemaphore(value: 0)
+    private let thread = SensorThread()
 
     private struct Shared {
         var status: IMUServiceStatus
-        var stopRequested = false
-        var started = false
-        var finished = false
     }
 
     /// The daemon's entry point: a real bus or a replayed trace, on the engine clock.
@@ -95,19 +93,24 @@ public final class IMUService: Sendable {
             let hasGyro = reader.hasGyro
             let reopen: (@Sendable () throws -> any IMUSampleSource)? =
                 loop ? { @Sendable () throws -> any IMUSampleSource in try IMUTraceReader(path: path) } : nil
+            var peek = try IMUTraceReader(path: path)
+            let onReceiverClock = (try? peek.next())??.t ?? 0 > TracePlayback.absoluteAfter
             let emulator = MPU6050Emulator(clock: clock.now, source: reader, reopen: reopen,
                                            receiverOffset: clock.receiverOffset)
             let bus: any I2CBus = faults.isEmpty ? emulator : ScheduledFaultBus(device: emulator, plan: faults, clock: clock.now)
             self.init(bus: { () throws(I2CError) -> any I2CBus in bus },
                       address: emulator.address, gyroEnabled: hasGyro, config: config, clock: clock,
-                      source: spec.description, deviceLabel: "(emulated) replaying \(path)", emulator: emulator)
+                      source: spec.description, deviceLabel: "(emulated) replaying \(path)", emulator: emulator,
+                      waitsForReceiver: onReceiverClock)
         }
     }
 
     /// Any bus: `bus` is called (on the service thread) whenever the bus has to be opened.
     public init(bus: @escaping @Sendable () throws(I2CError) -> any I2CBus, address: UInt8 = 0x68,
                 gyroEnabled: Bool = true, config: IMUServiceConfig, clock: IMUClock,
-                source: String, deviceLabel: String = "", emulator: MPU6050Emulator? = nil) {
+                source: String, deviceLabel: String = "", emulator: MPU6050Emulator? = nil,
+                waitsForReceiver: Bool = false) {
+        self.waitsForReceiver = waitsForReceiver
         self.openBus = bus
         self.config = config
         self.clock = clock
@@ -126,33 +129,16 @@ public final class IMUService: Sendable {
 
     /// Starts the IMU thread (once).
     public func start() {
-        let first = shared.withLock { s -> Bool in
-            guard !s.started, !s.stopRequested else { return false }
-            s.started = true
-            s.status.running = true
-            return true
+        shared.withLock { $0.status.running = true }
+        if !thread.start(name: "moonrunner-imu", { [self] in self.run() }) {
+            shared.withLock { $0.status.running = false }
         }
-        guard first else { return }
-        let thread = Thread { [self] in self.run() }
-        thread.name = "moonrunner-imu"
-        thread.start()
     }
 
     /// Stops the thread and waits (at most `timeout` seconds) until it has exited; the
     /// batch stream then finishes.
     public func stop(timeout: Double = 5) {
-        let wait = shared.withLock { s -> Bool in
-            s.stopRequested = true
-            return s.started && !s.finished
-        }
-        stopSignal.signal()
-        if wait {
-            if exited.wait(timeout: .now() + timeout) == .success {
-                exited.signal()   // let any other caller of stop() through as well
-            }
-        } else {
-            continuation.finish()
-        }
+        if !thread.stop(timeout: timeout) { continuation.finish() }
     }
 
     // MARK: - Observation
@@ -163,7 +149,7 @@ public final class IMUService: Sendable {
 
     // MARK: - The thread
 
-    private var stopRequested: Bool { shared.withLock { $0.stopRequested } }
+    private var stopRequested: Bool { thread.stopRequested }
 
     private func update(_ body: (inout IMUServiceStatus) -> Void) {
         shared.withLock { body(&$0.status) }
@@ -178,12 +164,7 @@ public final class IMUService: Sendable {
 
     /// Sleeps `seconds` of engine time in poll-sized steps, so `stop()` is honoured promptly.
     private func pause(_ seconds: Double) {
-        let deadline = clock.now() + seconds
-        while !stopRequested {
-            let remaining = deadline - clock.now()
-            if remaining <= 0 { return }
-            clock.sleep(min(remaining, config.pollInterval))
-        }
+        thread.pause(seconds, clock: clock, step: config.pollInterval)
     }
 
     private func run() {
@@ -229,7 +210,7 @@ public final class IMUService: Sendable {
             if ended {
                 // The trace is played out and the device asleep: nothing can happen until
                 // stop(), so block on it rather than waking every poll interval.
-                stopSignal.wait()
+                thread.waitForStop()
                 continue
             }
             if driver == nil {
@@ -338,11 +319,8 @@ public final class IMUService: Sendable {
         }
 
         driver?.sleepDevice()
-        shared.withLock { s in
-            s.finished = true
-            s.status.running = false
-        }
+        shared.withLock { $0.status.running = false }
         continuation.finish()
-        exited.signal()
+        thread.finish()
     }
 }

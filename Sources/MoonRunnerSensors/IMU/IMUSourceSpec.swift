@@ -34,64 +34,16 @@ public enum IMUSourceSpec: Sendable, Equatable, CustomStringConvertible {
 
     /// Parses a spec string; the error says what is wrong with which part.
     public static func parse(_ text: String) throws(IMUSourceSpecError) -> IMUSourceSpec {
-        let spec = text.trimmingWhitespace()
-        if spec.hasPrefix("i2c:") {
-            let rest = String(spec.dropFirst(4))
-            var path = rest
-            var address = defaultAddress
-            if let at = rest.lastIndex(of: "@") {
-                path = String(rest[..<at])
-                let a = String(rest[rest.index(after: at)...])
-                guard let value = parseInteger(a), (0x03...0x77).contains(value) else {
-                    throw IMUSourceSpecError(spec: text, reason: "'\(a)' is not a 7-bit I2C address (0x03…0x77, e.g. 0x68)")
-                }
-                address = UInt8(value)
+        do throws(SourceSpecGrammar.Failure) {
+            switch try SourceSpecGrammar.parse(text, defaultAddress: defaultAddress, example: "0x68") {
+            case let .i2c(path, address): return .i2c(path: path, address: address)
+            case let .replay(r): return .replay(path: r.path, speed: r.speed, loop: r.loop, faults: r.faults)
+            case nil:
+                throw SourceSpecGrammar.Failure("expected 'i2c:/dev/i2c-N@0x68' or 'replay:FILE[,speed=N][,loop]'")
             }
-            guard path.hasPrefix("/") else {
-                throw IMUSourceSpecError(spec: text, reason: "expected a device path such as /dev/i2c-1")
-            }
-            return .i2c(path: path, address: address)
+        } catch {
+            throw IMUSourceSpecError(spec: text, reason: error.reason)
         }
-        if spec.hasPrefix("replay:") {
-            var parts = String(spec.dropFirst(7)).split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-            var speed = 1.0
-            var loop = false
-            var faults: [ScheduledFault] = []
-            // Options are recognised from the end, so a file name may itself contain commas.
-            while parts.count > 1, let last = parts.last {
-                let option = last.trimmingWhitespace()
-                if option == "loop" {
-                    loop = true
-                } else if option.hasPrefix("fault=") {
-                    guard let f = ScheduledFault.parse(String(option.dropFirst(6))) else {
-                        throw IMUSourceSpecError(spec: text, reason: "'\(option)' must be fault=KIND@START[+SECONDS] with KIND one of "
-                                                 + ScheduledFault.Kind.allCases.map(\.rawValue).joined(separator: ", "))
-                    }
-                    faults.insert(f, at: 0)
-                } else if option.hasPrefix("speed=") {
-                    let v = String(option.dropFirst(6))
-                    guard let s = Double(v), s.isFinite, s > 0 else {
-                        throw IMUSourceSpecError(spec: text, reason: "speed '\(v)' must be a positive number")
-                    }
-                    speed = s
-                } else {
-                    break
-                }
-                parts.removeLast()
-            }
-            let path = parts.joined(separator: ",")
-            guard !path.isEmpty else {
-                throw IMUSourceSpecError(spec: text, reason: "missing trace file after 'replay:'")
-            }
-            return .replay(path: path, speed: speed, loop: loop, faults: faults)
-        }
-        throw IMUSourceSpecError(spec: text, reason: "expected 'i2c:/dev/i2c-N@0x68' or 'replay:FILE[,speed=N][,loop]'")
-    }
-
-    private static func parseInteger(_ s: String) -> Int? {
-        let t = s.lowercased()
-        if t.hasPrefix("0x") { return Int(t.dropFirst(2), radix: 16) }
-        return Int(t)
     }
 }
 
@@ -100,13 +52,4 @@ public struct IMUSourceSpecError: Error, Equatable, Sendable, CustomStringConver
     public var spec: String
     public var reason: String
     public var description: String { "invalid IMU source '\(spec)': \(reason)" }
-}
-
-extension String {
-    fileprivate func trimmingWhitespace() -> String {
-        var s = Substring(self)
-        while let f = s.first, f.isWhitespace { s.removeFirst() }
-        while let l = s.last, l.isWhitespace { s.removeLast() }
-        return String(s)
-    }
 }

@@ -474,3 +474,12 @@ struct EmulatorState {
         regs[Int(MPU6050Register.intStatus)] |= MPU6050Bits.intFIFOOverflow
     }
 }
+
+extension MPU6050Emulator: FaultInjectableDevice {
+    var identityRegister: UInt8 { MPU6050Register.whoAmI }
+
+    /// A stuck FIFO: FIFO_COUNT reads 0 whatever the FIFO holds.
+    func setDataStuck(_ stuck: Bool) {
+        stickFIFOCount(at: stuck ? 0 : nil)
+    }
+}

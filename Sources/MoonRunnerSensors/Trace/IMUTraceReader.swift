@@ -2,23 +2,8 @@ import CZlib
 import Foundation
 import MoonRunnerCore
 
-/// A problem with an IMU trace file; names the file and, for row errors, the 1-based line.
-public struct IMUTraceError: Error, CustomStringConvertible, Sendable, Equatable {
-    public var path: String
-    /// 1-based line number, or 0 when the problem is not tied to a line (open, read).
-    public var line: Int
-    public var message: String
-
-    public init(path: String, line: Int, message: String) {
-        self.path = path
-        self.line = line
-        self.message = message
-    }
-
-    public var description: String {
-        line > 0 ? "\(path):\(line): \(message)" : "\(path): \(message)"
-    }
-}
+/// IMU trace errors are trace-file errors (file, line, what was expected).
+public typealias IMUTraceError = TraceFileError
 
 /// Streaming reader for the IMU CSV trace format (design.md "Trace formats").
 ///

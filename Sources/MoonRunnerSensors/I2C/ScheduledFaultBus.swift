@@ -2,18 +2,22 @@ import Synchronization
 
 /// A fault planned in a replay: what goes wrong, from when (seconds after the
 /// emulated device was first addressed), for how long. Lets tests and demos
-/// break the emulated IMU inside a running daemon, where no test can reach.
+/// break an emulated sensor (IMU or barometer) inside a running daemon, where
+/// no test can reach.
 public struct ScheduledFault: Sendable, Equatable, CustomStringConvertible {
     public enum Kind: String, Sendable, CaseIterable {
         /// Every transfer fails with EIO.
         case eio
         /// The device does not acknowledge (unplugged).
         case nack
-        /// WHO_AM_I answers a foreign value.
+        /// The identity register (WHO_AM_I, CHIP_ID) answers a foreign value.
         case whoami
-        /// FIFO_COUNT freezes at 0.
+        /// The same, by the barometers' name for that register.
+        case chipid
+        /// The data freezes: the IMU's FIFO_COUNT stays at 0, a barometer's
+        /// readings repeat bit for bit.
         case stuck
-        /// The FIFO overflows once (instantaneous).
+        /// The IMU's FIFO overflows once (instantaneous).
         case overflow
     }
 
@@ -45,9 +49,21 @@ public struct ScheduledFault: Sendable, Equatable, CustomStringConvertible {
     func isActive(at t: Double) -> Bool { t >= start && t < start + duration }
 }
 
-/// Wraps the emulator and applies a fault plan on its clock.
-final class ScheduledFaultBus: I2CBus {
-    private let device: MPU6050Emulator
+/// An emulated device whose faults a replay can schedule.
+protocol FaultInjectableDevice: I2CBus {
+    /// The address it answers at.
+    var address: UInt8 { get }
+    /// The register that names the chip (WHO_AM_I, CHIP_ID).
+    var identityRegister: UInt8 { get }
+    /// Freezes the device's data (true) or lets it flow again (false).
+    func setDataStuck(_ stuck: Bool)
+    /// Loses data as if the host had stalled; nothing where the device has no FIFO.
+    func forceOverflow()
+}
+
+/// Wraps an emulated device and applies a fault plan on its clock.
+final class ScheduledFaultBus<Device: FaultInjectableDevice>: I2CBus {
+    private let device: Device
     private let plan: [ScheduledFault]
     private let now: @Sendable () -> Double
     private let state = Mutex(FaultState())
@@ -58,14 +74,14 @@ final class ScheduledFaultBus: I2CBus {
         var stuckApplied = false
     }
 
-    init(device: MPU6050Emulator, plan: [ScheduledFault], clock now: @escaping @Sendable () -> Double) {
+    init(device: Device, plan: [ScheduledFault], clock now: @escaping @Sendable () -> Double) {
         self.device = device
         self.plan = plan
         self.now = now
     }
 
     /// Applies the plan for this instant; throws the transfer's fault, if any.
-    private func gate(readingWhoAmI: Bool = false) throws(I2CError) -> UInt8? {
+    private func gate(readingIdentity: Bool = false) throws(I2CError) -> UInt8? {
         let t = now()
         let (elapsed, overflow, stuck) = state.withLock { s -> (Double, Bool, Bool?) in
             let origin = s.origin ?? t
@@ -85,12 +101,12 @@ final class ScheduledFaultBus: I2CBus {
             return (e, overflow, change)
         }
         if overflow { device.forceOverflow() }
-        if let stuck { device.stickFIFOCount(at: stuck ? 0 : nil) }
+        if let stuck { device.setDataStuck(stuck) }
         for f in plan where f.isActive(at: elapsed) {
             switch f.kind {
             case .eio: throw .eio
             case .nack: throw .nack(address: device.address)
-            case .whoami where readingWhoAmI: return 0x42
+            case .whoami where readingIdentity, .chipid where readingIdentity: return 0x42
             default: continue
             }
         }
@@ -102,7 +118,7 @@ final class ScheduledFaultBus: I2CBus {
     }
 
     func readRegisters(_ register: UInt8, into buffer: UnsafeMutableRawBufferPointer) throws(I2CError) {
-        let fake = try gate(readingWhoAmI: register == MPU6050Register.whoAmI)
+        let fake = try gate(readingIdentity: register == device.identityRegister)
         try device.readRegisters(register, into: buffer)
         if let fake, !buffer.isEmpty { buffer[0] = fake }
     }

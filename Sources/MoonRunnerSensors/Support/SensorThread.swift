@@ -1,0 +1,76 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// The life of a sensor service's thread (IMU, barometer): started once, asked
+/// to stop from any thread, waited for with a time limit, and able to sleep in
+/// engine time without missing the stop.
+final class SensorThread: Sendable {
+    private struct Flags {
+        var started = false
+        var stopRequested = false
+        var finished = false
+    }
+
+    private let flags = Mutex(Flags())
+    private let exited = DispatchSemaphore(value: 0)
+    /// Signalled by `stop()`: what an idle thread (trace played out) blocks on.
+    private let stopSignal = DispatchSemaphore(value: 0)
+
+    init() {}
+
+    var stopRequested: Bool { flags.withLock { $0.stopRequested } }
+
+    /// Runs `body` on a new thread named `name`, once; false when it was already
+    /// started or stopped before it could start.
+    func start(name: String, _ body: @escaping @Sendable () -> Void) -> Bool {
+        let first = flags.withLock { f -> Bool in
+            guard !f.started, !f.stopRequested else { return false }
+            f.started = true
+            return true
+        }
+        guard first else { return false }
+        let thread = Thread(block: body)
+        thread.name = name
+        thread.start()
+        return true
+    }
+
+    /// Asks the thread to stop and waits (at most `timeout` seconds) until it has
+    /// called `finish()`. Returns false when there is no thread to wait for (never
+    /// started, or already finished): the caller then closes what the thread would have.
+    @discardableResult
+    func stop(timeout: Double) -> Bool {
+        let wait = flags.withLock { f -> Bool in
+            f.stopRequested = true
+            return f.started && !f.finished
+        }
+        stopSignal.signal()
+        guard wait else { return false }
+        if exited.wait(timeout: .now() + timeout) == .success {
+            exited.signal()   // let any other caller of stop() through as well
+        }
+        return true
+    }
+
+    /// For the thread: blocks until `stop()` (nothing can happen before it).
+    func waitForStop() {
+        stopSignal.wait()
+    }
+
+    /// Sleeps `seconds` of `clock` time in steps of at most `step`, so `stop()` is honoured promptly.
+    func pause(_ seconds: Double, clock: IMUClock, step: Double) {
+        let deadline = clock.now() + seconds
+        while !stopRequested {
+            let remaining = deadline - clock.now()
+            if remaining <= 0 { return }
+            clock.sleep(min(remaining, step))
+        }
+    }
+
+    /// For the thread, as its last act.
+    func finish() {
+        flags.withLock { $0.finished = true }
+        exited.signal()
+    }
+}

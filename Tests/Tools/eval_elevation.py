@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""Elevation accuracy on the simulated runs (issue 12).
+
+Runs `moonrunner analyze --gps X.gpsd.json [--baro X.baro.csv.gz] --json --track`
+over every scenario in DATA/gps/sim, with the barometer trace of the same
+scenario (DATA/baro) and without it, and scores against the scenario's truth:
+
+  * elevation gain against `true_elevation_gain_m`, loss against the sum of
+    the descents of `positions.alt_msl` (the gain is the sum of its climbs);
+  * with the barometer, the absolute altitude: the median |altitude - truth|
+    of the track points after the first 2 minutes (truth interpolated at each
+    point's fix time on `t0_utc + t_s`).
+
+Targets (issue 12):
+  with barometer   gain and loss within 10 % or 3 m of the truth, whichever is
+                   larger; d_stationary at most 1 m; median altitude error <= 5 m
+  GPS only         hilly (c_trail) gain within 10 %; flat scenarios gain within
+                   15 m of the truth
+
+    python3 Tests/Tools/eval_elevation.py --bin .build/debug/moonrunner --data ../shared/data [--check]
+
+With --check the exit status is 1 when a target is missed, except the ones
+listed in OPEN (targets the issue still has open, printed as MISSED (open)
+on every run so they are never forgotten). When the data folder is absent the
+script says SKIP loudly and exits 0 (the data is not part of the repository).
+"""
+import argparse
+import bisect
+import datetime
+import json
+import os
+import subprocess
+import sys
+
+SCENARIOS = ["a_track", "b_urban", "c_trail", "d_stationary", "e_intervals"]
+HILLY = {"c_trail"}
+STILL = {"d_stationary"}
+# Targets missed today and left open in the issue (scenario, case).
+OPEN = {("b_urban", "gps")}
+
+
+def utc(text):
+    return datetime.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+
+def truth_of(path):
+    with open(path) as f:
+        d = json.load(f)
+    alts = d["positions"]["alt_msl"]
+    loss = sum(max(0.0, a - b) for a, b in zip(alts, alts[1:]))
+    t0 = utc(d.get("t0_utc") or d["first_fix_utc"])
+    times = [t0 + t for t in d["positions"]["t_s"]]
+    return d["true_elevation_gain_m"], loss, times, alts
+
+
+def analyze(binary, gps, baro):
+    cmd = [binary, "analyze", "--gps", gps, "--json", "--track"] + (["--baro", baro] if baro else [])
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    if res.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed ({res.returncode}): {res.stderr.strip()}")
+    return json.loads(res.stdout)
+
+
+def median_altitude_error(track, times, alts, skip=120.0):
+    if not track:
+        return float("nan")
+    start = track[0].get("fix_time", track[0]["time"])
+    errors = []
+    for p in track:
+        t = p.get("fix_time", p["time"])
+        if t - start < skip or "alt" not in p:
+            continue
+        i = bisect.bisect_left(times, t)
+        if i <= 0 or i >= len(times):
+            continue
+        w = (t - times[i - 1]) / (times[i] - times[i - 1])
+        errors.append(abs(p["alt"] - (alts[i - 1] + w * (alts[i] - alts[i - 1]))))
+    errors.sort()
+    return errors[len(errors) // 2] if errors else float("nan")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bin", required=True, help="path to the moonrunner executable")
+    ap.add_argument("--data", default="../shared/data", help="the data folder (holding gps/sim and baro)")
+    ap.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
+    args = ap.parse_args()
+
+    sim = os.path.join(args.data, "gps", "sim")
+    baro_dir = os.path.join(args.data, "baro")
+    if not (os.path.isdir(sim) and os.path.isdir(baro_dir)):
+        print("#" * 72)
+        print(f"# SKIP eval_elevation: {sim} or {baro_dir} not found")
+        print("#      (the recordings are not in the repository)")
+        print("#" * 72)
+        return 0
+    if not os.access(args.bin, os.X_OK):
+        print(f"eval_elevation: {args.bin} is not an executable", file=sys.stderr)
+        return 2
+
+    failures, open_misses = [], []
+    print(f"{'scenario':<13} {'source':<6} {'gain':>7} {'truth':>7} {'loss':>7} {'truth':>7} {'alt err':>8}  verdict")
+    for name in SCENARIOS:
+        gain_t, loss_t, times, alts = truth_of(os.path.join(sim, f"{name}.truth.json"))
+        gps = os.path.join(sim, f"{name}.gpsd.json")
+        for case, baro in (("baro", os.path.join(baro_dir, f"{name}.baro.csv.gz")), ("gps", None)):
+            r = analyze(args.bin, gps, baro)
+            gain, loss = r["elevation_gain_m"], r["elevation_loss_m"]
+            misses = []
+            alt_err = float("nan")
+            if case == "baro":
+                if r.get("altitude_source") != "barometric":
+                    misses.append(f"altitude source {r.get('altitude_source')}")
+                if name in STILL:
+                    if gain > 1 or loss > 1:
+                        misses.append("more than 1 m standing still")
+                else:
+                    for what, got, want in (("gain", gain, gain_t), ("loss", loss, loss_t)):
+                        if abs(got - want) > max(3.0, 0.1 * want):
+                            misses.append(f"{what} off by {got - want:+.1f} m (allowed {max(3.0, 0.1 * want):.1f})")
+                alt_err = median_altitude_error(r.get("track", []), times, alts)
+                if name not in STILL and not alt_err <= 5:
+                    misses.append(f"median altitude error {alt_err:.1f} m > 5")
+            else:
+                if name in HILLY:
+                    if abs(gain - gain_t) > 0.1 * gain_t:
+                        misses.append(f"gain off by {100 * (gain - gain_t) / gain_t:+.1f} % (allowed 10 %)")
+                elif abs(gain - gain_t) > 15:
+                    misses.append(f"gain off by {gain - gain_t:+.1f} m (allowed 15)")
+            if not misses:
+                verdict = "ok"
+            elif (name, case) in OPEN:
+                verdict = "MISSED (open): " + "; ".join(misses)
+                open_misses.append(f"{name}/{case}")
+            else:
+                verdict = "MISSED: " + "; ".join(misses)
+                failures.append(f"{name}/{case}: " + "; ".join(misses))
+            alt_text = f"{alt_err:8.1f}" if alt_err == alt_err else f"{'-':>8}"
+            print(f"{name:<13} {case:<6} {gain:7.1f} {gain_t:7.1f} {loss:7.1f} {loss_t:7.1f} {alt_text}  {verdict}")
+    if open_misses:
+        print(f"open targets still missed (issue 12): {', '.join(open_misses)}")
+    if failures:
+        print("targets missed:\n  " + "\n  ".join(failures))
+        return 1 if args.check else 0
+    print("all checked targets met")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
