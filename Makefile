@@ -6,12 +6,13 @@ DATA       ?= ../shared/data
 PREFIX     ?= /usr/local
 SPEED      ?= 10
 DEB_PKGS   := libgps-dev libi2c-dev libsystemd-dev zlib1g-dev pkg-config gpsd gpsd-clients python3 \
-              python3-pip gpsbabel librsvg2-bin systemd util-linux faketime
+              python3-pip gpsbabel librsvg2-bin systemd util-linux faketime \
+              espeak-ng sox alsa-utils
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEBUG_BIN   = .build/debug
 RELEASE_BIN = .build/release
 
-.PHONY: all deps build release run test unit-test accuracy bench soak install uninstall clean
+.PHONY: all deps build release run test unit-test accuracy bench soak announce-latency install uninstall clean
 
 all: build
 
@@ -77,25 +78,40 @@ soak: deps
 	MOONRUNNER_BIN=$(DEBUG_BIN) MOONRUNNER_DATA=$(DATA) MOONRUNNER_SOAK=1 $(SWIFT) test --skip-build \
 	  --filter 'StoreDurabilityTests|SocketFuzzTests' --no-parallel
 
-## Installs binaries (stripped), config, units and the service user (needs root).
+## The announcer's latency from event to first audio at 1x (about 7 minutes).
+announce-latency: deps
+	$(SWIFT) build --build-tests
+	MOONRUNNER_BIN=$(DEBUG_BIN) MOONRUNNER_DATA=$(DATA) MOONRUNNER_ANNOUNCE_LATENCY=1 $(SWIFT) test --skip-build \
+	  --filter AnnounceLatencyTests --no-parallel
+
+## Installs binaries (stripped), config, units and the service users (needs root).
 install: release
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)/etc/moonrunner $(DESTDIR)/etc/systemd/system \
 	  $(DESTDIR)$(PREFIX)/share/doc/moonrunner
-	install -s -m 0755 $(RELEASE_BIN)/moonrunnerd $(RELEASE_BIN)/moonrunner $(DESTDIR)$(PREFIX)/bin/
+	install -s -m 0755 $(RELEASE_BIN)/moonrunnerd $(RELEASE_BIN)/moonrunner $(RELEASE_BIN)/moonrunner-announce \
+	  $(DESTDIR)$(PREFIX)/bin/
 	[ -f $(DESTDIR)/etc/moonrunner/moonrunner.yaml ] || install -m 0644 config/moonrunner.yaml $(DESTDIR)/etc/moonrunner/
-	install -m 0644 systemd/moonrunnerd.service systemd/moonrunnerd.socket $(DESTDIR)/etc/systemd/system/
+	[ -f $(DESTDIR)/etc/moonrunner/announce.yaml ] || install -m 0644 config/announce.yaml $(DESTDIR)/etc/moonrunner/
+	install -m 0644 systemd/moonrunnerd.service systemd/moonrunnerd.socket systemd/moonrunner-announce.service \
+	  $(DESTDIR)/etc/systemd/system/
 	install -m 0644 README.md $(DESTDIR)$(PREFIX)/share/doc/moonrunner/
 	getent group i2c >/dev/null || groupadd --system i2c
 	getent group moonrunner >/dev/null || groupadd --system moonrunner
 	id moonrunner >/dev/null 2>&1 || useradd --system --gid moonrunner --groups i2c \
 	  --home-dir /var/lib/moonrunner --no-create-home --shell /usr/sbin/nologin moonrunner
+	getent group audio >/dev/null || groupadd --system audio
+	getent group moonrunner-announce >/dev/null || groupadd --system moonrunner-announce
+	id moonrunner-announce >/dev/null 2>&1 || useradd --system --gid moonrunner-announce --groups audio,moonrunner \
+	  --home-dir /nonexistent --no-create-home --shell /usr/sbin/nologin moonrunner-announce
 	-systemctl daemon-reload 2>/dev/null
 	@echo "installed; enable with: systemctl enable --now moonrunnerd.socket moonrunnerd.service"
+	@echo "voice announcements: systemctl enable --now moonrunner-announce.service"
 
 uninstall:
-	-systemctl disable --now moonrunnerd.service moonrunnerd.socket 2>/dev/null
-	rm -f $(DESTDIR)$(PREFIX)/bin/moonrunnerd $(DESTDIR)$(PREFIX)/bin/moonrunner \
-	  $(DESTDIR)/etc/systemd/system/moonrunnerd.service $(DESTDIR)/etc/systemd/system/moonrunnerd.socket
+	-systemctl disable --now moonrunner-announce.service moonrunnerd.service moonrunnerd.socket 2>/dev/null
+	rm -f $(DESTDIR)$(PREFIX)/bin/moonrunnerd $(DESTDIR)$(PREFIX)/bin/moonrunner $(DESTDIR)$(PREFIX)/bin/moonrunner-announce \
+	  $(DESTDIR)/etc/systemd/system/moonrunnerd.service $(DESTDIR)/etc/systemd/system/moonrunnerd.socket \
+	  $(DESTDIR)/etc/systemd/system/moonrunner-announce.service
 
 clean:
 	rm -rf .build

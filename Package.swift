@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "moonrunnerd", targets: ["moonrunnerd"]),
         .executable(name: "moonrunner", targets: ["moonrunner"]),
         .executable(name: "moonrunner-bench", targets: ["moonrunner-bench"]),
+        .executable(name: "moonrunner-announce", targets: ["moonrunner-announce"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -36,6 +37,11 @@ let package = Package(
         .target(name: "MoonRunnerExport", dependencies: ["MoonRunnerCore"]),
         // Socket protocol request/response types shared by daemon and CLI.
         .target(name: "MoonRunnerProtocol", dependencies: ["MoonRunnerCore"]),
+        // A blocking client of the control socket (the CLI, the announcer).
+        .target(name: "MoonRunnerClient", dependencies: ["MoonRunnerProtocol"]),
+        // What the announcer says and when: phrase tables per language, number
+        // wording, staleness; pure, no sockets, no sound.
+        .target(name: "MoonRunnerAnnounce", dependencies: ["MoonRunnerCore", "MoonRunnerProtocol"]),
         // Daemon shell: config, wiring, control server, lifecycle.
         .target(name: "MoonRunnerDaemon", dependencies: [
             "MoonRunnerCore", "MoonRunnerSensors", "MoonRunnerStore", "MoonRunnerExport",
@@ -47,12 +53,18 @@ let package = Package(
             .product(name: "Yams", package: "Yams"),
         ]),
         .executableTarget(name: "moonrunnerd", dependencies: [
-            "MoonRunnerDaemon",
+            "MoonRunnerDaemon", "MoonRunnerCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "moonrunner", dependencies: [
-            "MoonRunnerCore", "MoonRunnerSensors", "MoonRunnerProtocol", "MoonRunnerExport",
+            "MoonRunnerCore", "MoonRunnerSensors", "MoonRunnerProtocol", "MoonRunnerExport", "MoonRunnerClient",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        // The announcer: a watcher of the control socket that speaks through espeak-ng and ALSA.
+        .executableTarget(name: "moonrunner-announce", dependencies: [
+            "MoonRunnerAnnounce", "MoonRunnerClient", "MoonRunnerProtocol", "MoonRunnerCore",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Yams", package: "Yams"),
         ]),
         .executableTarget(name: "moonrunner-bench", dependencies: ["MoonRunnerCore", "MoonRunnerSensors"]),
 
@@ -64,6 +76,9 @@ let package = Package(
         .testTarget(name: "MoonRunnerExportTests", dependencies: ["MoonRunnerExport", "MoonRunnerTestSupport"]),
         .testTarget(name: "MoonRunnerProtocolTests", dependencies: ["MoonRunnerProtocol"]),
         .testTarget(name: "MoonRunnerDaemonTests", dependencies: ["MoonRunnerDaemon"]),
+        .testTarget(name: "MoonRunnerAnnounceTests", dependencies: [
+            "MoonRunnerAnnounce", "MoonRunnerTestSupport", .product(name: "Yams", package: "Yams"),
+        ]),
         .testTarget(name: "EndToEndTests", dependencies: ["MoonRunnerCore", "MoonRunnerProtocol", "MoonRunnerStore", "MoonRunnerSensors", "MoonRunnerTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -203,13 +203,17 @@ public struct StatusReply: Codable, Sendable, Equatable {
     @NullCoded public var home: HomeReply?
     /// The point the session heads for (`?START={"to":[lat,lon]}`), null when none.
     @NullCoded public var destination: DestinationReply?
+    /// True while announcers are asked to keep silent (`?ANNOUNCE={"quiet":true};`);
+    /// always sent since protocol 1.1, absent from a 1.0 daemon.
+    public var quiet: Bool?
     public var id: JSONValue?
 
     public init(time: Double, state: String, session: Int64?, stats: SessionStats?, gps: GPSStatus,
                 imu: IMUStatus, baro: BaroStatus = .none, altitudeSource: String = "gps", store: StoreStatus,
                 lastTransition: TransitionInfo?, units: String,
                 caloriesKcal: Double = 0, nextBadge: NextBadge? = nil, course: CourseStatusReply? = nil,
-                home: HomeReply? = nil, destination: DestinationReply? = nil, id: JSONValue? = nil) {
+                home: HomeReply? = nil, destination: DestinationReply? = nil, quiet: Bool = false,
+                id: JSONValue? = nil) {
         self.time = time
         self.state = state
         self.session = session
@@ -239,10 +243,12 @@ public struct StatusReply: Codable, Sendable, Equatable {
         self.course = course
         self.home = home
         self.destination = destination
+        self.quiet = quiet
         self.id = id
     }
 
     enum CodingKeys: String, CodingKey {
+        case quiet
         case caloriesKcal = "calories_kcal", nextBadge = "next_badge"
         case cls = "class", time, state, session, activity, elapsedS = "elapsed_s", movingS = "moving_s",
              distanceM = "distance_m", speedMps = "speed_mps", paceSPerKm = "pace_s_per_km",
@@ -265,8 +271,10 @@ public struct EventReply: Codable, Sendable, Equatable {
     public var cause: String
     public var state: String
     @NullCoded public var detail: String?
+    /// The figures of a `split` event as `SESSION` will list them (null for other events).
+    @NullCoded public var split: SplitInfo?
 
-    public init(session: Int64?, event: SessionEvent) {
+    public init(session: Int64?, event: SessionEvent, split: Split? = nil) {
         self.session = session
         self.event = event.kind.rawValue
         time = event.time
@@ -274,10 +282,11 @@ public struct EventReply: Codable, Sendable, Equatable {
         cause = event.cause
         state = event.state.rawValue
         detail = event.detail
+        self.split = split.map(SplitInfo.init)
     }
 
     enum CodingKeys: String, CodingKey {
-        case cls = "class", session, event, time, detectedAt = "detected_at", cause, state, detail
+        case cls = "class", session, event, time, detectedAt = "detected_at", cause, state, detail, split
     }
 }
 

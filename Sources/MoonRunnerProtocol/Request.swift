@@ -36,6 +36,8 @@ public struct Request: Sendable, Equatable {
         /// Announces an upload: `chunks` `?COURSE_DATA` lines follow with `bytes` bytes in all.
         case courseAdd(CourseUploadHeader)
         case courseData(seq: Int, data: String)
+        /// Silences (or lets speak again) every announcer watching this daemon.
+        case announce(quiet: Bool)
 
         /// The request name as written on the wire.
         public var name: String {
@@ -59,13 +61,14 @@ public struct Request: Sendable, Equatable {
             case .courseDelete: "COURSE_DELETE"
             case .courseAdd: "COURSE_ADD"
             case .courseData: "COURSE_DATA"
+            case .announce: "ANNOUNCE"
             }
         }
 
         /// Commands that change state need a privileged peer.
         public var changesState: Bool {
             switch self {
-            case .start, .pause, .resume, .lap, .stop, .delete, .courseAdd, .courseData, .courseDelete: true
+            case .start, .pause, .resume, .lap, .stop, .delete, .courseAdd, .courseData, .courseDelete, .announce: true
             default: false
             }
         }
@@ -76,6 +79,7 @@ public struct Request: Sendable, Equatable {
         var params: [String: JSONValue] = [:]
         switch command {
         case let .watch(enable): params["enable"] = .bool(enable)
+        case let .announce(quiet): params["quiet"] = .bool(quiet)
         case let .start(activity, course, destination):
             if let a = activity { params["activity"] = .string(a) }
             if let c = course { params["course"] = .number(Double(c)) }

@@ -7,7 +7,7 @@ import MoonRunnerCore
 public enum RequestParser {
     public static let knownCommands = ["VERSION", "STATUS", "WATCH", "START", "PAUSE", "RESUME", "LAP", "STOP",
                                        "SESSIONS", "SESSION", "EXPORT", "BADGES", "DELETE", "CONFIG",
-                                       "COURSES", "COURSE", "COURSE_DELETE", "COURSE_ADD", "COURSE_DATA"]
+                                       "COURSES", "COURSE", "COURSE_DELETE", "COURSE_ADD", "COURSE_DATA", "ANNOUNCE"]
 
     /// Formats `?EXPORT` accepts (the writers of MoonRunnerExport).
     public static let exportFormats = ["gpx", "tcx", "fit", "geojson", "csv", "svg"]
@@ -19,7 +19,7 @@ public enum RequestParser {
     static let parameters: [String: [String]] = [
         "WATCH": ["enable"], "START": ["activity", "course", "to"], "SESSIONS": ["limit", "before"],
         "EXPORT": ["format"], "COURSE_ADD": ["name", "format", "encoding", "bytes", "chunks"],
-        "COURSE_DATA": ["seq", "data"],
+        "COURSE_DATA": ["seq", "data"], "ANNOUNCE": ["quiet"],
     ]
 
     /// Formats a course may be uploaded in.
@@ -153,6 +153,11 @@ public enum RequestParser {
                 throw bad("?COURSE_DATA needs \"data\": a piece of the file, e.g. ?COURSE_DATA={\"seq\":0,\"data\":\"...\"};")
             }
             return .courseData(seq: Int(seq), data: data)
+        case "ANNOUNCE":
+            guard case let .bool(q)? = p["quiet"] else {
+                throw bad("?ANNOUNCE needs \"quiet\": true or false, e.g. ?ANNOUNCE={\"quiet\":true};")
+            }
+            return .announce(quiet: q)
         default:
             throw RequestError(.unknownCommand, "unknown request ?\(name);", id: id)
         }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MoonRunnerClient
 import MoonRunnerCore
 import MoonRunnerProtocol
 

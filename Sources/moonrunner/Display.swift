@@ -23,6 +23,7 @@ enum Display {
         lines += navigation(s, units: units)
         lines.append("GPS       \(s.gps.health) (signal \(s.gps.grade))   IMU \(s.imu.health)   "
             + "barometer \(s.baro.health)   store \(s.store.health)")
+        if s.quiet == true { lines.append("Voice     muted (moonrunner announce --unmute)") }
         return lines.joined(separator: "\n")
     }
 

@@ -58,7 +58,7 @@ struct Moonrunner: ParsableCommand {
 
             Shell completion: moonrunner --generate-completion-script bash|zsh|fish.
             """,
-        subcommands: [Status.self, Watch.self, Start.self, Pause.self, Resume.self, Lap.self, Stop.self,
+        subcommands: [Status.self, Watch.self, Start.self, Pause.self, Resume.self, Lap.self, Stop.self, Announce.self,
                       Sessions.self, Show.self, Export.self, Badges.self, Delete.self, CourseCommand.self, Config.self,
                       Version.self, Analyze.self, StepSweep.self]
     )

@@ -71,3 +71,22 @@ struct Stop: ParsableCommand {
     @OptionGroup var options: ClientOptions
     func run() throws { try options.printStatus(try options.call(.stop)) }
 }
+
+struct Announce: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Mute or unmute every announcer for a group run (?ANNOUNCE); without a flag, say which it is.")
+    @OptionGroup var options: ClientOptions
+    @Flag(help: "Ask every announcer to keep silent.") var mute = false
+    @Flag(help: "Let the announcers speak again.") var unmute = false
+
+    func validate() throws {
+        if mute && unmute { throw ValidationError("give --mute or --unmute, not both") }
+    }
+
+    func run() throws {
+        let reply = try options.call(mute || unmute ? .announce(quiet: mute) : .status)
+        if options.json { out(reply); return }
+        let s = try options.decode(StatusReply.self, reply)
+        out(s.quiet == true ? "announcements muted" : "announcements on")
+    }
+}

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MoonRunnerCore
 import Logging
 import MoonRunnerDaemon
 

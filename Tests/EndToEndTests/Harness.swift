@@ -18,6 +18,7 @@ enum Paths {
 
     static var daemon: String { bin.appendingPathComponent("moonrunnerd").path }
     static var cli: String { bin.appendingPathComponent("moonrunner").path }
+    static var announcer: String { bin.appendingPathComponent("moonrunner-announce").path }
     static var demo: URL { root.appendingPathComponent("Tests/Fixtures/demo") }
 
     /// The shared labelled data (MOONRUNNER_DATA, default ../shared/data).
@@ -39,6 +40,16 @@ enum Paths {
 struct HarnessError: Error, CustomStringConvertible {
     var description: String
     init(_ d: String) { description = d }
+}
+
+/// `systemd-analyze security --offline=true`'s overall exposure of a unit file.
+func exposure(of unit: URL) throws -> Double {
+    let security = try run("/usr/bin/systemd-analyze", ["security", "--offline=true", unit.path], timeout: 60)
+    let line = security.out.split(separator: "\n").first { $0.contains("Overall exposure level") } ?? ""
+    guard let score = line.split(separator: ":").last?.split(separator: " ").first.flatMap({ Double($0) }) else {
+        throw HarnessError("no exposure score in: \(security.out.suffix(300)) \(security.err)")
+    }
+    return score
 }
 
 /// A free loopback TCP port.

@@ -104,10 +104,7 @@ struct SystemdEndToEndTests {
     @Test("the unit verifies and its sandbox scores an exposure of 2.0 or less")
     func unitSecurity() throws {
         let unit = Paths.root.appendingPathComponent("systemd/moonrunnerd.service")
-        let security = try run("/usr/bin/systemd-analyze", ["security", "--offline=true", unit.path], timeout: 60)
-        let line = security.out.split(separator: "\n").first { $0.contains("Overall exposure level") } ?? ""
-        let score = line.split(separator: ":").last?.split(separator: " ").first.flatMap { Double($0) }
-        let value = try #require(score, "no score in: \(security.out.suffix(300)) \(security.err)")
+        let value = try exposure(of: unit)
         #expect(value <= 2.0, "exposure \(value)")
 
         // verify needs the binary at ExecStart: point a copy of the unit at the built one.

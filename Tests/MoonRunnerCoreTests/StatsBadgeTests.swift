@@ -91,4 +91,19 @@ struct StatsBadgeTests {
         #expect(board.newlyEarned(from: 990, to: 1_010).isEmpty)          // Moon already earned
         #expect(board.newlyEarned(from: 4_995, to: 5_005).map(\.name) == ["Venus"])
     }
+
+    @Test("silver and gold go to a later session 5 % and 10 % faster on a badge already earned")
+    func upgrades() {
+        let ladder = BadgeLadder.solarSystem
+        let first = BadgeSessionSummary(id: 1, distance: 3_500, moving: 1_200, startTime: 0)
+        let slower = BadgeSessionSummary(id: 2, distance: 1_500, moving: 600, startTime: 10)
+        #expect(BadgeBoard.upgrades(by: slower, after: [first], ladder: ladder).isEmpty)
+        let silver = BadgeSessionSummary(id: 3, distance: 1_100, moving: 1_100 / (3_500 / 1_200.0) / 1.06, startTime: 20)
+        let s = BadgeBoard.upgrades(by: silver, after: [first, slower], ladder: ladder)
+        #expect(s.map(\.badge.name) == ["Moon"] && s.map(\.tier) == [.silver])
+        let gold = BadgeSessionSummary(id: 4, distance: 3_100, moving: 3_100 / (3_500 / 1_200.0) / 1.2, startTime: 30)
+        let g = BadgeBoard.upgrades(by: gold, after: [first, slower, silver], ladder: ladder)
+        #expect(g.map(\.badge.name) == ["Moon", "Mercury"] && g.map(\.tier) == [.gold, .gold])
+        #expect(BadgeBoard.upgrades(by: gold, after: [], ladder: ladder).isEmpty, "the first session earns, nothing more")
+    }
 }

@@ -24,12 +24,24 @@ public enum SessionEventKind: String, Sendable, Codable, CaseIterable {
     /// Navigation (courses and destinations): moments of the run, not changes of state.
     case offCourse = "off_course", onCourse = "on_course", courseToGo = "course_to_go",
          courseFinished = "course_finished", arrived
+    /// A whole km (or mile, per the configured units) was completed; detail: its number.
+    case split
+    /// No position fix for 5 s during a session, and the first fix after that.
+    case gpsLost = "gps_lost", gpsRegained = "gps_regained"
 
     /// True for the navigation events, which say where the wearer is, not what the session does.
     public var isNavigation: Bool {
         switch self {
         case .offCourse, .onCourse, .courseToGo, .courseFinished, .arrived: true
         default: false
+        }
+    }
+
+    /// False for the moments worth telling that do not change the session's state.
+    public var isTransition: Bool {
+        switch self {
+        case .lap, .badge, .split, .gpsLost, .gpsRegained: false
+        default: !isNavigation
         }
     }
 }

@@ -98,6 +98,20 @@ public struct BadgeBoard: Sendable, Equatable {
     /// The status of one badge by id.
     public func status(id: String) -> BadgeStatus? { statuses.first { $0.badge.id == id } }
 
+    /// The better tiers `finished` reaches on badges that earlier sessions
+    /// earned: gold where it is the first 10 % faster, else silver where it is
+    /// the first 5 % faster (earning is told live, when the distance is passed).
+    public static func upgrades(by finished: BadgeSessionSummary, after earlier: [BadgeSessionSummary],
+                                ladder: BadgeLadder = .solarSystem) -> [(badge: Badge, tier: BadgeTier)] {
+        let before = BadgeBoard(ladder: ladder, sessions: earlier)
+        let after = BadgeBoard(ladder: ladder, sessions: earlier + [finished])
+        return zip(before.statuses, after.statuses).compactMap { old, new in
+            if new.gold?.id == finished.id && old.gold == nil { return (new.badge, .gold) }
+            if new.silver?.id == finished.id && old.silver == nil { return (new.badge, .silver) }
+            return nil
+        }
+    }
+
     /// Badges a live session at `current` metres has just passed (coming
     /// from `previous`) that no recorded session had earned: the moments
     /// worth an EVENT.

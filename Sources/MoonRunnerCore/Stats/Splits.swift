@@ -21,6 +21,20 @@ public struct Split: Sendable, Equatable, Codable {
     /// Altitude at the end minus altitude at the start, metres; NaN when unknown.
     public var elevationChange: Double
 
+    public init(number: Int, units: UnitSystem, distance: Double, cumulativeDistance: Double, isPartial: Bool,
+                startTime: Double, endTime: Double, elapsed: Double, moving: Double, elevationChange: Double) {
+        self.number = number
+        self.units = units
+        self.distance = distance
+        self.cumulativeDistance = cumulativeDistance
+        self.isPartial = isPartial
+        self.startTime = startTime
+        self.endTime = endTime
+        self.elapsed = elapsed
+        self.moving = moving
+        self.elevationChange = elevationChange
+    }
+
     /// Average speed over moving time, m/s.
     public var averageSpeed: Double { moving > 0 ? distance / moving : 0 }
     /// Seconds per unit (km or mile) over moving time; NaN when not moving.
@@ -39,46 +53,12 @@ public enum Splits {
     public static func compute(points: [TrackPoint], pauses: [PauseInterval], units: UnitSystem,
                                start: Double? = nil, end: Double? = nil,
                                minimumPartial: Double = 1) -> [Split] {
-        guard let first = points.first, let last = points.last else { return [] }
-        let track = TrackDistance(points: points)
+        guard let first = points.first else { return [] }
         let paused = PausedTime(pauses)
-        let unit = units.metresPerUnit
+        var tracker = SplitTracker(units: units, start: start ?? first.time)
         var splits: [Split] = []
-        splits.reserveCapacity(Int(track.total / unit) + 1)
-
-        var splitStart = min(start ?? first.time, first.time)
-        var splitStartAltitude = track.firstAltitude
-        var mark = unit
-
-        func close(at t: Double, altitude: Double, distance: Double, cumulative: Double, partial: Bool) {
-            splits.append(Split(number: splits.count + 1, units: units, distance: distance,
-                                cumulativeDistance: cumulative, isPartial: partial,
-                                startTime: splitStart, endTime: t, elapsed: max(0, t - splitStart),
-                                moving: paused.moving(from: splitStart, to: t),
-                                elevationChange: altitude - splitStartAltitude))
-            splitStart = t
-            splitStartAltitude = altitude
-        }
-
-        for i in points.indices.dropFirst() where !track.startsStretch(i) {
-            let d0 = track.cumulative[i - 1], d1 = track.cumulative[i]
-            guard d1 > d0 else { continue }
-            let a = points[i - 1], b = points[i]
-            while d1 >= mark {
-                let f = (mark - d0) / (d1 - d0)
-                let t = a.time + f * (b.time - a.time)
-                close(at: t, altitude: TrackDistance.mix(a.altitude, b.altitude, f), distance: unit,
-                      cumulative: mark, partial: false)
-                mark += unit
-            }
-        }
-
-        let rest = track.total - (mark - unit)
-        if rest >= minimumPartial {
-            let t = max(end ?? last.time, splitStart)
-            let lastAltitude = points.last(where: { $0.altitude.isFinite })?.altitude ?? .nan
-            close(at: t, altitude: lastAltitude, distance: rest, cumulative: track.total, partial: true)
-        }
+        for p in points { tracker.add(p, paused: paused) { splits.append($0) } }
+        if let last = tracker.partial(end: end, paused: paused, minimumPartial: minimumPartial) { splits.append(last) }
         return splits
     }
 }

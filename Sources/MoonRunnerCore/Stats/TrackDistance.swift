@@ -46,6 +46,16 @@ public struct TrackDistance: Sendable {
         Geodesy.distance(lat1: a.latitude, lon1: a.longitude, lat2: b.latitude, lon2: b.longitude)
     }
 
+    /// Metres a point adds to the track after the one before it, as this
+    /// table counts them: the session's own count when both points carry it,
+    /// else the great circle inside a stretch and nothing across a break.
+    /// `SplitTracker` counts with it, so live splits and `show`'s agree.
+    @inlinable
+    public static func increment(from a: TrackPoint, to b: TrackPoint) -> Double {
+        if a.distance.isFinite && b.distance.isFinite { return b.distance - a.distance }
+        return b.newSegment ? 0 : step(a, b)
+    }
+
     /// True when point `i` begins a stretch (no line from the point before).
     public func startsStretch(_ i: Int) -> Bool { breaks[i] }
 

@@ -85,7 +85,7 @@ public enum ConfigLoader {
         flatten(map, prefix: "", into: &flat)
         for (key, value) in flat.sorted(by: { $0.0 < $1.0 }) {
             guard let apply = keys[key] else {
-                let hint = knownKeys.min(by: { editDistance($0, key) < editDistance($1, key) }) ?? ""
+                let hint = ConfigChecks.nearest(key, in: knownKeys)
                 throw ConfigError(key: key, value: describe(value),
                                   allowed: "unknown key (did you mean \(hint)?)")
             }
@@ -95,52 +95,23 @@ public enum ConfigLoader {
     }
 
     private static func flatten(_ map: [String: Any], prefix: String, into out: inout [(String, Any)]) {
-        for (k, v) in map {
-            let key = prefix.isEmpty ? k : "\(prefix).\(k)"
-            if let sub = v as? [String: Any] {
-                flatten(sub, prefix: key, into: &out)
-            } else {
-                out.append((key, v))
-            }
-        }
+        ConfigChecks.flatten(map, prefix: prefix, into: &out)
     }
 
-    // MARK: Value checks (also used for command-line flags)
+    // MARK: Value checks (shared with the announcer: ConfigChecks)
 
-    static func describe(_ v: Any) -> String {
-        if v is NSNull { return "null" }
-        return "\(v)"
-    }
+    static func describe(_ v: Any) -> String { ConfigChecks.describe(v) }
 
     static func string(_ k: String, _ v: Any, nonEmpty: Bool) throws(ConfigError) -> String {
-        guard let s = v as? String else {
-            if v is NSNull && !nonEmpty { return "" }
-            throw ConfigError(key: k, value: describe(v), allowed: "a string")
-        }
-        if nonEmpty && s.trimmingCharacters(in: .whitespaces).isEmpty {
-            throw ConfigError(key: k, value: s, allowed: "a non-empty string")
-        }
-        return s
+        try ConfigChecks.string(k, v, nonEmpty: nonEmpty)
     }
 
     static func int(_ k: String, _ v: Any, _ range: ClosedRange<Int>) throws(ConfigError) -> Int {
-        let n: Int?
-        if v is Bool { n = nil } else if let i = v as? Int { n = i } else if let s = v as? String { n = Int(s) } else { n = nil }
-        guard let n, range.contains(n) else {
-            throw ConfigError(key: k, value: describe(v), allowed: "an integer from \(range.lowerBound) to \(range.upperBound)")
-        }
-        return n
+        try ConfigChecks.int(k, v, range)
     }
 
     static func double(_ k: String, _ v: Any, _ range: ClosedRange<Double>) throws(ConfigError) -> Double {
-        let d: Double?
-        if v is Bool { d = nil } else if let x = v as? Double { d = x } else if let i = v as? Int { d = Double(i) }
-        else if let s = v as? String { d = Double(s) } else { d = nil }
-        guard let d, d.isFinite, range.contains(d) else {
-            throw ConfigError(key: k, value: describe(v),
-                              allowed: "a number from \(fmt(range.lowerBound)) to \(fmt(range.upperBound))")
-        }
-        return d
+        try ConfigChecks.double(k, v, range)
     }
 
     /// A list of distinct distances in metres (`[1000, 500]`), each 1–1000000; `[]` for none.
@@ -155,32 +126,19 @@ public enum ConfigLoader {
         return out.sorted(by: >)
     }
 
-    static func bool(_ k: String, _ v: Any) throws(ConfigError) -> Bool {
-        guard let b = v as? Bool else { throw ConfigError(key: k, value: describe(v), allowed: "true or false") }
-        return b
-    }
+    static func bool(_ k: String, _ v: Any) throws(ConfigError) -> Bool { try ConfigChecks.bool(k, v) }
 
     static func oneOf(_ k: String, _ v: Any, _ allowed: [Int]) throws(ConfigError) -> Int {
-        guard !(v is Bool), let i = v as? Int, allowed.contains(i) else {
-            throw ConfigError(key: k, value: describe(v), allowed: "one of \(allowed.map(String.init).joined(separator: ", "))")
-        }
-        return i
+        try ConfigChecks.oneOf(k, v, allowed)
     }
 
     static func oneOfStrings(_ k: String, _ v: Any, _ allowed: [String]) throws(ConfigError) -> String {
-        guard let s = v as? String, allowed.contains(s) else {
-            throw ConfigError(key: k, value: describe(v), allowed: "one of \(allowed.joined(separator: ", "))")
-        }
-        return s
+        try ConfigChecks.oneOfStrings(k, v, allowed)
     }
 
-    static func enumValue<E: RawRepresentable & CaseIterable>(_ k: String, _ v: Any, _: E.Type) throws(ConfigError) -> E
+    static func enumValue<E: RawRepresentable & CaseIterable>(_ k: String, _ v: Any, _ e: E.Type) throws(ConfigError) -> E
     where E.RawValue == String {
-        guard let s = v as? String, let e = E(rawValue: s) else {
-            throw ConfigError(key: k, value: describe(v),
-                              allowed: "one of \(E.allCases.map(\.rawValue).joined(separator: ", "))")
-        }
-        return e
+        try ConfigChecks.enumValue(k, v, e)
     }
 
     static func path(_ k: String, _ v: Any) throws(ConfigError) -> String {
@@ -242,24 +200,6 @@ public enum ConfigLoader {
         return (host, port)
     }
 
-    private static func fmt(_ d: Double) -> String {
-        d.rounded() == d ? String(Int(d)) : String(d)
-    }
-
-    private static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
-        var row = Array(0...b.count)
-        for i in 1...max(a.count, 1) where !a.isEmpty {
-            var prev = row[0]
-            row[0] = i
-            for j in 1...max(b.count, 1) where !b.isEmpty {
-                let cur = row[j]
-                row[j] = min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] == b[j - 1] ? 0 : 1))
-                prev = cur
-            }
-        }
-        return row[b.count]
-    }
 }
 
 /// Command-line flags that override the file.

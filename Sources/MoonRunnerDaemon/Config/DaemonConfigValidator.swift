@@ -1,4 +1,5 @@
 import Foundation
+import MoonRunnerCore
 import MoonRunnerSensors
 
 /// Checks that need more than the value itself (files that must exist,

@@ -1,4 +1,5 @@
 import Foundation
+import MoonRunnerCore
 import Logging
 
 /// The directory that holds the control socket is what keeps other users

@@ -55,6 +55,12 @@ public actor SessionService {
     private let hook: TransitionHook?
     /// The course library (its requests and uploads need no session state).
     public nonisolated let library: CourseLibrary
+    /// Splits of the live session in the configured units, found point by
+    /// point by the same tracker `show` runs over the stored track.
+    private var splits: SplitTracker?
+    private var gpsLoss = GPSLossWatch()
+    /// Announcers are asked to keep silent (`?ANNOUNCE`); not kept across restarts.
+    private var quiet = false
 
     public init(config: DaemonConfig, store: SessionStore, clock: EngineClock, logger: Logger) {
         self.config = config
@@ -85,6 +91,8 @@ public actor SessionService {
                     pending = CommitBatch(sessionID: s.id, snapshot: s.snapshot)
                     let course = await followedCourse(of: s.snapshot)
                     collect { engine, emit in engine.restore(s.snapshot, course: course, at: clock.now(), emit: emit) }
+                    splits = Self.splitTracker(units: config.units, start: s.startTime,
+                                               replaying: try await store.points(session: s.id))
                     logger.notice("resumed session \(s.id) left open \(Int(age)) s ago")
                     await commit(force: true)
                 } else {
@@ -254,6 +262,14 @@ public actor SessionService {
         case .courseAdd, .courseData:
             // The control server receives uploads itself (they span several lines).
             return error(.unavailable, "?\(request.command.name); is answered by the control server", id)
+        case let .announce(q):
+            if q != quiet {
+                quiet = q
+                logger.notice("announcements \(q ? "muted" : "unmuted")")
+                // Watchers learn it now rather than at the next tick.
+                broadcast(ReplyEncoder.line(status(id: nil)))
+            }
+            return ReplyEncoder.line(status(id: id))
         }
     }
 
@@ -342,34 +358,70 @@ public actor SessionService {
             stepSecond?.cadence = engine.stats.cadence
         case let .point(p):
             pending?.points.append(p)
+            if splits != nil {
+                var found: [Split] = []
+                splits?.add(p, paused: PausedTime(engine.pauses)) { found.append($0) }
+                for split in found {
+                    record(SessionEvent(kind: .split, time: split.endTime, detectedAt: engine.now, cause: "distance",
+                                        state: engine.state, detail: String(split.number)), split: split)
+                }
+            }
         case let .rejected(reason, fix, t):
             if engine.state.isActive {
                 pending?.rejected.append(RejectedFix(time: t, fix: fix, reason: reason))
             }
-        case let .event(engineEvent):
-            pending?.events.append(engineEvent)
-            // What leaves the daemon is in UTC (the store keeps the engine clock).
-            let e = engineEvent.shifted(by: liveOffset)
-            if e.kind != .lap && e.kind != .badge && !e.kind.isNavigation {
-                lastTransition = TransitionInfo(event: e.kind.rawValue, time: e.time, cause: e.cause)
-            }
-            if e.kind == .start { badgeDistance = 0 }
-            if e.kind == .stop, let sid = sessionID {
-                let st = engine.stats
-                badgeSessions.append(BadgeSessionSummary(id: sid, distance: st.distance, moving: st.moving,
-                                                         startTime: st.startTime + (liveOffset ?? 0)))
-            }
-            transitionHappened = true
-            let line = ReplyEncoder.line(EventReply(session: sessionID, event: e))
-            broadcast(line)
-            logger.info("\(e.kind.rawValue) at \(e.time) (\(e.cause)) → \(e.state.rawValue)")
-            hook?.run(event: e, session: sessionID)
-            if e.kind == .stop { pending?.endTime = engineEvent.time }
+        case let .event(e):
+            record(e)
         }
+    }
+
+    /// Journals an event (on the engine clock) and tells watchers and the
+    /// hook (in UTC).
+    private func record(_ engineEvent: SessionEvent, split: Split? = nil) {
+        // What leaves the daemon is in UTC (the store keeps the engine clock).
+        let e = engineEvent.shifted(by: liveOffset)
+        if e.kind.isTransition {
+            lastTransition = TransitionInfo(event: e.kind.rawValue, time: e.time, cause: e.cause)
+        }
+        if e.kind == .start {
+            badgeDistance = 0
+            splits = SplitTracker(units: config.units, start: engine.stats.startTime)
+        }
+        if e.kind == .stop, let sid = sessionID {
+            let st = engine.stats
+            let finished = BadgeSessionSummary(id: sid, distance: st.distance, moving: st.moving,
+                                               startTime: st.startTime + (liveOffset ?? 0))
+            // Silver and gold need the whole session's average speed: told just before the stop.
+            for (badge, tier) in BadgeBoard.upgrades(by: finished, after: badgeSessions, ladder: ladder) {
+                record(SessionEvent(kind: .badge, time: engineEvent.time, detectedAt: engineEvent.detectedAt,
+                                    cause: tier.rawValue, state: engineEvent.state, detail: badge.name))
+            }
+            badgeSessions.append(finished)
+            splits = nil
+        }
+        pending?.events.append(engineEvent)
+        transitionHappened = true
+        let line = ReplyEncoder.line(EventReply(session: sessionID, event: e, split: split))
+        broadcast(line)
+        logger.info("\(e.kind.rawValue) at \(e.time) (\(e.cause)) → \(e.state.rawValue)")
+        hook?.run(event: e, session: sessionID)
+        if e.kind == .stop { pending?.endTime = engineEvent.time }
+    }
+
+    /// A tracker that has already seen a stored track (after a restart), so
+    /// that the next split it finds is the next one of the session.
+    private static func splitTracker(units: UnitSystem, start: Double, replaying points: [TrackPoint]) -> SplitTracker {
+        var tracker = SplitTracker(units: units, start: start)
+        let none = PausedTime([])
+        for p in points { tracker.add(p, paused: none) { _ in } }
+        return tracker
     }
 
     private func afterInput() async {
         announceBadges()
+        if let kind = gpsLoss.update(hasFix: engine.hasGPS, sessionActive: engine.state.isActive) {
+            record(SessionEvent(kind: kind, time: engine.now, detectedAt: engine.now, cause: "gps", state: engine.state))
+        }
         if transitionHappened {
             transitionHappened = false
             await commit(force: true)
@@ -433,10 +485,17 @@ public actor SessionService {
         let distance = engine.stats.distance
         guard distance > badgeDistance else { return }
         let passed = ladder.passed(from: badgeDistance, to: distance)
+        guard !passed.isEmpty else {
+            badgeDistance = distance
+            return
+        }
+        // "earned" when no recorded session had passed it before: the first time is worth more.
+        let firsts = BadgeBoard(ladder: ladder, sessions: badgeSessions).newlyEarned(from: badgeDistance, to: distance)
         badgeDistance = distance
         for badge in passed {
-            handle(.event(SessionEvent(kind: .badge, time: engine.now, detectedAt: engine.now, cause: "distance",
-                                       state: engine.state, detail: badge.name)))
+            record(SessionEvent(kind: .badge, time: engine.now, detectedAt: engine.now,
+                                cause: firsts.contains(badge) ? "earned" : "distance", state: engine.state,
+                                detail: badge.name))
         }
     }
 
@@ -555,6 +614,7 @@ public actor SessionService {
                                DestinationReply(point: $0, heading: engine.navigator?.toDestination,
                                                 arrived: engine.navigator?.arrived ?? false)
                            },
+                           quiet: quiet,
                            id: id)
     }
 

@@ -2,20 +2,21 @@ import Foundation
 import MoonRunnerProtocol
 
 /// A blocking client of the control socket: fine for a command-line tool,
-/// which has nothing else to do while it waits.
-final class ControlClient {
-    let path: String
+/// which has nothing else to do while it waits, and for the announcer's
+/// reader thread.
+public final class ControlClient {
+    public let path: String
     private let fd: Int32
     private var buffer: [UInt8] = []
     private var chunk = [UInt8](repeating: 0, count: 65536)
     /// The daemon's greeting.
-    private(set) var version: VersionReply?
+    public private(set) var version: VersionReply?
 
     /// The daemon cannot be reached, or stopped answering.
-    struct Unavailable: Error, CustomStringConvertible {
-        var path: String
-        var reason: String
-        var description: String {
+    public struct Unavailable: Error, CustomStringConvertible {
+        public var path: String
+        public var reason: String
+        public var description: String {
             if reason.contains("Permission denied") {
                 return "cannot reach moonrunnerd at \(path) (\(reason)): your user may not enter the socket's directory; "
                     + "ask for membership of the daemon's group, or run as its user"
@@ -26,7 +27,7 @@ final class ControlClient {
 
     /// Connects and reads the VERSION greeting. `timeout` (seconds, 0 for
     /// none) bounds every later wait for the daemon.
-    init(path: String, timeout: Double) throws {
+    public init(path: String, timeout: Double) throws {
         self.path = path
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Unavailable(path: path, reason: String(cString: strerror(errno))) }
@@ -72,11 +73,11 @@ final class ControlClient {
 
     deinit { close(fd) }
 
-    func send(_ request: Request) throws {
+    public func send(_ request: Request) throws {
         try send(line: request.line)
     }
 
-    func send(line: String) throws {
+    public func send(line: String) throws {
         // The daemon refused us at the door and closed; its ERROR is the answer.
         guard pendingGreetingError == nil else { return }
         let bytes = Array((line + "\n").utf8)
@@ -93,7 +94,7 @@ final class ControlClient {
     }
 
     /// The next line from the daemon; nil when it closed the connection.
-    func readLine() throws -> String? {
+    public func readLine() throws -> String? {
         if let e = pendingGreetingError {
             pendingGreetingError = nil
             return e
@@ -118,13 +119,13 @@ final class ControlClient {
     }
 
     /// Sends a request and returns its reply (skipping EVENTs, which only watchers get).
-    func request(_ request: Request) throws -> String {
+    public func request(_ request: Request) throws -> String {
         try send(request)
         return try nextReply()
     }
 
     /// The next line that is not an EVENT.
-    func nextReply() throws -> String {
+    public func nextReply() throws -> String {
         while let line = try readLine() {
             if ReplyEncoder.replyClass(of: line) == "EVENT" { continue }
             return line

@@ -1,0 +1,35 @@
+extension PhraseTable {
+    /// British English.
+    public static let english = PhraseTable(
+        language: .en,
+        templates: [
+            .startRun: "Run started.",
+            .startWalk: "Walk started.",
+            .pause: "Paused.",
+            .resume: "Resumed.",
+            .autopause: "Auto-paused.",
+            .autoresume: "Resumed.",
+            .lap: "Lap {number}.",
+            .split: "{distance}. Split {time}. Pace {pace} per {unit}.",
+            .interval: "{time}. {distance}. Average pace {pace} per {unit}.",
+            .summaryRun: "Run finished. {distance} in {time}. Average pace {pace} per {unit}.",
+            .summaryWalk: "Walk finished. {distance} in {time}. Average pace {pace} per {unit}.",
+            .summaryShort: "Finished after {time}.",
+            .badgeEarned: "Badge earned: {badge}.",
+            .badgePassed: "{badge} distance passed.",
+            .badgeSilver: "Silver {badge} badge.",
+            .badgeGold: "Gold {badge} badge.",
+            .offCourse: "Off course.",
+            .offCourseDirection: "Off course. The route is to the {direction}.",
+            .offCourseDirectionDistance: "Off course. The route is {distance} to the {direction}.",
+            .onCourse: "Back on course.",
+            .courseToGo: "{distance} to go.",
+            .courseFinished: "Course finished.",
+            .arrived: "You have arrived.",
+            .arrivedAt: "Arrived at {name}.",
+            .gpsLost: "GPS signal lost.",
+            .gpsRegained: "GPS signal back.",
+        ],
+        badgeNames: [:],
+        wording: EnglishWording())
+}

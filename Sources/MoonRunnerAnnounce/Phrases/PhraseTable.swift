@@ -1,0 +1,86 @@
+import MoonRunnerCore
+
+/// Everything the announcer can say, by meaning. Each language's table
+/// gives a template per key with `{name}` slots that `Wording` fills.
+public enum PhraseKey: String, Sendable, CaseIterable {
+    case startRun, startWalk
+    case pause, resume, autopause, autoresume
+    /// {number}
+    case lap
+    /// {distance} {time} {pace} {unit}
+    case split
+    /// {time} {distance} {pace} {unit}: every N minutes.
+    case interval
+    /// {distance} {time} {pace} {unit}
+    case summaryRun, summaryWalk
+    /// {time}: a session that hardly moved.
+    case summaryShort
+    /// {badge}
+    case badgeEarned, badgePassed, badgeSilver, badgeGold
+    case offCourse
+    /// {direction}
+    case offCourseDirection
+    /// {direction} {distance}
+    case offCourseDirectionDistance
+    case onCourse
+    /// {distance}
+    case courseToGo
+    case courseFinished
+    case arrived
+    /// {name}
+    case arrivedAt
+    case gpsLost, gpsRegained
+}
+
+/// One language: its templates, its badge names and how it says numbers.
+public struct PhraseTable: Sendable {
+    public let language: AnnounceLanguage
+    public let templates: [PhraseKey: String]
+    /// Badge names by the badge's English name as the daemon sends it ("Moon").
+    public let badgeNames: [String: String]
+    public let wording: any Wording
+
+    public init(language: AnnounceLanguage, templates: [PhraseKey: String], badgeNames: [String: String],
+                wording: any Wording) {
+        self.language = language
+        self.templates = templates
+        self.badgeNames = badgeNames
+        self.wording = wording
+    }
+
+    /// The table of a language.
+    public static func of(_ language: AnnounceLanguage) -> PhraseTable {
+        switch language {
+        case .en: english
+        case .cmn: mandarin
+        }
+    }
+
+    /// The sentence for `key` with its slots filled. A slot without a value
+    /// is left empty rather than read out as "{name}".
+    public func say(_ key: PhraseKey, _ values: [String: String] = [:]) -> String {
+        var text = templates[key] ?? ""
+        while let open = text.firstIndex(of: "{"), let close = text[open...].firstIndex(of: "}") {
+            let name = String(text[text.index(after: open)..<close])
+            text.replaceSubrange(open...close, with: values[name] ?? "")
+        }
+        return text
+    }
+
+    /// A badge's name in this language (the daemon's name when unknown).
+    public func badge(_ name: String) -> String { badgeNames[name] ?? name }
+}
+
+/// The languages the announcer speaks, as `--language` and `language:` name them.
+public enum AnnounceLanguage: String, Sendable, CaseIterable {
+    case en, cmn
+
+    /// The espeak-ng voice. Mandarin is `cmn-latn-pinyin`: espeak-ng 1.51's
+    /// plain `cmn` turns characters into pinyin and then reads that as English.
+    public var voice: String {
+        switch self {
+        case .en: "en-gb"
+        case .cmn: "cmn-latn-pinyin"
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import ArgumentParser
+import Foundation
+import MoonRunnerAnnounce
+import MoonRunnerCore
+import Yams
+
+/// `moonrunner-announce`: speaks what the daemon's watchers hear.
+@main
+struct AnnounceCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "moonrunner-announce",
+        abstract: "Speak the live session: splits, pauses, laps, badges, course, GPS, a summary at stop.",
+        discussion: """
+            A client of moonrunnerd's control socket (?WATCH). Speaks with espeak-ng through ALSA (aplay), \
+            or with --output writes each announcement as NNNN.wav with its text in NNNN.txt. \
+            Reconnects when the daemon restarts; announcements that cannot start within max_delay_s are dropped. \
+            An invalid configuration exits with 78 and names the key.
+            """)
+
+    static let defaultConfig = "/etc/moonrunner/announce.yaml"
+
+    @Option(help: ArgumentHelp("Control socket (default: $MOONRUNNER_SOCKET or /run/moonrunner/moonrunner.sock).",
+                               valueName: "path"))
+    var socket: String?
+
+    @Option(help: ArgumentHelp("Configuration file (default: \(defaultConfig) when it exists).", valueName: "file"))
+    var config: String?
+
+    @Option(help: ArgumentHelp("en or cmn (Mandarin); overrides the file's language.", valueName: "language"))
+    var language: String?
+
+    @Option(help: ArgumentHelp("Write NNNN.wav and NNNN.txt here instead of playing.", valueName: "dir"))
+    var output: String?
+
+    func run() throws {
+        let settings: AnnounceSettings
+        do {
+            settings = try loadSettings()
+        } catch {
+            Log.line("\(error)")
+            throw ExitCode(ConfigError.exitCode)
+        }
+        var directory: URL?
+        if let output {
+            let url = URL(fileURLWithPath: output)
+            do {
+                try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+            } catch {
+                Log.line("cannot create --output \(output): \(error.localizedDescription)")
+                throw ExitCode(73)
+            }
+            directory = url
+        }
+        let path = socket ?? ProcessInfo.processInfo.environment["MOONRUNNER_SOCKET"] ?? "/run/moonrunner/moonrunner.sock"
+
+        // SIGPIPE from a sound player that died is an error code, not the end;
+        // SIGTERM and SIGINT are taken by sigwait below, in this thread only.
+        signal(SIGPIPE, SIG_IGN)
+        var stops = sigset_t()
+        sigemptyset(&stops)
+        for s in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&stops, s) }
+        pthread_sigmask(SIG_BLOCK, &stops, nil)
+
+        let shared = Shared(settings: settings)
+        let speaker = Speaker(settings: settings, output: directory)
+        Thread.detachNewThread { speaker.run(shared) }
+        Thread.detachNewThread { WatchLoop(socket: path, shared: shared).run() }
+        Log.line("speaking \(settings.language.rawValue) (voice \(settings.espeakVoice)) "
+            + (directory.map { "into \($0.path)" } ?? "on ALSA device \(settings.alsaDevice)"))
+        var received: Int32 = 0
+        sigwait(&stops, &received)
+        Log.line("stopping (signal \(received))")
+    }
+
+    private func loadSettings() throws(ConfigError) -> AnnounceSettings {
+        var settings = AnnounceSettings()
+        let file = config ?? (FileManager.default.fileExists(atPath: Self.defaultConfig) ? Self.defaultConfig : nil)
+        if let file {
+            let text: String
+            do {
+                text = try String(contentsOfFile: file, encoding: .utf8)
+            } catch {
+                throw ConfigError(key: "--config", value: file, allowed: "a readable YAML file (\(error.localizedDescription))")
+            }
+            let document: Any?
+            do {
+                document = try Yams.load(yaml: text)
+            } catch {
+                throw ConfigError(key: "(file)", value: file, allowed: "valid YAML: \(error)")
+            }
+            settings = try AnnounceConfigReader.read(document, source: file)
+        }
+        if let language {
+            settings.language = try ConfigChecks.enumValue("--language", language, AnnounceLanguage.self)
+        }
+        return settings
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+import MoonRunnerAnnounce
+
+/// Where the audio of one announcement goes.
+protocol AudioSink {
+    /// Opens for 16-bit mono PCM at `rate` Hz.
+    mutating func begin(rate: Int) -> Bool
+    /// Hands on samples; false when the sink failed and the rest is not wanted.
+    mutating func write(_ pcm: [UInt8]) -> Bool
+    /// Completes the announcement. False when it failed.
+    mutating func finish(text: String) -> Bool
+}
+
+/// `--output DIR`: `NNNN.wav` and its text in `NNNN.txt`, each appearing
+/// whole (written aside, then renamed).
+struct DirectorySink: AudioSink {
+    let directory: URL
+    let number: Int
+    private var handle: FileHandle?
+    private var rate = 22_050
+    private var bytes = 0
+
+    init(directory: URL, number: Int) {
+        self.directory = directory
+        self.number = number
+    }
+
+    var name: String { String(format: "%04d", number) }
+    private var partial: URL { directory.appendingPathComponent(name + ".wav.part") }
+
+    mutating func begin(rate: Int) -> Bool {
+        self.rate = rate
+        guard FileManager.default.createFile(atPath: partial.path, contents: Data(WAV.header(rate: rate, dataBytes: 0))) else {
+            return false
+        }
+        handle = try? FileHandle(forWritingTo: partial)
+        _ = try? handle?.seekToEnd()
+        return handle != nil
+    }
+
+    mutating func write(_ pcm: [UInt8]) -> Bool {
+        guard let handle else { return false }
+        do {
+            try handle.write(contentsOf: pcm)
+            bytes += pcm.count
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    mutating func finish(text: String) -> Bool {
+        guard let handle else { return false }
+        do {
+            try handle.seek(toOffset: 0)
+            try handle.write(contentsOf: WAV.header(rate: rate, dataBytes: bytes))
+            try handle.close()
+            // The sound first: whoever sees NNNN.txt finds NNNN.wav beside it.
+            try FileManager.default.moveItem(at: partial, to: directory.appendingPathComponent(name + ".wav"))
+            try Data((text + "\n").utf8).write(to: directory.appendingPathComponent(name + ".txt"), options: .atomic)
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// The number after the highest `NNNN.wav` already in `directory`, so a
+    /// restarted announcer carries on the sequence instead of overwriting it.
+    static func nextNumber(in directory: URL) -> Int {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        let numbers = names.compactMap { n -> Int? in
+            guard n.hasSuffix(".wav") else { return nil }
+            return Int(n.dropLast(4))
+        }
+        return (numbers.max() ?? 0) + 1
+    }
+}
+
+/// The sound card through `aplay` (ALSA): raw PCM on its standard input.
+/// A device that is missing, busy or too slow ends the announcement, never
+/// the announcer: writes wait at most the audio's own length plus a margin.
+struct ALSASink: AudioSink {
+    let device: String
+    private var player: Subprocess?
+    private var rate = 22_050
+    private var deadline = 0.0
+    private(set) var failure: String?
+
+    init(device: String) { self.device = device }
+
+    mutating func begin(rate: Int) -> Bool {
+        self.rate = rate
+        do {
+            let p = try Subprocess("aplay", ["-q", "-D", device, "-t", "raw", "-f", "S16_LE", "-r", String(rate), "-c", "1"],
+                                   pipeInput: true, pipeOutput: false)
+            _ = fcntl(p.input, F_SETFL, fcntl(p.input, F_GETFL) | O_NONBLOCK)
+            player = p
+            deadline = Monotonic.now() + 5
+            return true
+        } catch {
+            failure = error.notInstalled ? "aplay is not installed (Debian package alsa-utils)" : error.description
+            return false
+        }
+    }
+
+    mutating func write(_ pcm: [UInt8]) -> Bool {
+        guard let player else { return false }
+        // Each piece may take as long as it plays, and a little more.
+        deadline += Double(pcm.count / 2) / Double(rate)
+        var sent = 0
+        while sent < pcm.count {
+            guard ready(player.input, write: true, until: deadline) else {
+                failure = "the sound device \(device) did not play the audio in time (it took none)"
+                return false
+            }
+            let n = pcm[sent...].withUnsafeBytes { Glibc.write(player.input, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                failure = "aplay stopped (\(String(cString: strerror(errno)))): no sound device \(device)?"
+                return false
+            }
+            sent += n
+        }
+        return true
+    }
+
+    mutating func finish(text: String) -> Bool {
+        guard let player else { return false }
+        player.closeInput()
+        let status = player.wait(timeout: max(1, deadline - Monotonic.now()))
+        self.player = nil
+        if failure == nil {
+            if status == nil {
+                failure = "the sound device \(device) did not play the audio in time (aplay killed)"
+            } else if status != 0 {
+                failure = "aplay failed (exit \(status ?? -1)) on \(device): no such sound device?"
+            }
+        }
+        return failure == nil
+    }
+}
