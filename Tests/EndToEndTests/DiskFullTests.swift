@@ -21,7 +21,8 @@ struct DiskFullTests {
         defer { _ = try? run("/bin/umount", ["-l", rig.state.path]) }
 
         try rig.startGPS(epochsPerSecond: 20, loop: true)
-        try rig.startDaemon(speed: 20, config: "store:\n  commit_interval_s: 1\n", loop: true)
+        // Commits of a few hundred bytes each (the journal's): many of them fill the disk soon.
+        try rig.startDaemon(speed: 20, config: "store:\n  commit_interval_s: 0.1\n", loop: true)
         #expect(try rig.cli("start").status == 0)
         let full = try rig.waitFor(timeout: 120, "the store to fill up") { $0.store.health == "error" }
         #expect(full.store.lastError?.contains("full") == true, "\(String(describing: full.store.lastError))")

@@ -18,6 +18,7 @@ and runs `moonrunner analyze` on the same inputs over the same span. Targets:
 When the data folder is absent the script says SKIP loudly and exits 0.
 """
 import argparse
+import concurrent.futures as cf
 import json
 import os
 import subprocess
@@ -29,7 +30,7 @@ EXPORT_PCT, TRUTH_PCT, LIVE_PCT, PAUSE_S = 0.5, 1.5, 0.5, 1.0
 
 def record(a, name):
     r = subprocess.run([sys.executable, os.path.join(HERE, "live_session.py"), "--bin", a.bin, "--data", a.data,
-                        "--scenario", name, "--speed", str(a.speed), "--align"], capture_output=True, text=True,
+                        "--scenario", name, "--speed", str(a.speed)], capture_output=True, text=True,
                        timeout=3600)
     if r.returncode != 0:
         raise RuntimeError(f"live_session {name}: {r.stderr[-2000:]}")
@@ -46,6 +47,7 @@ def main():
     p.add_argument("--data", required=True)
     p.add_argument("--speed", type=float, default=20)
     p.add_argument("--scenarios", default="")
+    p.add_argument("--jobs", type=int, default=2, help="recordings at once (each replay keeps pace with its own feed)")
     p.add_argument("--check", action="store_true")
     a = p.parse_args()
     sim = os.path.join(a.data, "gps", "sim")
@@ -60,8 +62,9 @@ def main():
     print(f"live recordings at {a.speed:g}x (gpsfake + moonrunnerd + emulated IMU), exports read as sites read them")
     print(f"{'scenario':<12} {'truth':>6} {'session':>8} {'vs truth':>8} | {'GPX':>7} {'GeoJSON':>7} {'TCX':>7}"
           f" {'FIT rec':>7} {'FIT tot':>7} | {'analyze':>8} {'d dist':>7} {'d moving':>8} {'steps':>11} pauses")
-    for name in names:
-        r = record(a, name)
+    with cf.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
+        results = list(ex.map(lambda n: record(a, n), names))
+    for name, r in zip(names, results):
         s = r["session_m"]
         exports = {"GPX": r["gpx_m"], "GeoJSON": r["geojson_m"], "TCX": r["tcx_m"],
                    "FIT rec": r["fit_last_record_m"] or 0.0, "FIT tot": r["fit_total_m"] or 0.0}

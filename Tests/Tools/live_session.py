@@ -291,7 +291,6 @@ def main():
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--work")
     p.add_argument("--keep", action="store_true")
-    p.add_argument("--align", action="store_true", help=argparse.SUPPRESS)  # the default now
     p.add_argument("--config", default="", help="moonrunnerd YAML configuration text")
     a = p.parse_args()
     out = run(a)

@@ -34,6 +34,8 @@ public actor SessionService {
     private var committing = false
     /// A forced commit asked for while one was in flight: it runs right after.
     private var commitAgain = false
+    /// Commands waiting for the commits in flight to be written.
+    private var settled: [CheckedContinuation<Void, Never>] = []
     private var storeHealthy = true
     private var storeError: String?
     private var lastTransition: TransitionInfo?
@@ -311,6 +313,7 @@ public actor SessionService {
             try? engine.start(activity: activity, at: t, course: course, destination: destination, emit: emit)
         }
         await afterInput()
+        await commitsSettled()
         return ReplyEncoder.line(status(id: id))
     }
 
@@ -329,7 +332,16 @@ public actor SessionService {
             return error(.invalidState, "cannot \(name): the session is \(failure.state.rawValue)", id)
         }
         await afterInput()
+        // The reply says it is done: it is on disk (a commit already in flight
+        // when the command came would otherwise still be writing its batch).
+        await commitsSettled()
         return ReplyEncoder.line(status(id: id))
+    }
+
+    /// Returns once no commit is in flight or queued.
+    private func commitsSettled() async {
+        guard committing || commitAgain else { return }
+        await withCheckedContinuation { settled.append($0) }
     }
 
     /// Runs the engine with a buffer for its outputs, then handles them. The
@@ -476,6 +488,11 @@ public actor SessionService {
         if commitAgain {
             commitAgain = false
             await commit(force: true)
+        }
+        if !committing && !commitAgain {
+            let waiting = settled
+            settled = []
+            for w in waiting { w.resume() }
         }
     }
 

@@ -78,14 +78,14 @@ final class JournalFile: @unchecked Sendable {
             let n = record[written...].withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(validLength + written)) }
             if n < 0 {
                 if errno == EINTR { continue }
-                let reason = String(cString: strerror(errno))
+                let reason = Self.reason(errno)
                 _ = ftruncate(fd, off_t(validLength))
                 throw Failure(description: "cannot write the journal \(path): \(reason)")
             }
             written += n
         }
         guard fdatasync(fd) == 0 else {
-            let reason = String(cString: strerror(errno))
+            let reason = Self.reason(errno)
             _ = ftruncate(fd, off_t(validLength))
             throw Failure(description: "cannot sync the journal \(path): \(reason)")
         }
@@ -98,6 +98,12 @@ final class JournalFile: @unchecked Sendable {
             throw Failure(description: "cannot empty the journal \(path): \(String(cString: strerror(errno)))")
         }
         validLength = 0
+    }
+
+    /// What went wrong, in words a wearer can act on.
+    private static func reason(_ code: Int32) -> String {
+        let text = String(cString: strerror(code))
+        return code == ENOSPC || code == EDQUOT ? "the disk is full (\(text))" : text
     }
 
     private static func u32(_ b: [UInt8], _ i: Int) -> UInt32 {
