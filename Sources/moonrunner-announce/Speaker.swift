@@ -18,17 +18,23 @@ final class Speaker: @unchecked Sendable {
     }
 
     func run(_ shared: Shared) -> Never {
-        while true {
-            let a = shared.next()
-            let decided = shared.wallTime(ofDaemon: a.detectedAt)
-            if let output {
-                var sink = DirectorySink(directory: output, number: number)
-                say(a, decided: decided, into: &sink)
-            } else {
-                var sink = ALSASink(device: settings.alsaDevice)
-                say(a, decided: decided, into: &sink)
-                if let why = sink.failure { complain(why) }
-            }
+        while true { sayNext(shared) }
+    }
+
+    /// One announcement. Out of line on purpose: with all of this inlined
+    /// into the endless loop above, the release build's loop-invariant code
+    /// motion pass ran for over half an hour on this one file (Swift 6.x).
+    @inline(never)
+    private func sayNext(_ shared: Shared) {
+        let a = shared.next()
+        let decided = shared.wallTime(ofDaemon: a.detectedAt)
+        if let output {
+            var sink = DirectorySink(directory: output, number: number)
+            say(a, decided: decided, into: &sink)
+        } else {
+            var sink = ALSASink(device: settings.alsaDevice)
+            say(a, decided: decided, into: &sink)
+            if let why = sink.failure { complain(why) }
         }
     }
 
