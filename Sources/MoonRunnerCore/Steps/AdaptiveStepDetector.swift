@@ -1,10 +1,10 @@
 /// The default streaming step detector.
 ///
-/// **Signal.** |a| (orientation-free) is low-passed at 3.5 Hz at the
-/// sensor's rate, resampled to 20 Hz ticks and high-passed at 0.6 Hz there
-/// (`GaitBandSignal`): steps at 70–220 per minute, strides down to 0.6 Hz,
-/// without gravity, posture drift or the impacts' ringing, and the same
-/// stream at any sensor rate. Peaks of it are step *candidates*
+/// **Signal.** |a| (orientation-free) is low-passed at 3.5 Hz (at 80 Hz or
+/// faster: a slower sensor is interpolated up), resampled to 20 Hz ticks
+/// and high-passed at 0.6 Hz there (`GaitBandSignal`): steps at 70–220 per
+/// minute, strides down to 0.6 Hz, without gravity, posture drift or the
+/// impacts' ringing, and the same stream at any sensor rate. Peaks of it are step *candidates*
 /// (`StepCandidatePicker`), each with its *swing* (rise from the lowest point
 /// since the previous candidate); peaks closer than `sameStep` step periods
 /// are one step (a heel strike and its push-off). A running autocorrelation
