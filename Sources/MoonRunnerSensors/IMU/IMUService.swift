@@ -93,7 +93,7 @@ public final class IMUService: Sendable {
             let hasGyro = reader.hasGyro
             let reopen: (@Sendable () throws -> any IMUSampleSource)? =
                 loop ? { @Sendable () throws -> any IMUSampleSource in try IMUTraceReader(path: path) } : nil
-            var peek = try IMUTraceReader(path: path)
+            let peek = try IMUTraceReader(path: path)
             let onReceiverClock = (try? peek.next())??.t ?? 0 > TracePlayback.absoluteAfter
             let emulator = MPU6050Emulator(clock: clock.now, source: reader, reopen: reopen,
                                            receiverOffset: clock.receiverOffset)
