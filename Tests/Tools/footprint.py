@@ -15,8 +15,6 @@ import json
 import os
 import re
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -24,6 +22,8 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEMO = os.path.join(ROOT, "Tests", "Fixtures", "demo")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from replay_rig import end_gpsfake, free_port, start_gpsfake, stop_daemon, wait_for  # noqa: E402
 
 
 def swift_libraries(binary):
@@ -69,23 +69,17 @@ def main():
         print(f"Swift libraries moonrunnerd loads from the system: {len(set(libs))}, {lib_bytes / 1e6:.1f} MB"
               + ("" if libs else " (a static build carries them)"))
 
-        port = socket.socket()
-        port.bind(("127.0.0.1", 0))
-        gps_port = port.getsockname()[1]
-        port.close()
+        gps_port = free_port()
         sock = os.path.join(work, "mr.sock")
         daemon = subprocess.Popen([os.path.join(work, "moonrunnerd"), "--state-dir", os.path.join(work, "state"),
                                    "--socket", sock, "--gpsd", f"127.0.0.1:{gps_port}",
                                    "--imu", f"replay:{os.path.join(DEMO, 'walk-imu.csv.gz')},loop"],
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         truth = json.load(open(os.path.join(DEMO, "walk.truth.json")))
-        gpsfake = subprocess.Popen(["gpsfake", "-q", "-P", str(gps_port), "-c",
-                                    f"{1 / truth['nmea_sentences_per_epoch']:.4f}", os.path.join(DEMO, "walk.nmea")],
-                                   env=dict(os.environ, TMPDIR=work), stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.DEVNULL, start_new_session=True)
+        gpsfake = start_gpsfake(os.path.join(DEMO, "walk.nmea"), gps_port, work,
+                                1 / truth["nmea_sentences_per_epoch"])
         try:
-            while not os.path.exists(sock):
-                time.sleep(0.05)
+            wait_for(lambda: os.path.exists(sock), 15, "moonrunnerd's socket")
             subprocess.run([os.path.join(work, "moonrunner"), "--socket", sock, "start", "--activity", "walk"],
                            check=True, capture_output=True)
             time.sleep(a.seconds)
@@ -93,12 +87,8 @@ def main():
             print(f"moonrunnerd recording at 1x after {a.seconds:.0f} s: RSS {rss['VmRSS'] / 1024:.1f} MB "
                   f"(anonymous {rss['RssAnon'] / 1024:.1f} MB, file-backed {rss['RssFile'] / 1024:.1f} MB)")
         finally:
-            daemon.send_signal(signal.SIGTERM)
-            daemon.wait(10)
-            try:
-                os.killpg(gpsfake.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+            stop_daemon(daemon)
+            end_gpsfake(gpsfake)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0

@@ -24,34 +24,16 @@ and the Python packages gpxpy and garmin-fit-sdk (`make deps` installs them).
 import argparse
 import calendar
 import json
-import math
 import os
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
-def wait_for(cond, timeout, what):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if cond():
-            return
-        time.sleep(0.05)
-    raise RuntimeError(f"timed out waiting for {what}")
+sys.path.insert(0, HERE)
+from replay_rig import end_gpsfake, free_port, start_gpsfake, stop_daemon, wait_for  # noqa: E402
 
 
 def first_timed_fix(gpsd_json):
@@ -136,30 +118,18 @@ class Rig:
                                        stderr=open(os.path.join(self.work, "daemon.log"), "w"))
         wait_for(lambda: os.path.exists(self.sock), 15, "moonrunnerd's socket")
         cycle = 1.0 / (self.speed * per_epoch)
-        env = dict(os.environ, TMPDIR=self.work)  # see Rig.swift: gpsfake's stale control sockets
-        # -p: gpsfake is a client itself and keeps gpsd's JSON (what the daemon
-        # is sent: gpsd drops a few sentences while it identifies the device at
-        # high speed); analyze reads that.
-        self.gpsfake = subprocess.Popen(["gpsfake", "-1", "-p", "-q", "-P", str(self.port), "-c", f"{cycle:.6f}",
-                                         nmea], env=env, stdout=open(self.gpsd_json, "w"),
-                                        stderr=open(os.path.join(self.work, "gpsfake.log"), "w"),
-                                        start_new_session=True)
+        # -1: one pass. -p: gpsfake is a client itself and keeps gpsd's JSON
+        # (what the daemon is sent: gpsd drops a few sentences while it
+        # identifies the device at high speed); analyze reads that.
+        self.gpsfake = start_gpsfake(nmea, self.port, self.work, cycle, options=("-1", "-p"),
+                                     stdout=open(self.gpsd_json, "w"),
+                                     log=open(os.path.join(self.work, "gpsfake.log"), "w"))
         status = lambda: json.loads(self.cli("status", "--json"))
         wait_for(lambda: status()["gps"]["connects"] >= 1, 30, "the daemon to reach gpsd")
 
     def stop(self):
-        if self.daemon and self.daemon.poll() is None:
-            self.daemon.send_signal(signal.SIGTERM)
-            try:
-                self.daemon.wait(10)
-            except subprocess.TimeoutExpired:
-                self.daemon.kill()
-        if self.gpsfake and self.gpsfake.poll() is None:
-            try:
-                os.killpg(self.gpsfake.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            self.gpsfake.wait(5)
+        stop_daemon(self.daemon)
+        end_gpsfake(self.gpsfake)
 
 
 def gpx_length(path):

@@ -23,7 +23,6 @@ import multiprocessing
 import os
 import selectors
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -32,14 +31,8 @@ import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 DEMO = os.path.join(ROOT, "Tests", "Fixtures", "demo")
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from replay_rig import end_gpsfake, free_port, listening, start_gpsfake, stop_daemon, wait_for  # noqa: E402
 
 
 def cli(bin_dir, sock, *args):
@@ -174,33 +167,19 @@ def main():
         f.write("socket:\n"
                 f"  max_requests_per_s: {int(args.rate * 2)}\n"
                 f"  max_clients: {args.watchers + 16}\n")
-    procs = []
+    gps = daemon = None
     try:
         # Real time: one NMEA epoch (4 sentences) a second, the IMU trace at speed 1.
-        gps = subprocess.Popen(["gpsfake", "-1", "-q", "-P", str(port), "-c", "0.25",
-                                os.path.join(DEMO, "walk.nmea")], stdout=subprocess.DEVNULL,
-                               stderr=open(os.path.join(work, "gpsfake.log"), "w"), start_new_session=True,
-                               # gpsd's control socket in a private TMPDIR: a stale
-                               # /tmp/gpsfake-<pid>.sock would fool gpsfake's readiness wait.
-                               env=dict(os.environ, TMPDIR=work))
-        procs.append(gps)
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
-                break
-            except OSError:
-                time.sleep(0.1)
+        gps = start_gpsfake(os.path.join(DEMO, "walk.nmea"), port, work, 0.25, options=("-1",),
+                            log=open(os.path.join(work, "gpsfake.log"), "w"))
+        wait_for(lambda: listening(port), 20, "gpsd")
         daemon = subprocess.Popen([os.path.join(bin_dir, "moonrunnerd"), "--config", os.path.join(work, "moonrunner.yaml"),
                                    "--state-dir", os.path.join(work, "state"), "--socket", sock,
                                    "--gpsd", f"127.0.0.1:{port}",
                                    "--imu", f"replay:{os.path.join(DEMO, 'walk-imu.csv.gz')},speed=1",
                                    "--log-level", "notice"],
                                   stdout=subprocess.DEVNULL, stderr=open(os.path.join(work, "daemon.log"), "w"))
-        procs.append(daemon)
-        for _ in range(100):
-            if os.path.exists(sock):
-                break
-            time.sleep(0.1)
+        wait_for(lambda: os.path.exists(sock), 15, "moonrunnerd's socket")
         cli(bin_dir, sock, "start", "--activity", "walk")
         # Baseline pace of the recording without load.
         time.sleep(3)
@@ -223,15 +202,8 @@ def main():
         stopped = json.loads(cli(bin_dir, sock, "stop", "--json"))
         show = json.loads(cli(bin_dir, sock, "show", str(stopped["session"]), "--json"))
     finally:
-        for p in reversed(procs):
-            try:
-                if p is procs[0]:
-                    os.killpg(p.pid, signal.SIGTERM)
-                else:
-                    p.terminate()
-                p.wait(timeout=10)
-            except Exception:
-                pass
+        stop_daemon(daemon)
+        end_gpsfake(gps)
         shutil.rmtree(work, ignore_errors=True)
 
     hz = os.sysconf("SC_CLK_TCK")

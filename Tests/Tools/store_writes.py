@@ -14,23 +14,14 @@ import argparse
 import json
 import os
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEMO = os.path.join(ROOT, "Tests", "Fixtures", "demo")
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from replay_rig import end_gpsfake, free_port, listening, start_gpsfake, stop_daemon, wait_for  # noqa: E402
 
 
 def write_bytes(pid):
@@ -52,17 +43,10 @@ def main():
     port, sock = free_port(), os.path.join(work, "mr.sock")
     truth = json.load(open(os.path.join(DEMO, "walk.truth.json")))
     cycle = 1.0 / (a.speed * truth["nmea_sentences_per_epoch"])
-    gpsfake = subprocess.Popen(["gpsfake", "-q", "-P", str(port), "-c", f"{cycle:.6f}", os.path.join(DEMO, "walk.nmea")],
-                               env=dict(os.environ, TMPDIR=work), stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, start_new_session=True)
+    gpsfake = start_gpsfake(os.path.join(DEMO, "walk.nmea"), port, work, cycle)
     daemon = None
     try:
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.1)
+        wait_for(lambda: listening(port), 20, "gpsd")
         cfg = os.path.join(work, "config.yaml")
         with open(cfg, "w") as f:
             f.write("imu:\n  rate_hz: 100\n")
@@ -70,8 +54,7 @@ def main():
                                    os.path.join(work, "state"), "--socket", sock, "--gpsd", f"127.0.0.1:{port}",
                                    "--imu", f"replay:{os.path.join(DEMO, 'walk-imu.csv.gz')},speed={a.speed:g},loop"],
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        while not os.path.exists(sock):
-            time.sleep(0.05)
+        wait_for(lambda: os.path.exists(sock), 15, "moonrunnerd's socket")
 
         def cli(*args):
             return subprocess.run([os.path.join(a.bin, "moonrunner"), "--socket", sock, *args],
@@ -81,15 +64,12 @@ def main():
             return json.loads(cli("status", "--json"))
         cli("start", "--activity", "walk")
         # Past the session's first commits and the store's own start-up.
-        while status()["elapsed_s"] < 30:
-            time.sleep(0.05)
+        wait_for(lambda: status()["elapsed_s"] >= 30, 30 / a.speed + 60, "30 s of the session")
         s0, b0 = status(), write_bytes(daemon.pid)
         target = s0["elapsed_s"] + a.minutes * 60
-        while True:
-            s1 = status()
-            if s1["elapsed_s"] >= target:
-                break
-            time.sleep(0.1)
+        wait_for(lambda: status()["elapsed_s"] >= target, a.minutes * 60 / a.speed * 2 + 60,
+                 f"{a.minutes:g} recorded minutes")
+        s1 = status()
         b1 = write_bytes(daemon.pid)
         hours = (s1["elapsed_s"] - s0["elapsed_s"]) / 3600
         mb = (b1 - b0) / 1e6 / hours
@@ -104,13 +84,8 @@ def main():
             return 1
         return 0
     finally:
-        if daemon and daemon.poll() is None:
-            daemon.send_signal(signal.SIGTERM)
-            daemon.wait(10)
-        try:
-            os.killpg(gpsfake.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+        stop_daemon(daemon)
+        end_gpsfake(gpsfake)
         shutil.rmtree(work, ignore_errors=True)
 
 

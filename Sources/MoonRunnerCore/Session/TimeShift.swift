@@ -64,7 +64,7 @@ extension SessionSnapshot: TimeShiftable {
     public func shifted(by offset: Double) -> SessionSnapshot {
         var s = self
         s.stats = stats.shifted(by: offset)
-        s.pauses = pauses.map { $0.shifted(by: offset) }
+        s.pauses = pauses.shifted(by: offset)
         s.lastTime = lastTime + offset
         s.navigation = navigation?.shifted(by: offset)
         return s

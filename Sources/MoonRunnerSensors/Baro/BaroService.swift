@@ -34,6 +34,11 @@ public struct BaroServiceConfig: Sendable, Equatable {
         self.batchInterval = batchInterval
         self.bufferedBatches = bufferedBatches
     }
+
+    var recovery: DeviceRecovery.Policy {
+        .init(initialBackoff: initialBackoff, maxBackoff: maxBackoff, degradedHold: degradedHold,
+              lostAfter: lostAfter, maxConsecutiveFaults: maxConsecutiveFaults)
+    }
 }
 
 /// Running totals since the service started.
@@ -179,11 +184,7 @@ public final class BaroService: Sendable {
     private func run() {
         var bus: (any I2CBus)?
         var driver: (any BarometerDriver)?
-        var backoff = config.initialBackoff
-        var nextAttempt = -Double.infinity
-        var consecutiveFaults = 0
-        var lastData = clock.now()
-        var lastFault = -Double.infinity
+        var recovery = DeviceRecovery(policy: config.recovery, now: clock.now())
         var lastRaw: (UInt32, UInt32)?
         var sameSince = Double.nan
         var ended = false
@@ -193,17 +194,13 @@ public final class BaroService: Sendable {
         var lastHealth: IMUHealth?
 
         func health(at t: Double) -> IMUHealth {
-            if ended || driver == nil || t - lastData > config.lostAfter { return .lost }
-            if t - lastFault < config.degradedHold { return .degraded }
-            return .ok
+            recovery.health(at: t, connected: !ended && driver != nil)
         }
         func scheduleReinit(at t: Double) {
             driver = nil
-            consecutiveFaults = 0
             lastRaw = nil
             sameSince = .nan
-            nextAttempt = t + backoff
-            backoff = min(backoff * 2, config.maxBackoff)
+            recovery.scheduleReinit(at: t)
         }
         func flush(at t: Double, force: Bool = false) {
             let h = health(at: t)
@@ -224,9 +221,8 @@ public final class BaroService: Sendable {
                 continue
             }
             if driver == nil {
-                let now = clock.now()
-                if now < nextAttempt {
-                    pause(nextAttempt - now)
+                if let wait = recovery.wait(at: clock.now()) {
+                    pause(wait)
                     continue
                 }
                 do throws(BaroDriverError) {
@@ -240,7 +236,7 @@ public final class BaroService: Sendable {
                     let d = try BarometerProbe.driver(bus: b, address: address, clock: clock)
                     try d.initialize()
                     driver = d
-                    lastData = clock.now()
+                    recovery.connected(at: clock.now())
                     let label = "\(d.model.map { "\($0)" } ?? "barometer") \(deviceLabel)"
                     update {
                         $0.counters.initializations += 1
@@ -248,7 +244,7 @@ public final class BaroService: Sendable {
                     }
                 } catch {
                     let t = clock.now()
-                    lastFault = t
+                    recovery.fault(at: t)
                     if case let .bus(e) = error {
                         if case .openFailed = e { bus = nil }
                         update { $0.counters.busErrors += 1 }
@@ -264,14 +260,14 @@ public final class BaroService: Sendable {
             let period = d.measurementPeriod
             do throws(BaroDriverError) {
                 let reading = try d.read()
-                consecutiveFaults = 0
+                recovery.readSucceeded()
                 let t = clock.now()
                 if let r = reading {
                     let raw = (r.rawPressure, r.rawTemperature)
                     if let last = lastRaw, last == raw {
                         if sameSince.isNaN { sameSince = t }
                         if t - sameSince >= config.stuckAfter {
-                            lastFault = t
+                            recovery.fault(at: t)
                             update { $0.counters.stuck += 1 }
                             noteFault("readings stuck at \(r.pressure) Pa for \(Int(config.stuckAfter)) s; re-initialising", at: t)
                             scheduleReinit(at: t)
@@ -279,19 +275,17 @@ public final class BaroService: Sendable {
                     } else {
                         sameSince = .nan
                         lastRaw = raw
-                        lastData = t
+                        recovery.delivered(at: t)
                         pending.append(BaroSample(t: t, pressure: r.pressure, temperature: r.temperature))
                         update { $0.counters.samples += 1 }
-                        backoff = config.initialBackoff
                     }
                 }
             } catch {
                 let t = clock.now()
-                consecutiveFaults += 1
-                lastFault = t
+                let tooMany = recovery.readFailed(at: t)
                 if case .bus = error { update { $0.counters.busErrors += 1 } }
                 noteFault("\(error)", at: t)
-                if consecutiveFaults >= config.maxConsecutiveFaults || error == .deviceReset {
+                if tooMany || error == .deviceReset {
                     noteFault("re-initialising after: \(error)", at: t)
                     scheduleReinit(at: t)
                 }

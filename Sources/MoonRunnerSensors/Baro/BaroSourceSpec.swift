@@ -26,13 +26,10 @@ public enum BaroSourceSpec: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .none: return "none"
-        case let .i2c(path, address): return "i2c:\(path)@\(I2CError.hex(address))"
+        case let .i2c(path, address):
+            return SourceSpecGrammar.describe(.i2c(path: path, address: address))
         case let .replay(path, speed, loop, faults):
-            var s = "replay:\(path)"
-            if speed != 1 { s += ",speed=\(speed)" }
-            if loop { s += ",loop" }
-            for f in faults { s += ",fault=\(f)" }
-            return s
+            return SourceSpecGrammar.describe(.replay(.init(path: path, speed: speed, loop: loop, faults: faults)))
         }
     }
 

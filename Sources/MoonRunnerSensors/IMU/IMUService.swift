@@ -39,6 +39,11 @@ public struct IMUServiceConfig: Sendable, Equatable {
         self.maxConsecutiveFaults = maxConsecutiveFaults
         self.bufferedBatches = bufferedBatches
     }
+
+    var recovery: DeviceRecovery.Policy {
+        .init(initialBackoff: initialBackoff, maxBackoff: maxBackoff, degradedHold: degradedHold,
+              lostAfter: lostAfter, maxConsecutiveFaults: maxConsecutiveFaults)
+    }
 }
 
 /// Runs the IMU driver on its own thread and hands samples to the daemon.
@@ -170,11 +175,7 @@ public final class IMUService: Sendable {
     private func run() {
         var bus: (any I2CBus)?
         var driver: MPU6050Driver?
-        var backoff = config.initialBackoff
-        var nextAttempt = -Double.infinity
-        var consecutiveFaults = 0
-        var lastData = clock.now()
-        var lastFault = -Double.infinity
+        var recovery = DeviceRecovery(policy: config.recovery, now: clock.now())
         var pendingLost = 0
         var lastHealth: IMUHealth?
         var ended = false
@@ -182,16 +183,12 @@ public final class IMUService: Sendable {
         let reserve = Int(config.pollInterval / period * 1.5) + 16
 
         func health(at t: Double) -> IMUHealth {
-            if ended || driver == nil || t - lastData > config.lostAfter { return .lost }
-            if t - lastFault < config.degradedHold { return .degraded }
-            return .ok
+            recovery.health(at: t, connected: !ended && driver != nil)
         }
 
         func scheduleReinit(at t: Double) {
             driver = nil
-            consecutiveFaults = 0
-            nextAttempt = t + backoff
-            backoff = min(backoff * 2, config.maxBackoff)
+            recovery.scheduleReinit(at: t)
         }
 
         func publish(_ samples: [IMUSample], at t: Double) {
@@ -214,9 +211,8 @@ public final class IMUService: Sendable {
                 continue
             }
             if driver == nil {
-                let now = clock.now()
-                if now < nextAttempt {
-                    pause(nextAttempt - now)
+                if let wait = recovery.wait(at: clock.now()) {
+                    pause(wait)
                     continue
                 }
                 do throws(IMUDriverError) {
@@ -230,7 +226,7 @@ public final class IMUService: Sendable {
                     let d = MPU6050Driver(bus: b, config: driverConfig, clock: clock)
                     try d.initialize()
                     driver = d
-                    lastData = clock.now()
+                    recovery.connected(at: clock.now())
                     let label = "\(d.model.map { "\($0)" } ?? "IMU") \(deviceLabel)"
                     update {
                         $0.counters.initializations += 1
@@ -239,7 +235,7 @@ public final class IMUService: Sendable {
                     }
                 } catch {
                     let t = clock.now()
-                    lastFault = t
+                    recovery.fault(at: t)
                     if case let .bus(e) = error {
                         if case .openFailed = e { bus = nil }
                         update { $0.counters.busErrors += 1 }
@@ -255,6 +251,7 @@ public final class IMUService: Sendable {
 
             var samples: [IMUSample] = []
             samples.reserveCapacity(reserve)
+            var tooMany = false
             do {
                 let before = clock.now()
                 let report = try d.readFIFO(into: &samples)
@@ -262,8 +259,7 @@ public final class IMUService: Sendable {
                 clock.caughtUp(before)
                 pendingLost += report.lostSamples
                 if let anomaly = report.anomaly {
-                    consecutiveFaults += 1
-                    lastFault = t
+                    tooMany = recovery.readFailed(at: t)
                     update {
                         $0.counters.fifoResets += 1
                         $0.counters.lostSamples += report.lostSamples
@@ -272,18 +268,17 @@ public final class IMUService: Sendable {
                     }
                     noteFault(anomaly.description, at: t)
                 } else {
-                    consecutiveFaults = 0
+                    recovery.readSucceeded()
                 }
             } catch {
                 let t = clock.now()
-                consecutiveFaults += 1
-                lastFault = t
+                tooMany = recovery.readFailed(at: t)
                 update { $0.counters.busErrors += 1 }
                 noteFault("\(error)", at: t)
             }
             let t = clock.now()
-            if consecutiveFaults >= config.maxConsecutiveFaults {
-                noteFault("re-initialising after \(consecutiveFaults) consecutive faults; last: \(status.lastError ?? "?")", at: t)
+            if tooMany {
+                noteFault("re-initialising after \(config.maxConsecutiveFaults) consecutive faults; last: \(status.lastError ?? "?")", at: t)
                 scheduleReinit(at: t)
             }
 
@@ -306,10 +301,8 @@ public final class IMUService: Sendable {
                 noteFault("end of trace", at: t)
                 update { $0.endOfTrace = true }
             }
-            if !samples.isEmpty {
-                lastData = t
-                if driver != nil { backoff = config.initialBackoff }
-            }
+            // Without a device (dropped above) health is `lost` whatever the last data was.
+            if !samples.isEmpty, driver != nil { recovery.delivered(at: t) }
             let delivered = samples.count
             update {
                 $0.counters.samples += delivered

@@ -68,6 +68,20 @@ enum SourceSpecGrammar {
         return .replay(replay)
     }
 
+    /// The spec's text as `parse` reads it back (defaults left out).
+    static func describe(_ source: Source) -> String {
+        switch source {
+        case let .i2c(path, address):
+            return "i2c:\(path)@\(I2CError.hex(address))"
+        case let .replay(r):
+            var s = "replay:\(r.path)"
+            if r.speed != 1 { s += ",speed=\(r.speed)" }
+            if r.loop { s += ",loop" }
+            for f in r.faults { s += ",fault=\(f)" }
+            return s
+        }
+    }
+
     static func parseInteger(_ s: String) -> Int? {
         let t = s.lowercased()
         if t.hasPrefix("0x") { return Int(t.dropFirst(2), radix: 16) }
