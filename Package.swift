@@ -24,6 +24,7 @@ let package = Package(
         .systemLibrary(name: "CI2C", providers: [.apt(["libi2c-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CProcessFD"),
 
         // Pure algorithms and models: no I/O, no clocks.
         .target(name: "MoonRunnerCore"),
@@ -62,7 +63,7 @@ let package = Package(
         ]),
         // The announcer: a watcher of the control socket that speaks through espeak-ng and ALSA.
         .executableTarget(name: "moonrunner-announce", dependencies: [
-            "MoonRunnerAnnounce", "MoonRunnerClient", "MoonRunnerProtocol", "MoonRunnerCore",
+            "MoonRunnerAnnounce", "MoonRunnerClient", "MoonRunnerProtocol", "MoonRunnerCore", "CProcessFD",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Yams", package: "Yams"),
         ]),

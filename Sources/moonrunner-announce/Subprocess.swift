@@ -1,3 +1,4 @@
+import CProcessFD
 import Foundation
 
 /// A helper program (espeak-ng, aplay) started with posix_spawnp, with our
@@ -10,6 +11,8 @@ final class Subprocess {
     /// Our end of its standard output (-1 when not piped).
     private(set) var output: Int32 = -1
     private var exitStatus: Int32?
+    /// Polls readable once the child has exited (-1 on a kernel before 5.3).
+    private let exitWatch: Int32
 
     struct SpawnError: Error, CustomStringConvertible {
         var program: String
@@ -62,6 +65,7 @@ final class Subprocess {
         pid = child
         input = inPipe[1]
         output = outPipe[0]
+        exitWatch = pidfd_open(child, 0)
     }
 
     deinit {
@@ -71,6 +75,7 @@ final class Subprocess {
             kill(pid, SIGKILL)
             _ = wait(timeout: 1)
         }
+        if exitWatch >= 0 { close(exitWatch) }
     }
 
     func closeInput() {
@@ -79,27 +84,47 @@ final class Subprocess {
     }
 
     /// Waits up to `timeout` seconds for the exit; kills it after that. Its status, or nil when killed.
+    /// Sleeps in poll(2) on the child's pidfd until it exits or the time is up.
     @discardableResult
     func wait(timeout: Double) -> Int32? {
+        if let exitStatus { return exitStatus }
         let deadline = Monotonic.now() + timeout
-        while exitStatus == nil {
-            var status: Int32 = 0
-            let r = waitpid(pid, &status, WNOHANG)
-            if r == pid {
-                exitStatus = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-                break
+        var exited = reap(blocking: false)
+        while !exited && Monotonic.now() < deadline {
+            if exitWatch >= 0 {
+                let left = deadline - Monotonic.now()
+                var p = pollfd(fd: exitWatch, events: Int16(POLLIN), revents: 0)
+                let n = poll(&p, 1, Int32(max(0, min(left, 1)) * 1000) + 1)
+                if n < 0 && errno != EINTR { break }
+            } else {
+                // A kernel without pidfd (before 5.3): look again shortly.
+                usleep(5_000)
             }
-            if r < 0 && errno != EINTR { exitStatus = -1; break }
-            if Monotonic.now() >= deadline {
-                kill(pid, SIGKILL)
-                var s: Int32 = 0
-                _ = waitpid(pid, &s, 0)
-                exitStatus = -1
-                return nil
-            }
-            usleep(5_000)
+            exited = reap(blocking: false)
+        }
+        if !exited {
+            kill(pid, SIGKILL)
+            _ = reap(blocking: true)
+            exitStatus = -1
+            return nil
         }
         return exitStatus
+    }
+
+    /// Collects the child's exit status; true once it has exited (or cannot be waited for).
+    private func reap(blocking: Bool) -> Bool {
+        var status: Int32 = 0
+        var r: pid_t
+        repeat { r = waitpid(pid, &status, blocking ? 0 : WNOHANG) } while r < 0 && errno == EINTR
+        if r == pid {
+            exitStatus = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+            return true
+        }
+        if r < 0 {
+            exitStatus = -1
+            return true
+        }
+        return false
     }
 }
 
