@@ -35,15 +35,13 @@ struct TransitionHook: Sendable {
         let timeout = self.timeout
         let logger = self.logger
         let pid = process.processIdentifier
-        Task.detached {
-            let deadline = Date().addingTimeInterval(timeout)
-            while process.isRunning && Date() < deadline {
-                try? await Task.sleep(for: .milliseconds(100))
-            }
-            if process.isRunning {
-                kill(pid, SIGKILL)
-                logger.warning("transition hook killed after \(timeout) s")
-            }
+        // One wake-up at the timeout, cancelled when the hook exits first.
+        let reaper = Task.detached {
+            try? await Task.sleep(for: .seconds(timeout))
+            guard !Task.isCancelled, process.isRunning else { return }
+            kill(pid, SIGKILL)
+            logger.warning("transition hook killed after \(timeout) s")
         }
+        process.terminationHandler = { _ in reaper.cancel() }
     }
 }
