@@ -90,16 +90,13 @@ final class Subprocess {
         if let exitStatus { return exitStatus }
         let deadline = Monotonic.now() + timeout
         var exited = reap(blocking: false)
+        if !exited, exitWatch >= 0 {
+            // The pidfd turns readable when the child has exited.
+            exited = ready(exitWatch, write: false, until: deadline) && reap(blocking: true)
+        }
         while !exited && Monotonic.now() < deadline {
-            if exitWatch >= 0 {
-                let left = deadline - Monotonic.now()
-                var p = pollfd(fd: exitWatch, events: Int16(POLLIN), revents: 0)
-                let n = poll(&p, 1, Int32(max(0, min(left, 1)) * 1000) + 1)
-                if n < 0 && errno != EINTR { break }
-            } else {
-                // A kernel without pidfd (before 5.3): look again shortly.
-                usleep(5_000)
-            }
+            // A kernel without pidfd (before 5.3): look again shortly.
+            usleep(5_000)
             exited = reap(blocking: false)
         }
         if !exited {

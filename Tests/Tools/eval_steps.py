@@ -183,35 +183,49 @@ def low_pass(rows, cutoff):
     return out
 
 
-def resample(path, rate, out_path, anti_alias=True, filter_only=False):
-    """Every column onto a uniform grid at `rate` Hz by linear interpolation;
-    below the trace's own rate, low-passed first at 0.4 x `rate` when
-    `anti_alias` (as a sensor set to that rate would deliver it). With
-    `filter_only`, that low-pass alone at the trace's own rate and times: what
-    the slower sensor's filter changes, without a change of rate."""
-    header, rows = read_trace(path)
-    t0, t1 = rows[0][0], rows[-1][0]
-    if anti_alias and rate < (len(rows) - 1) / (t1 - t0) * 0.99:
-        rows = low_pass(rows, 0.4 * rate)
+def write_rows(header, rows, out_path):
     with open(out_path, "w") as f:
         f.write(",".join(header) + "\n")
-        if filter_only:
-            for r in rows:
-                f.write(",".join(f"{v:.6f}" for v in r) + "\n")
-            return
-        j = 0
-        k = 0
-        while True:
-            t = t0 + k / rate
-            if t > t1:
-                break
-            while j + 2 < len(rows) and rows[j + 1][0] <= t:
-                j += 1
-            a, b = rows[j], rows[j + 1]
-            w = (t - a[0]) / (b[0] - a[0]) if b[0] > a[0] else 0.0
-            vals = [t] + [a[c] + w * (b[c] - a[c]) for c in range(1, len(header))]
-            f.write(",".join(f"{v:.6f}" for v in vals) + "\n")
-            k += 1
+        for r in rows:
+            f.write(",".join(f"{v:.6f}" for v in r) + "\n")
+
+
+def on_grid(rows, rate):
+    """Every column onto a uniform grid at `rate` Hz by linear interpolation."""
+    t0, t1 = rows[0][0], rows[-1][0]
+    out = []
+    j = 0
+    k = 0
+    while True:
+        t = t0 + k / rate
+        if t > t1:
+            break
+        while j + 2 < len(rows) and rows[j + 1][0] <= t:
+            j += 1
+        a, b = rows[j], rows[j + 1]
+        w = (t - a[0]) / (b[0] - a[0]) if b[0] > a[0] else 0.0
+        out.append([t] + [a[c] + w * (b[c] - a[c]) for c in range(1, len(a))])
+        k += 1
+    return out
+
+
+def resample(path, rate, outputs):
+    """The trace at `rate` Hz, written to `outputs[kind]` for each kind asked:
+    "aa" as a sensor set to that rate delivers it (below the trace's own rate,
+    low-passed first at 0.4 x `rate`, then interpolated onto the grid), "plain"
+    interpolated without the low-pass, "filter" that low-pass alone at the
+    trace's own rate and times (what the slower sensor's filter changes,
+    without a change of rate). One read and one low-pass for all of them."""
+    header, rows = read_trace(path)
+    t0, t1 = rows[0][0], rows[-1][0]
+    slower = rate < (len(rows) - 1) / (t1 - t0) * 0.99
+    if "plain" in outputs:
+        write_rows(header, on_grid(rows, rate), outputs["plain"])
+    filtered = low_pass(rows, 0.4 * rate) if slower and ("aa" in outputs or "filter" in outputs) else rows
+    if "filter" in outputs:
+        write_rows(header, filtered, outputs["filter"])
+    if "aa" in outputs:
+        write_rows(header, on_grid(filtered, rate), outputs["aa"])
 
 
 def mean(xs):
@@ -451,8 +465,8 @@ def evaluate(binary, data, detector, jobs, verbose, parameters=None):
 
 
 def _resample_job(job):
-    src, rate, out, kind = job
-    resample(src, rate, out, kind != "plain", kind == "filter")
+    src, rate, outputs = job
+    resample(src, rate, outputs)
 
 
 def rate_check(binary, data, detector, counts, jobs, verbose, extra=()):
@@ -475,10 +489,14 @@ def rate_check(binary, data, detector, counts, jobs, verbose, extra=()):
                         continue
                     out = os.path.join(tmp, f"{name}_{int(rate)}_{kind}.csv")
                     jobs_list.append((folder, name, rate, kind, out))
-        # Resampling is Python arithmetic: processes, not threads.
+        # Resampling is Python arithmetic: processes, not threads; each
+        # trace and rate is read and low-passed once for all its kinds.
+        per_rate = {}
+        for folder, name, rate, kind, out in jobs_list:
+            per_rate.setdefault((folder, name, rate), {})[kind] = out
         with ProcessPoolExecutor(jobs) as ex:
-            list(ex.map(_resample_job, [(os.path.join(data, j[0], j[1] + ".csv.gz"), j[2], j[4], j[3])
-                                        for j in jobs_list], chunksize=8))
+            list(ex.map(_resample_job, [(os.path.join(data, f, n + ".csv.gz"), r, outs)
+                                        for (f, n, r), outs in per_rate.items()], chunksize=4))
         with ThreadPoolExecutor(jobs) as ex:
             got = list(ex.map(lambda j: len(analyze(binary, j[4], detector, extra)), jobs_list))
     finally:

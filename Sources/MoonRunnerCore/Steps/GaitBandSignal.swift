@@ -90,10 +90,7 @@ struct GaitBandSignal: Sendable {
         if upsampling == 1 {
             m3 = m
             t3 = t
-            previousY = y
-            y = lowPass.step(m)
-            outDt = t - outT
-            outT = t
+            filter(m, at: t)
         } else {
             finishSpan()
             m0 = m1
@@ -135,10 +132,7 @@ struct GaitBandSignal: Sendable {
         designedDt = meanDt
         let steps = max(1, Int((meanDt * Self.minFilterRate).rounded(.up)))
         if upsampling > 1, steps == 1 {
-            previousY = y
-            y = lowPass.step(m3)
-            outDt = t3 - outT
-            outT = t3
+            filter(m3, at: t3)
         } else if upsampling == 1, steps > 1 {
             (m0, m1, m2) = (m3, m3, m3)
             (t1, t2) = (t3, t3)
@@ -158,6 +152,12 @@ struct GaitBandSignal: Sendable {
         guard t > outT else { return }
         let a = m0, b = m1, c = m2, d = m3
         let v = b + 0.5 * u * ((c - a) + u * ((2 * a - 5 * b + 4 * c - d) + u * (3 * (b - c) + d - a)))
+        filter(v, at: t)
+    }
+
+    /// One low-pass step: the output at `t` becomes the latest.
+    @inline(__always)
+    private mutating func filter(_ v: Double, at t: Double) {
         previousY = y
         y = lowPass.step(v)
         outDt = t - outT

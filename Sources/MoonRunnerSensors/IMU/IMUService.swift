@@ -98,15 +98,13 @@ public final class IMUService: Sendable {
             let hasGyro = reader.hasGyro
             let reopen: (@Sendable () throws -> any IMUSampleSource)? =
                 loop ? { @Sendable () throws -> any IMUSampleSource in try IMUTraceReader(path: path) } : nil
-            let peek = try IMUTraceReader(path: path)
-            let onReceiverClock = (try? peek.next())??.t ?? 0 > TracePlayback.absoluteAfter
             let emulator = MPU6050Emulator(clock: clock.now, source: reader, reopen: reopen,
                                            receiverOffset: clock.receiverOffset)
             let bus: any I2CBus = faults.isEmpty ? emulator : ScheduledFaultBus(device: emulator, plan: faults, clock: clock.now)
             self.init(bus: { () throws(I2CError) -> any I2CBus in bus },
                       address: emulator.address, gyroEnabled: hasGyro, config: config, clock: clock,
                       source: spec.description, deviceLabel: "(emulated) replaying \(path)", emulator: emulator,
-                      waitsForReceiver: onReceiverClock)
+                      waitsForReceiver: emulator.waitsForReceiver)
         }
     }
 

@@ -154,6 +154,9 @@ public final class MPU6050Emulator: I2CBus {
 
     public var stats: MPU6050EmulatorStats { state.withLock { $0.stats } }
 
+    /// The trace is stamped in UNIX time and waits for the receiver's clock (reads its first sample).
+    public var waitsForReceiver: Bool { state.withLock { $0.playback.waitsForReceiver() } }
+
     /// True once the trace has been played to its end (never with looping). The device
     /// keeps sampling, holding the last value, like a sensor that stopped moving.
     public var isEndOfTrace: Bool { state.withLock { $0.playback.ended } }

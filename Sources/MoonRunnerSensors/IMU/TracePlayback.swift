@@ -80,12 +80,7 @@ struct TracePlayback {
     /// first instant for an anchored one. False while it is not due yet.
     mutating func startIfDue(at tick: Double, period: Double) -> Bool {
         if started { return true }
-        guard let anchor, source != nil else {
-            start(at: tick)
-            return true
-        }
-        prime()
-        guard let first = before, first.t > Self.absoluteAfter else {
+        guard waitsForReceiver(), let anchor, let first = before else {
             start(at: tick)
             return true
         }
@@ -98,6 +93,15 @@ struct TracePlayback {
         startDeviceTime = firstTick
         offset = first.t - firstTick
         return true
+    }
+
+    /// Whether the trace is stamped in UNIX time and played on the receiver's
+    /// clock (an anchor is given): then nothing plays before the receiver
+    /// reports. Reads the trace's first sample (once).
+    mutating func waitsForReceiver() -> Bool {
+        guard anchor != nil, source != nil else { return false }
+        prime()
+        return (before?.t ?? 0) > Self.absoluteAfter
     }
 
     /// The trace's first sample, once primed (an anchored trace waiting for its time).
