@@ -1,9 +1,8 @@
-import MoonRunnerCore
-
-/// `analyze --course-option KEY=VALUE`: the course matcher's settings by
-/// name, so that an evaluation can vary them without rebuilding.
-enum CourseTuning {
-    struct Invalid: Error {}
+/// The course matcher's settings by name (`analyze --course-option
+/// KEY=VALUE`, the course scenarios' sweep), so that an evaluation can vary
+/// them without rebuilding.
+public enum CourseTuning {
+    public struct Invalid: Error {}
 
     private static let setters: [String: @Sendable (inout CourseMatcherConfig, Double) -> Void] = [
         "off_course_m": { $0.offCourseDistance = $1 },
@@ -19,9 +18,9 @@ enum CourseTuning {
         "finish_m": { $0.finishDistance = $1 },
     ]
 
-    static var keys: [String] { setters.keys.sorted() }
+    public static var keys: [String] { setters.keys.sorted() }
 
-    static func apply(_ option: String, to config: CourseMatcherConfig) throws -> CourseMatcherConfig {
+    public static func apply(_ option: String, to config: CourseMatcherConfig) throws -> CourseMatcherConfig {
         let parts = option.split(separator: "=", maxSplits: 1).map(String.init)
         guard parts.count == 2, let set = setters[parts[0]], let value = Double(parts[1]), value.isFinite, value >= 0 else {
             throw Invalid()
