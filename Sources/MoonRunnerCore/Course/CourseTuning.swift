@@ -8,6 +8,8 @@ public enum CourseTuning {
         "off_course_m": { $0.offCourseDistance = $1 },
         "margin_sigmas": { $0.marginSigmas = $1 },
         "min_margin_m": { $0.minimumMargin = $1 },
+        "on_margin_sigmas": { $0.onMarginSigmas = $1 },
+        "indistinct_sigmas": { $0.indistinctSigmas = $1 },
         "off_dwell_s": { $0.offDwell = $1 },
         "off_fixes": { $0.offFixes = Int($1) },
         "on_dwell_s": { $0.onDwell = $1 },
