@@ -69,9 +69,15 @@ let package = Package(
         ]),
         .executableTarget(name: "moonrunner-bench", dependencies: ["MoonRunnerCore", "MoonRunnerSensors"]),
 
-        // Test support: starting helper processes safely from parallel tests.
-        .target(name: "MoonRunnerTestSupport", path: "Tests/Support"),
-        .testTarget(name: "MoonRunnerCoreTests", dependencies: ["MoonRunnerCore"]),
+        // Test support: starting helper processes safely from parallel tests; a
+        // simulated GPS receiver and the course scenarios of issue 23 (pure).
+        .target(name: "MoonRunnerTestSupport", dependencies: ["MoonRunnerCore"], path: "Tests/Support"),
+        // Scores the course matcher on those scenarios, or writes them out (Tests/Tools/eval_rejoin.py).
+        .executableTarget(name: "course-scenarios", dependencies: [
+            "MoonRunnerCore", "MoonRunnerTestSupport",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], path: "Tests/Tools/course-scenarios"),
+        .testTarget(name: "MoonRunnerCoreTests", dependencies: ["MoonRunnerCore", "MoonRunnerTestSupport"]),
         .testTarget(name: "MoonRunnerSensorsTests", dependencies: ["MoonRunnerSensors", "MoonRunnerTestSupport"]),
         .testTarget(name: "MoonRunnerStoreTests", dependencies: ["MoonRunnerStore"]),
         .testTarget(name: "MoonRunnerExportTests", dependencies: ["MoonRunnerExport", "MoonRunnerTestSupport"]),

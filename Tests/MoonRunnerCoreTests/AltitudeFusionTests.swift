@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import MoonRunnerCore
+import MoonRunnerTestSupport
 
 /// A body-worn barometer: the true altitude through the standard atmosphere
 /// on a sea-level pressure that drifts with the weather, plus white noise,

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import MoonRunnerCore
+import MoonRunnerTestSupport
 
 @Suite("Course geometry")
 struct CourseGeometryTests {
@@ -79,5 +80,25 @@ struct CourseGeometryTests {
         // A window holding only the third lap.
         g.passes(east: x, north: y, within: 20, from: 2 * lap + 20, to: 3 * lap - 10, scratch: &scratch, into: &out)
         #expect(out.count == 1 && abs((out.first?.progress ?? 0) - (2 * lap + 50)) < 1)
+    }
+
+    @Test("a pass goes one way: by an out-and-back's turn the two legs are two passes, each at its nearest point")
+    func turnBack() throws {
+        // Out 1 km east along y = 0, back along y = −8, a vertex every 10 m.
+        let g = try CourseSketch.geometry([(0, 0), (1000, 0), (1000, -8), (0, -8)])
+        // 20 m before the turn, 6 m south of the way out (2 m north of the way back).
+        let ll = CourseSketch.plane.unproject(east: 980, north: -6)
+        let (x, y) = g.project(latitude: ll.lat, longitude: ll.lon)
+        var scratch: [Int32] = []
+        var out: [CourseProjection] = []
+        g.passes(east: x, north: y, within: 40, from: 0, to: g.length, scratch: &scratch, into: &out)
+        #expect(out.count == 2, "\(out.map(\.progress))")
+        // The way out (and the 8 m across, still heading out of the turn),
+        // then the way back; 980 m out is 98 % of the way to the turn
+        // (vertex 100), and 20 m of the 1000 m back (vertex 101 on).
+        let turn = g.cumulative[100], back = g.cumulative[101], end = g.length
+        #expect(abs((out.first?.progress ?? 0) - 0.98 * turn) < 0.5 && abs((out.first?.distance ?? 0) - 6) < 0.5, "\(out)")
+        #expect(abs((out.last?.progress ?? 0) - (back + 0.02 * (end - back))) < 0.5
+                    && abs((out.last?.distance ?? 0) - 2) < 0.5, "\(out)")
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 @testable import MoonRunnerCore
+import MoonRunnerTestSupport
 
 /// Courses and runs drawn in metres east/north of a point, for the course tests.
 struct CourseSketch {
@@ -116,6 +117,8 @@ struct MatchedRun {
     var fixes: [SimulatedRun.Fix] = []
     var matches: [CourseMatch] = []
     var transitions: [CourseTransition] = []
+    /// Each `on_course`: back-dated time and when it was decided (the fix's time).
+    var onCourseTimes: [(since: Double, detected: Double)] = []
 
     init(_ run: SimulatedRun, on geometry: CourseGeometry, sigma: Double? = nil, config: CourseMatcherConfig = .init()) {
         var m = CourseMatcher(geometry: geometry, config: config)
@@ -126,6 +129,7 @@ struct MatchedRun {
             fixes.append(f)
             matches.append(match)
             if let transition { transitions.append(transition) }
+            if case let .onCourse(since)? = transition { onCourseTimes.append((since, f.t)) }
         }
     }
 

@@ -164,7 +164,10 @@ public struct CourseGeometry: Sendable {
             ?? walkNearest(x, y, range, lower: lower, upper: upper)
     }
 
-    /// Ranges of at most this many segments are walked rather than searched.
+    /// Ranges of at most this many segments are walked rather than searched
+    /// in the grid: a following window (a few segments) always is. On the
+    /// 50 km course bench, 8, 48 and 200 cost 1.05, 1.03 and 1.5 µs per fix:
+    /// walking 48 segments costs what visiting the grid's cells does.
     static let walkLimit = 48
 
     private func walkNearest(_ x: Double, _ y: Double, _ range: ClosedRange<Int>, lower: Double,
@@ -179,9 +182,12 @@ public struct CourseGeometry: Sendable {
 
     /// The passes of the course by (x, y) within `radius` metres in the range
     /// `lower...upper`: each maximal run of consecutive segments within the
-    /// radius is one pass (a lap, a leg, a crossing), reported by its nearest
-    /// point, in order of progress. `scratch` is the caller's buffer, reused
-    /// so that matching a fix allocates nothing.
+    /// radius that goes one way is one pass (a lap, a leg, a crossing),
+    /// reported by its nearest point, in order of progress. A run that turns
+    /// back (a segment more than 90° from the run's first) starts a new pass
+    /// there: both legs of an out-and-back are near its turn, and the nearest
+    /// point of the two together can lie on the leg already run. `scratch` is
+    /// the caller's buffer, reused so that matching a fix allocates nothing.
     public func passes(east x: Double, north y: Double, within radius: Double, from lower: Double, to upper: Double,
                        scratch: inout [Int32], into out: inout [CourseProjection]) {
         out.removeAll(keepingCapacity: true)
@@ -206,9 +212,10 @@ public struct CourseGeometry: Sendable {
         }
         var k = 0
         while k < scratch.count {
-            var best = project(x, y, onSegment: Int(scratch[k]), lower: lower, upper: upper)
+            let first = Int(scratch[k])
+            var best = project(x, y, onSegment: first, lower: lower, upper: upper)
             var j = k + 1
-            while j < scratch.count, scratch[j] == scratch[j - 1] + 1 {
+            while j < scratch.count, scratch[j] == scratch[j - 1] + 1, sameWay(first, Int(scratch[j])) {
                 let p = project(x, y, onSegment: Int(scratch[j]), lower: lower, upper: upper)
                 if p.distance < best.distance { best = p }
                 j += 1
@@ -216,6 +223,14 @@ public struct CourseGeometry: Sendable {
             out.append(best)
             k = j
         }
+    }
+
+    /// True when segments `i` and `j` head within 90° of each other: one
+    /// moves along the other rather than against it (a bend of a track keeps
+    /// going one way until it has turned back by more than a right angle).
+    @inline(__always)
+    func sameWay(_ i: Int, _ j: Int) -> Bool {
+        (east[i + 1] - east[i]) * (east[j + 1] - east[j]) + (north[i + 1] - north[i]) * (north[j + 1] - north[j]) >= 0
     }
 
     /// Sorts and removes repeats in place (insertion sort: the lists are

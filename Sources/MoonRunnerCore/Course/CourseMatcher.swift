@@ -30,23 +30,33 @@ public enum CourseTransition: Sendable, Equatable {
 /// furthest progress so far (which rises no faster than the wearer's own
 /// speed), forward from it by `maxSpeed` × the time since the last match,
 /// plus that noise. The course's passes by the fix inside the window (a
-/// leg, a lap, a crossing) are weighed by their distance and by how well
-/// they agree with the progress predicted from the wearer's speed; the best
-/// one's nearest point is the progress. The other lap or leg is outside the
-/// window or far from the prediction, so it is never taken.
+/// leg, a lap, a crossing; a pass goes one way, so a turn back starts
+/// another) are weighed by their distance and by how well they agree with
+/// the progress predicted from the wearer's speed, those the wearer moves
+/// along before those they move against; the best one's nearest point is
+/// the progress. The other lap or leg is outside the window, far from the
+/// prediction or run the other way, so it is never taken.
 ///
-/// Off course (or before joining), the window runs from where the wearer
-/// left the course (the whole course before joining) forward by what they
-/// can have covered since, and the first pass in course order within the
-/// on-course band is where they (re)join, once the dwell confirms it while
-/// they move along the course and its progress keeps to their own speed:
-/// rejoining further on is picked up, a pass the course makes later is not
-/// preferred to an earlier one, and crossing the course is not joining it.
+/// Off course (or before joining), the wearer may come back anywhere on the
+/// course ahead of where they left it, however far along (a course's detour
+/// can be any multiple of their shortcut; the whole course before joining).
+/// Where they come back is decided in course order: the first pass within
+/// the on-course band, if they move along it. A part ahead that they are
+/// near but do not follow (crossing it, running beside it the other way, a
+/// part they have not reached yet), or that lies as near as the fix can
+/// tell before the one they follow (the other side of the street), means
+/// they are not back yet; a later lap or the other leg is never taken
+/// instead. A part they ran before leaving, no further back than they have
+/// moved since, that they follow means they are running it again: the same
+/// place on a later lap is not theirs. The dwell then confirms it while
+/// its progress keeps to their own speed.
 ///
-/// Off and on are decided with hysteresis (a band of ±`margin` around the
-/// threshold) and a dwell (time and fixes in a row), so scatter and brief
-/// multipath do not flap. No fix, no evidence: an underpass without fixes
-/// changes nothing, and a dwell does not bridge a gap.
+/// Off and on are decided with hysteresis (off beyond the threshold by
+/// `margin`, back within the threshold) and a dwell (time and fixes in a
+/// row), so scatter and brief multipath do not flap. No fix, no evidence:
+/// an underpass without fixes changes nothing, and a dwell does not bridge a
+/// gap. Costs what the part of the course near the fix holds (the segment
+/// grid), not the course's length; no allocation per fix.
 public struct CourseMatcher: Sendable {
     public enum Phase: String, Sendable, Codable {
         /// Not on the course yet (the start of a session).
@@ -78,6 +88,12 @@ public struct CourseMatcher: Sendable {
     private var offDwell = Dwell()
     private var onDwell = Dwell()
     private var lastFixTime = -Double.infinity
+    /// Metres the wearer moved since the last match on the course (their
+    /// speed over the time), and where that match was (plane metres): how
+    /// far back along the course they can have gone is the larger of the
+    /// distance moved and the straight line from there.
+    private var movedSince = 0.0
+    private var matchedAt = (east: 0.0, north: 0.0)
     // Reused buffers: matching a fix allocates nothing.
     private var passes: [CourseProjection] = []
     private var scratch: [Int32] = []
@@ -97,6 +113,8 @@ public struct CourseMatcher: Sendable {
         self.progress = min(max(progress, 0), geometry.length)
         self.progressTime = phase == .joining ? -.infinity : progressTime
         frontier = self.progress
+        let p = geometry.position(atProgress: self.progress)
+        matchedAt = geometry.project(latitude: p.latitude, longitude: p.longitude)
     }
 
     /// Metres to the finish from `progress`.
@@ -112,10 +130,11 @@ public struct CourseMatcher: Sendable {
         let margin = max(config.minimumMargin, config.marginSigmas * s)
         let slack = max(config.minimumSlack, 3 * s)
         let offAbove = config.offCourseDistance + margin
-        let onWithin = max(0, config.offCourseDistance - margin)
+        let onWithin = max(0, config.offCourseDistance - config.onMarginSigmas * s)
         let known = speed.isFinite && speed >= 0
         let v = known ? min(speed, config.maxSpeed) : 0
         let contiguous = t - lastFixTime <= config.dwellGap
+        if lastFixTime.isFinite && t > lastFixTime { movedSince += v * (t - lastFixTime) }
         // The direction of travel, when the wearer moves enough to have one.
         let direction = speed.isFinite && speed >= config.headingSpeed && heading.isFinite ? heading : Double.nan
         lastFixTime = max(lastFixTime, t)
@@ -128,7 +147,8 @@ public struct CourseMatcher: Sendable {
             // The window: back from the frontier by noise, forward from it
             // by what the wearer can cover since the last match.
             let best = track(x, y, from: frontier - slack, to: frontier + config.maxSpeed * dt + slack,
-                             predicted: progress + v * dt, dt: dt, sigma: s, slack: slack, radius: offAbove)
+                             predicted: progress + v * dt, dt: dt, sigma: s, slack: slack, radius: offAbove,
+                             direction: direction)
             if let best {
                 nearest = best
                 // The frontier rises no faster than the wearer moves (when
@@ -138,6 +158,8 @@ public struct CourseMatcher: Sendable {
                 frontier = max(frontier, min(best.progress, frontier + rise))
                 progress = best.progress
                 progressTime = t
+                movedSince = 0
+                matchedAt = (x, y)
             } else {
                 nearest = geometry.nearest(east: x, north: y, from: frontier - slack,
                                            to: frontier + config.maxSpeed * dt + slack)
@@ -163,8 +185,7 @@ public struct CourseMatcher: Sendable {
         return (match, transition)
     }
 
-    /// Off course or joining: the first pass in course order within the
-    /// band, in the part of the course the wearer can be on, becomes the
+    /// Off course or joining: the pass `rejoinPass` finds becomes the
     /// candidate; it is confirmed when it holds for the dwell while its
     /// progress moves no faster than the wearer's own speed explains (a
     /// position still converging after the first fixes slides along the
@@ -172,13 +193,13 @@ public struct CourseMatcher: Sendable {
     private mutating func join(_ x: Double, _ y: Double, now t: Double, speed v: Double, direction: Double,
                                sigma s: Double, slack: Double, onWithin: Double, offAbove: Double, contiguous: Bool,
                                transition: inout CourseTransition?) -> CourseProjection {
-        // The part of the course the wearer can be on: from where they left
-        // it, as far as they can have gone since; all of it before joining.
-        let anchored = progressTime.isFinite
-        let lower = anchored ? frontier - slack : 0
-        let upper = anchored ? progress + config.maxSpeed * max(0, t - progressTime) + slack : geometry.length
-        geometry.passes(east: x, north: y, within: onWithin, from: lower, to: upper, scratch: &scratch, into: &passes)
-        guard let first = passes.first(where: { follows($0, direction) }) else {
+        // The part of the course the wearer can be on: all of it ahead of
+        // where they left it (all of it before joining).
+        let lower = progressTime.isFinite ? frontier - slack : 0
+        let upper = geometry.length
+        let pick = rejoinPass(within: onWithin, sigma: s, slack: slack, direction: direction,
+                              anchored: progressTime.isFinite, x, y)
+        guard let k = pick else {
             candidate = nil
             onDwell.reset()
             let nearest = geometry.nearest(east: x, north: y, from: lower, to: upper)
@@ -193,6 +214,7 @@ public struct CourseMatcher: Sendable {
             }
             return nearest
         }
+        let first = passes[k]
         offDwell.reset()
         if let c = candidate, contiguous, first.progress >= c.progress - slack,
            first.progress - c.start <= c.travelled + v * (t - c.time) + slack {
@@ -207,6 +229,8 @@ public struct CourseMatcher: Sendable {
             phase = .on
             progress = first.progress
             progressTime = t
+            movedSince = 0
+            matchedAt = (x, y)
             frontier = progress
             candidate = nil
             onDwell.reset()
@@ -214,14 +238,72 @@ public struct CourseMatcher: Sendable {
         return first
     }
 
+    /// Where a wearer off the course (or not yet on it) comes back to it: the
+    /// index in `passes` of the first pass in course order within `onWithin`
+    /// that they follow, provided nothing comes before it:
+    /// - a pass they have not run yet (ahead of the frontier) that they are
+    ///   in the band of but do not follow, or one as near as the fix can tell
+    ///   (the other side of the street: within `blur`): they are not back yet;
+    ///   the first part ahead is where they rejoin, never a later lap or the
+    ///   other leg;
+    /// - a pass they ran before leaving, no further back than they have
+    ///   moved since, that they follow: they are running it again, and the
+    ///   same place on a later lap is not theirs.
+    /// The part where they left (the frontier, back by GPS noise) is taken if
+    /// they follow it, and otherwise passed over, as is any other part already
+    /// run: walking by where one left blocks nothing. Nil: not back yet.
+    private mutating func rejoinPass(within onWithin: Double, sigma s: Double, slack: Double, direction: Double,
+                                     anchored: Bool, _ x: Double, _ y: Double) -> Int? {
+        // Nearer than this apart, two passes are one place to the fix.
+        let blur = config.indistinctSigmas * (s * s + config.courseOffsetSigma * config.courseOffsetSigma).squareRoot()
+        let left = frontier - slack
+        let back = max(movedSince, ((x - matchedAt.east) * (x - matchedAt.east)
+                                    + (y - matchedAt.north) * (y - matchedAt.north)).squareRoot())
+        let lower = anchored ? max(0, left - back) : 0
+        geometry.passes(east: x, north: y, within: onWithin + blur, from: lower, to: geometry.length,
+                        scratch: &scratch, into: &passes)
+        for i in passes.indices where passes[i].distance <= onWithin {
+            let p = passes[i]
+            let followed = follows(p, direction)
+            if anchored && p.progress < left {
+                // Already run: running it again blocks; passing by does not.
+                if followed { return nil }
+                continue
+            }
+            if followed {
+                for e in passes[..<i] where !(anchored && e.progress <= frontier) && e.distance <= p.distance + blur {
+                    return nil
+                }
+                return i
+            }
+            if !(anchored && p.progress <= frontier) { return nil }
+        }
+        return nil
+    }
+
     /// The best pass within `radius` in the window `lower...upper`: near
     /// the fix and near the progress `predicted` from the wearer's speed
-    /// over the `dt` seconds since the last match. Nil when the course is
+    /// over the `dt` seconds since the last match. Passes the wearer moves
+    /// along are preferred to passes they move against (`direction`, NaN when
+    /// not moving): by an out-and-back's turn, or with the fix's error as
+    /// wide as the street, the leg already run can be the nearer, and a
+    /// prediction made from a match on it keeps it. Nil when the course is
     /// nowhere that close.
     private mutating func track(_ x: Double, _ y: Double, from lower: Double, to upper: Double, predicted: Double,
-                                dt: Double, sigma s: Double, slack: Double, radius: Double) -> CourseProjection? {
+                                dt: Double, sigma s: Double, slack: Double, radius: Double,
+                                direction: Double) -> CourseProjection? {
         geometry.passes(east: x, north: y, within: radius, from: lower, to: upper, scratch: &scratch, into: &passes)
         guard var best = passes.first else { return nil }
+        if passes.count > 1 && direction.isFinite {
+            // Keep only the passes moved along, when there is one (in place: no allocation).
+            let g = geometry
+            var along = 0
+            for p in passes where Self.along(g, p.segment, direction) { along += 1 }
+            if along > 0 && along < passes.count {
+                passes.removeAll { !Self.along(g, $0.segment, direction) }
+                best = passes[0]
+            }
+        }
         if passes.count > 1 {
             let sd2 = s * s + config.courseOffsetSigma * config.courseOffsetSigma
             let sp = slack + config.speedSigma * dt
@@ -240,6 +322,14 @@ public struct CourseMatcher: Sendable {
             }
         }
         return best
+    }
+
+    /// True when `direction` (a bearing) is within 90° of segment `i`'s:
+    /// the wearer moves along it rather than against it (the tracker's
+    /// choice between legs; joining asks for `maxHeadingDifference`).
+    private static func along(_ geometry: CourseGeometry, _ i: Int, _ direction: Double) -> Bool {
+        let d = abs(geometry.bearing(ofSegment: i) - direction).truncatingRemainder(dividingBy: 360)
+        return min(d, 360 - d) < 90
     }
 
     /// True when moving in `direction` (a bearing; NaN when not moving) goes
