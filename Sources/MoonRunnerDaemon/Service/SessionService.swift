@@ -12,6 +12,9 @@ public struct InputHealth: Sendable {
     public var imu = IMUStatus(health: "lost", samples: 0, rejected: 0, busErrors: 0, overflows: 0)
     /// The barometer service's side (`none` without one); the fusion's counters are added in `STATUS`.
     public var baro = BaroStatus.none
+    /// The heart-rate strap's side (`none` without one); the engine's counters are added in `STATUS`.
+    public var hr = HeartRateStatus.none
+    public var hrState = HeartRateLinkState.none
     public init() {}
 }
 
@@ -61,6 +64,7 @@ public actor SessionService {
     /// point by the same tracker `show` runs over the stored track.
     private var splits: SplitTracker?
     private var gpsLoss = GPSLossWatch()
+    private var heartRateLink = HeartRateLinkWatch()
     /// Announcers are asked to keep silent (`?ANNOUNCE`); not kept across restarts.
     private var quiet = false
 
@@ -141,6 +145,25 @@ public actor SessionService {
             for s in samples { engine.ingest(s, emit: emit) }
         }
         await afterInput()
+    }
+
+    /// A heart-rate reading (a strap's notification or a replayed row).
+    public func ingest(heartRate sample: HeartRateSample) async {
+        collect { engine, emit in engine.ingest(sample, emit: emit) }
+        await afterInput()
+    }
+
+    /// The strap's link and health, as its client reports them; a change of
+    /// link is an `hr_connected` or `hr_lost` event (detail: the strap, or why).
+    public func update(heartRate status: HeartRateStatus, state: HeartRateLinkState, detail: String?) async {
+        inputHealth.hr = status
+        guard state != inputHealth.hrState else { return }
+        inputHealth.hrState = state
+        if let kind = heartRateLink.update(state) {
+            record(SessionEvent(kind: kind, time: engine.now, detectedAt: engine.now, cause: "heart_rate",
+                                state: engine.state, detail: detail))
+            await afterInput()
+        }
     }
 
     public func ingest(fix: GPSFix, at t: Double) async {
@@ -384,6 +407,10 @@ public actor SessionService {
             }
         case let .event(e):
             record(e)
+        case let .heartRate(r):
+            pending?.heartRate.append(r)
+        case let .rrIntervals(t, rr):
+            for ms in rr { pending?.rrIntervals.append(RRInterval(time: t, milliseconds: ms)) }
         }
     }
 
@@ -476,6 +503,8 @@ public actor SessionService {
                 batch.rejected += later.rejected
                 batch.events += later.events
                 batch.stepSeconds += later.stepSeconds
+                batch.heartRate += later.heartRate
+                batch.rrIntervals += later.rrIntervals
                 batch.snapshot = later.snapshot
                 batch.endTime = later.endTime ?? batch.endTime
                 later = batch
@@ -542,10 +571,13 @@ public actor SessionService {
         let points = try await store.points(session: s.id).shifted(by: offset)
         let events = try await store.events(session: s.id).shifted(by: offset)
         let steps = try await store.stepSeconds(session: s.id).shifted(by: offset)
+        let heartRate = try await store.heartRate(session: s.id).shifted(by: offset)
+        let rr = try await store.rrIntervals(session: s.id).shifted(by: offset)
         return ExportSession(id: s.id, activity: s.activity, startTime: s.startTime + (offset ?? 0),
                              endTime: s.endTime.map { $0 + (offset ?? 0) },
                              stats: live.stats, points: points, events: events, pauses: live.pauses,
-                             stepSeconds: steps, calorieModel: calories, course: live.navigation?.courseName)
+                             stepSeconds: steps, calorieModel: calories, course: live.navigation?.courseName,
+                             heartRate: heartRate, rrIntervals: rr, heartRateProfile: config.engineConfig.heartRate)
     }
 
     /// A session's snapshot (the engine's for the live one) with its times in UTC.
@@ -562,12 +594,14 @@ public actor SessionService {
 
     /// Splits per km and mile, laps, calories and best pace of a session.
     private static func figures(_ s: ExportSession) -> SessionFigures {
-        SessionFigures(caloriesKcal: s.calories,
+        let hr = s.heartRateSummary()
+        return SessionFigures(caloriesKcal: s.calories,
                        splitsKm: Splits.compute(points: s.points, pauses: s.pauses, units: .metric,
                                                 start: s.startTime, end: s.endTime),
                        splitsMi: Splits.compute(points: s.points, pauses: s.pauses, units: .imperial,
                                                 start: s.startTime, end: s.endTime),
-                       laps: s.laps)
+                       laps: s.laps, caloriesMethod: hr.calorieMethod,
+                       heartRate: s.hasHeartRate ? HeartRateFigures(hr, rrIntervals: s.rrIntervals.count) : nil)
     }
 
     private static func badgeSummary(_ s: StoredSession) -> BadgeSessionSummary {
@@ -632,7 +666,21 @@ public actor SessionService {
                                                 arrived: engine.navigator?.arrived ?? false)
                            },
                            quiet: quiet,
+                           hrBpm: engine.currentHeartRate, hrZone: engine.heartRateZone,
+                           hrState: inputHealth.hrState.rawValue, hr: heartRateStatus,
                            id: id)
+    }
+
+    /// The strap's side with the engine's counts of what it took and refused.
+    private var heartRateStatus: HeartRateStatus {
+        var hr = inputHealth.hr
+        let c = engine.heartRateCounters
+        hr.samples = c.samples
+        hr.missing = c.missing
+        hr.rejected = c.rejected
+        hr.rrIntervals = c.rrIntervals
+        hr.rrRejected = c.rrRejected
+        return hr
     }
 
     /// Commits that fail are held and retried; a journal the database cannot

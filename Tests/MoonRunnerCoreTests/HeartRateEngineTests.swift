@@ -1,0 +1,111 @@
+import Testing
+@testable import MoonRunnerCore
+
+@Suite("Session engine: heart rate")
+struct HeartRateEngineTests {
+    static func engine() -> SessionEngine {
+        var config = EngineConfig()
+        config.heartRate.maxBPM = 200   // zones from 120, 140, 160, 180
+        return SessionEngine(config: config)
+    }
+
+    static func hr(_ t: Double, _ bpm: Int, contact: HeartRateMeasurement.SensorContact = .detected,
+                   rr: [Double] = []) -> HeartRateSample {
+        HeartRateSample(t: t, bpm: bpm, contact: contact, rrMilliseconds: rr)
+    }
+
+    @Test("the heart rate is current for 5 s after a reading; no contact or a value of 0 makes it missing at once")
+    func current() {
+        var e = Self.engine()
+        e.ingest(Self.hr(10, 150)) { _ in }
+        #expect(e.currentHeartRate == 150)
+        e.advance(to: 14.9) { _ in }
+        #expect(e.currentHeartRate == 150)
+        e.advance(to: 15) { _ in }
+        #expect(e.currentHeartRate == nil, "5 s without a notification is missing, never the last value")
+        e.ingest(Self.hr(16, 151)) { _ in }
+        e.ingest(Self.hr(17, 149, contact: .notDetected)) { _ in }
+        #expect(e.currentHeartRate == nil)
+        e.ingest(Self.hr(18, 152)) { _ in }
+        e.ingest(Self.hr(19, 0)) { _ in }
+        #expect(e.currentHeartRate == nil)
+        #expect(e.heartRateCounters.samples == 3 && e.heartRateCounters.missing == 2)
+    }
+
+    @Test("implausible heart rates (above 250, below 25) and RR intervals (outside 200–2500 ms) are refused and counted")
+    func implausible() {
+        var e = Self.engine()
+        var out: [EngineOutput] = []
+        try? e.start(activity: .run, at: 0) { out.append($0) }
+        e.ingest(Self.hr(1, 251, rr: [150, 800, 3000])) { out.append($0) }
+        e.ingest(Self.hr(2, 12)) { out.append($0) }
+        #expect(e.currentHeartRate == nil)
+        #expect(e.heartRateCounters.rejected == 2)
+        #expect(e.heartRateCounters.rrRejected == 2 && e.heartRateCounters.rrIntervals == 1)
+        #expect(out.contains(.rrIntervals(at: 1, [800])))
+        #expect(!out.contains { if case .heartRate = $0 { true } else { false } })
+        // Out of order is refused too.
+        e.ingest(Self.hr(1.5, 140)) { out.append($0) }
+        #expect(e.heartRateCounters.rejected == 3)
+    }
+
+    @Test("while a session is open every reading goes out, a missing one as NaN (a gap, not a flat line)")
+    func readingsOut() {
+        var e = Self.engine()
+        var out: [EngineOutput] = []
+        e.ingest(Self.hr(0, 100)) { out.append($0) }
+        #expect(out.isEmpty, "nothing is recorded while idle")
+        try? e.start(activity: .run, at: 1) { out.append($0) }
+        e.ingest(Self.hr(2, 140)) { out.append($0) }
+        e.ingest(Self.hr(3, 0)) { out.append($0) }
+        let readings = out.compactMap { if case let .heartRate(r) = $0 { r } else { nil } }
+        #expect(readings.count == 2)
+        #expect(readings[0] == HeartRateReading(time: 2, bpm: 140))
+        #expect(readings[1].time == 3 && readings[1].bpm.isNaN)
+    }
+
+    @Test("a zone crossing while recording is an hr_zone event with the zone as detail; none while idle or paused")
+    func zoneEvents() throws {
+        var e = Self.engine()
+        var out: [EngineOutput] = []
+        for t in 0..<5 { e.ingest(Self.hr(Double(t), 130)) { out.append($0) } }
+        try e.start(activity: .run, at: 5) { out.append($0) }
+        for t in 5..<15 { e.ingest(Self.hr(Double(t), 150)) { out.append($0) } }
+        try e.pause(at: 15) { out.append($0) }
+        for t in 15..<25 { e.ingest(Self.hr(Double(t), 170)) { out.append($0) } }
+        let zones = out.compactMap { if case let .event(ev) = $0, ev.kind == .hrZone { ev } else { nil } }
+        #expect(zones.map(\.detail) == ["3"])
+        #expect(zones.first?.time == 8, "after the 3 s dwell from 5 s")
+        #expect(zones.first?.cause == "heart_rate" && zones.first?.kind.isTransition == false)
+        #expect(e.heartRateZone == 4, "the zone follows while paused, silently")
+    }
+
+    @Test("track points carry the heart rate current when they are placed, NaN when it is missing")
+    func pointsCarryHeartRate() throws {
+        var e = Self.engine()
+        var points: [TrackPoint] = []
+        try e.start(activity: .run, at: 0) { _ in }
+        for i in 0..<40 {
+            let t = Double(i)
+            if i < 20 { e.ingest(Self.hr(t, 140 + i)) { _ in } }
+            e.ingest(Synth.fix(t, north: 3 * t, speed: 3), at: t) { if case let .point(p) = $0 { points.append(p) } }
+        }
+        let early = points.filter { $0.time < 20 }, late = points.filter { $0.time >= 25 }
+        #expect(!early.isEmpty && early.allSatisfy { $0.heartRate == 140 + ($0.time) })
+        #expect(!late.isEmpty && late.allSatisfy { $0.heartRate.isNaN })
+    }
+
+    @Test("analysis of heart rate alone gives its figures over the session, the RR intervals and the method")
+    func analysis() {
+        var config = EngineConfig()
+        config.heartRate.maxBPM = 200
+        var a = TraceAnalysis(config: config)
+        for i in 0...600 { a.feed(HeartRateSample(t: 1000 + Double(i), bpm: i < 300 ? 130 : 150, rrMilliseconds: [400])) }
+        let s = a.finish(at: 1600)
+        #expect(abs((s.hrAverage ?? 0) - 140) < 0.01)
+        #expect(s.hrMax == 150)
+        #expect(s.hrZoneSeconds == [0, 300, 300, 0, 0])
+        #expect(s.caloriesMethod == .heartRate && s.caloriesKcal > 0)
+        #expect(a.rrIntervals.count == 601)
+    }
+}
