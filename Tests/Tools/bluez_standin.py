@@ -386,9 +386,10 @@ class World:
             if s.task:
                 s.task.cancel()
                 s.task = None
-            s.device.connected = False
-            s.device.resolved = False
+            # A new bluetoothd has new objects (the old ones belong to the old connection).
+            s.device = Device(s)
             s.char = None
+            s.service = None
             s.known = False
         self.bus.disconnect()
         await self.bus.wait_for_disconnect()

@@ -159,6 +159,7 @@ def main():
     p.add_argument("--speed", type=float, default=1)
     p.add_argument("--seconds", type=float, default=20, help="recording before the faults")
     p.add_argument("--faults", action="store_true", help="asleep, out of range, bluetoothd restart, malformed, second strap")
+    p.add_argument("--fault-list", default="asleep:8,range:12,restart:3", help="FAULT:SECONDS,... for --faults")
     p.add_argument("--cycles", type=int, default=0)
     p.add_argument("--check", action="store_true")
     args = p.parse_args()
@@ -198,7 +199,8 @@ def main():
             standin.send("second")
             standin.send("malformed 4")
             time.sleep(6 / args.speed)
-            for fault, seconds in (("asleep", 8), ("range", 12), ("restart", 3)):
+            for fault, seconds in [f.split(":") for f in args.fault_list.split(",")]:
+                seconds = float(seconds)
                 t = time.time()
                 standin.send(f"{fault} {seconds}")
                 figures[f"reconnect_s_{fault}"] = round(reconnect_after(standin, t), 2)
@@ -247,7 +249,14 @@ def main():
         for k, v in figures.items():
             if k.startswith("reconnect_s_") and v > 10:
                 missed.append(f"{k} {v} s > 10 s")
+    except Exception:
+        print("status:", json.dumps(status(args.bin, sock) if daemon else None), file=sys.stderr)
+        raise
     finally:
+        if standin:
+            with open(os.path.join(work, "standin.jsonl"), "w") as f:
+                for e in standin.events:
+                    f.write(json.dumps(e) + "\n")
         stop_daemon(daemon)
         end_gpsfake(gps)
         if standin:

@@ -532,6 +532,7 @@ public final class BlueZClient: HeartRateSource, @unchecked Sendable {
                 shared.withLock {
                     $0.connects += 1
                     $0.device = name
+                    $0.health = "ok"
                 }
                 setLink(.connected, detail: name)
             }
