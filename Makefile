@@ -7,7 +7,7 @@ PREFIX     ?= /usr/local
 SPEED      ?= 10
 DEB_PKGS   := libgps-dev libi2c-dev libsystemd-dev zlib1g-dev pkg-config gpsd gpsd-clients python3 \
               python3-pip gpsbabel librsvg2-bin systemd util-linux faketime \
-              espeak-ng sox alsa-utils
+              espeak-ng sox alsa-utils dbus-daemon
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEBUG_BIN   = .build/debug
 RELEASE_BIN = .build/release
@@ -16,7 +16,7 @@ RELEASE_BIN = .build/release
 
 all: build
 
-PY_PKGS    := garmin-fit-sdk gpxpy
+PY_PKGS    := garmin-fit-sdk gpxpy dbus-fast
 
 ## Installs the missing Debian packages and the Python readers the export
 ## tests check against (nothing when all are present).
@@ -29,7 +29,7 @@ deps:
 	  $(SUDO) apt-get -o DPkg::Lock::Timeout=600 update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends $$missing; \
 	fi
-	@python3 -c "import garmin_fit_sdk, gpxpy" 2>/dev/null || { \
+	@python3 -c "import garmin_fit_sdk, gpxpy, dbus_fast" 2>/dev/null || { \
 	  echo "installing Python packages: $(PY_PKGS)"; \
 	  python3 -m pip install -q $(PY_PKGS) 2>/dev/null || \
 	  python3 -m pip install -q --break-system-packages $(PY_PKGS); }
@@ -76,6 +76,8 @@ bench: release
 	$(RELEASE_BIN)/moonrunner-bench --bin $(RELEASE_BIN)/moonrunner
 	python3 Tests/Tools/socket_load.py --bin $(RELEASE_BIN) --check
 	python3 Tests/Tools/store_writes.py --bin $(RELEASE_BIN) --speed 10 --minutes 10 --check 10
+	python3 Tests/Tools/hr_live.py --bin $(RELEASE_BIN) --trace $(DATA)/hr/fenix2_run.hr.csv --seconds 10 --faults --check
+	python3 Tests/Tools/hr_live.py --bin $(RELEASE_BIN) --trace $(DATA)/hr/fenix2_run.hr.csv --seconds 10 --cycles 1000 --check
 
 ## Long-running proofs (more trials than `make test`).
 soak: deps
@@ -101,8 +103,9 @@ install: release
 	  $(DESTDIR)/etc/systemd/system/
 	install -m 0644 README.md $(DESTDIR)$(PREFIX)/share/doc/moonrunner/
 	getent group i2c >/dev/null || groupadd --system i2c
+	getent group bluetooth >/dev/null || groupadd --system bluetooth
 	getent group moonrunner >/dev/null || groupadd --system moonrunner
-	id moonrunner >/dev/null 2>&1 || useradd --system --gid moonrunner --groups i2c \
+	id moonrunner >/dev/null 2>&1 || useradd --system --gid moonrunner --groups i2c,bluetooth \
 	  --home-dir /var/lib/moonrunner --no-create-home --shell /usr/sbin/nologin moonrunner
 	getent group audio >/dev/null || groupadd --system audio
 	getent group moonrunner-announce >/dev/null || groupadd --system moonrunner-announce
