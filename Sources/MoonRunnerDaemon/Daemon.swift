@@ -136,7 +136,7 @@ public struct Daemon: Service {
                     }
                     if let heartRate {
                         group.addTask { await Self.relay(heartRate, to: service) }
-                        await service.update(heartRate: HeartRateStatus(heartRate.status), state: .searching, detail: nil)
+                        await service.update(heartRate: heartRate.status, detail: nil)
                     }
                     group.addTask {
                         notifier.ready(status: "recording ready")
@@ -159,9 +159,7 @@ public struct Daemon: Service {
                                                                       reinitializations: max(0, b.counters.initializations - 1),
                                                                       device: b.device, lastError: b.lastError))
                             }
-                            if let h = heartRate?.status {
-                                await service.update(heartRate: HeartRateStatus(h), state: h.state, detail: nil)
-                            }
+                            if let h = heartRate?.status { await service.refresh(heartRate: h) }
                             await service.tick()
                             if let w = watchdog, EngineClock.monotonic() - lastPing >= w {
                                 notifier.watchdog()
@@ -200,8 +198,7 @@ public struct Daemon: Service {
         for await update in source.updates {
             switch update {
             case let .sample(s): await service.ingest(heartRate: s)
-            case let .link(state, detail):
-                await service.update(heartRate: HeartRateStatus(source.status), state: state, detail: detail)
+            case let .status(status, detail): await service.update(heartRate: status, detail: detail)
             }
         }
     }
@@ -214,11 +211,3 @@ public struct Daemon: Service {
     }
 }
 
-
-extension HeartRateStatus {
-    /// The source's side of `STATUS.hr` (the engine's counts are added by the service).
-    init(_ s: HeartRateSourceStatus) {
-        self.init(health: s.health, device: s.device, notifications: s.notifications, malformed: s.malformed,
-                  connects: s.connects, lastError: s.lastError)
-    }
-}

@@ -13,7 +13,9 @@ Like bluetoothd, the ObjectManager is at `/` and its InterfacesAdded /
 InterfacesRemoved come from there; a device appears only while discovery runs
 and the strap advertises; Connect answers once connected; ServicesResolved
 turns true *before* the GATT objects are exported; notifications are
-PropertiesChanged on Value, sent only after StartNotify.
+PropertiesChanged on Value, sent only after StartNotify. A disconnect
+removes the GATT objects (the strap is not bonded) and says ServicesResolved
+and Connected false, in that order or, with `--shuffle`, any order.
 
 The strap replays a heart-rate trace (`t,bpm,rr_ms`) as 0x2A37 notifications
 at `--rate` per second (`--speed` times real time), cycling through every
@@ -24,6 +26,8 @@ as lines on standard input: `asleep S`, `range S` (out of range: BlueZ
 forgets the device), `off S` (switched off and on), `restart S` (bluetoothd
 leaves the bus and comes back: NameOwnerChanged), `malformed N` (the next N
 notifications cannot be read), `drop` (a disconnect, advertising at once),
+`flap MS` (the next StartNotify is followed by a disconnect MS ms later:
+before or after its reply),
 `second` (a second strap advertises, further away), `quit`. It reports what
 it does as JSON lines on standard output (`notify` with the bpm, the RR
 intervals in ms and the flags; `connected`, `advertising`, ...), each with the
@@ -32,6 +36,7 @@ wall-clock `at`.
 import argparse
 import asyncio
 import itertools
+import random
 import json
 import sys
 import time
@@ -199,13 +204,23 @@ class Characteristic(ServiceInterface):
         self.value = b""
 
     @method()
-    def StartNotify(self):
+    async def StartNotify(self):
         if self.notifying:
             raise DBusError("org.bluez.Error.InProgress", "Notify request already in progress")
+        strap = self.strap
+        report("start_notify", address=strap.address)
+        if strap.flap is not None:
+            # The link drops this many ms after the request arrived: before
+            # or after the reply (which the CCC write delays by 20 ms), as a
+            # strap at the edge of its range does.
+            delay, strap.flap = strap.flap, None
+            asyncio.get_running_loop().call_later(delay / 1000, strap.disconnect, "flap")
+            await asyncio.sleep(0.02)
+            if self is not strap.char:
+                raise DBusError("org.bluez.Error.Failed", "Not connected")
         self.notifying = True
         self.emit_properties_changed({"Notifying": True})
-        report("start_notify", address=self.strap.address)
-        self.strap.notifying_started()
+        strap.notifying_started()
 
     @method()
     def StopNotify(self):
@@ -271,6 +286,7 @@ class Strap:
         self.combos = itertools.cycle(itertools.product([False, True], ["not_supported", "detected"], [False, True]))
         self.malformed = 0
         self.task = None
+        self.flap = None
 
     def appear(self):
         if self.known or not self.advertising or self.world.bus is None:
@@ -309,17 +325,27 @@ class Strap:
         if not self.device.connected:
             return
         bus = self.world.bus
-        if self.char is not None and bus is not None:
-            bus.unexport(self.path + "/service000c/char000d")
-            bus.unexport(self.path + "/service000c")
+        had_objects = self.char is not None and bus is not None
         self.char = None
         self.service = None
         self.device.connected = False
         self.device.resolved = False
-        if bus is not None:
-            self.device.emit_properties_changed({"ServicesResolved": False})
-            self.device.emit_properties_changed({"Connected": False})
-        report("disconnected", address=self.address, why=why)
+
+        def remove_objects():
+            if had_objects:
+                bus.unexport(self.path + "/service000c/char000d")
+                bus.unexport(self.path + "/service000c")
+
+        steps = [remove_objects,
+                 lambda: bus is not None and self.device.emit_properties_changed({"ServicesResolved": False}),
+                 lambda: bus is not None and self.device.emit_properties_changed({"Connected": False})]
+        # bluetoothd's order depends on whether the ATT channel's error or the
+        # controller's Disconnection Complete reaches it first: any order is
+        # possible, and the client must cope with each (seeded: --seed).
+        order = self.world.random.sample(range(3), 3) if self.world.shuffle else [0, 1, 2]
+        for k in order:
+            steps[k]()
+        report("disconnected", address=self.address, why=why, order=order)
 
     def notifying_started(self):
         if self.task is None:
@@ -357,6 +383,8 @@ class World:
         self.rate = args.rate
         self.speed = args.speed
         self.connect_delay = args.connect_delay
+        self.random = random.Random(args.seed)
+        self.shuffle = args.shuffle
         self.rows = read_trace(args.trace)
         self.row = 0
         self.bus = None
@@ -426,6 +454,8 @@ class World:
         elif what == "drop":
             strap.disconnect("dropped")
             report("advertising", address=strap.address)
+        elif what == "flap":
+            strap.flap = arg
         elif what == "restart":
             await self.down()
             await asyncio.sleep(arg / self.speed)
@@ -463,6 +493,8 @@ async def main():
     p.add_argument("--speed", type=float, default=1, help="times real time")
     p.add_argument("--address", default="A0:9E:1A:8C:1A:2B")
     p.add_argument("--connect-delay", type=float, default=0.3, help="seconds a Connect takes")
+    p.add_argument("--seed", type=int, default=22, help="the order of a disconnect's signals (with --shuffle)")
+    p.add_argument("--shuffle", action="store_true", help="a disconnect's signals in a random order")
     args = p.parse_args()
     world = World(args)
     await world.up()

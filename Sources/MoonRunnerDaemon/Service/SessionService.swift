@@ -153,17 +153,27 @@ public actor SessionService {
         await afterInput()
     }
 
-    /// The strap's link and health, as its client reports them; a change of
-    /// link is an `hr_connected` or `hr_lost` event (detail: the strap, or why).
-    public func update(heartRate status: HeartRateStatus, state: HeartRateLinkState, detail: String?) async {
-        inputHealth.hr = status
-        guard state != inputHealth.hrState else { return }
-        inputHealth.hrState = state
-        if let kind = heartRateLink.update(state) {
+    /// The strap's link and health changed (its source's stream, in order):
+    /// `hr_state` and `hr.health` come from this one snapshot, so they never
+    /// disagree; a change of link is an `hr_connected` or `hr_lost` event
+    /// (detail: the strap, or why).
+    public func update(heartRate s: HeartRateSourceStatus, detail: String?) async {
+        inputHealth.hr = HeartRateStatus(s)
+        guard s.state != inputHealth.hrState else { return }
+        inputHealth.hrState = s.state
+        if let kind = heartRateLink.update(s.state) {
             record(SessionEvent(kind: kind, time: engine.now, detectedAt: engine.now, cause: "heart_rate",
                                 state: engine.state, detail: detail))
             await afterInput()
         }
+    }
+
+    /// The source's counters (the daemon's 1 Hz tick); state and health stay
+    /// as the stream last said, so the two can never be taken from different moments.
+    public func refresh(heartRate s: HeartRateSourceStatus) {
+        var hr = HeartRateStatus(s)
+        hr.health = inputHealth.hr.health
+        inputHealth.hr = hr
     }
 
     public func ingest(fix: GPSFix, at t: Double) async {
@@ -707,5 +717,13 @@ public actor SessionService {
     private func storeFailure(_ e: any Error, _ id: JSONValue?) -> String {
         markStoreError(e)
         return error(.storeError, "the store failed: \(e); check free space and permissions of \(config.stateDir)", id)
+    }
+}
+
+extension HeartRateStatus {
+    /// The source's side of `STATUS.hr` (the engine's counts are added by the service).
+    init(_ s: HeartRateSourceStatus) {
+        self.init(health: s.health, device: s.device, notifications: s.notifications, malformed: s.malformed,
+                  connects: s.connects, lastError: s.lastError)
     }
 }

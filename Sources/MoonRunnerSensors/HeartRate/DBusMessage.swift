@@ -124,6 +124,35 @@ enum DBusMessage {
         _ = sd_bus_message_close_container(m)
     }
 
+    /// `SetDiscoveryFilter`'s argument: `{"UUIDs": [uuid], "Transport": "le"}`.
+    static func appendDiscoveryFilter(_ m: OpaquePointer, uuid: String) {
+        open(m, "a", "{sv}")
+        open(m, "e", "sv")
+        append(m, string: "UUIDs")
+        open(m, "v", "as")
+        open(m, "a", "s")
+        append(m, string: uuid)
+        close(m)
+        close(m)
+        close(m)
+        open(m, "e", "sv")
+        append(m, string: "Transport")
+        open(m, "v", "s")
+        append(m, string: "le")
+        close(m)
+        close(m)
+        close(m)
+    }
+
+    /// `Properties.Set("org.bluez.Adapter1", "Powered", true)`'s arguments.
+    static func appendSetPowered(_ m: OpaquePointer) {
+        append(m, string: "org.bluez.Adapter1")
+        append(m, string: "Powered")
+        open(m, "v", "b")
+        append(m, bool: true)
+        close(m)
+    }
+
     /// The error name of a method error reply, nil for a method return.
     static func errorName(_ m: OpaquePointer) -> String? {
         guard sd_bus_message_is_method_error(m, nil) > 0, let e = sd_bus_message_get_error(m) else { return nil }

@@ -24,7 +24,10 @@ public final class HeartRateReplay: HeartRateSource, @unchecked Sendable {
         self.path = path
         waitsForReceiver = (samples.first?.t ?? 0) > TracePlayback.absoluteAfter
         (updates, continuation) = AsyncStream.makeStream(of: HeartRateUpdate.self, bufferingPolicy: .bufferingNewest(1024))
-        shared.withLock { $0.device = "(replay) \(path)" }
+        shared.withLock {
+            $0.device = "(replay) \(path)"
+            $0.health = "ok"
+        }
     }
 
     public var status: HeartRateSourceStatus { shared.withLock { $0 } }
@@ -54,8 +57,13 @@ public final class HeartRateReplay: HeartRateSource, @unchecked Sendable {
             if due < start - 1 { continue }   // before the daemon's clock began: not played
             if !connected {
                 connected = true
-                shared.withLock { $0.state = .connected; $0.health = "ok"; $0.connects = 1 }
-                continuation.yield(.link(.connected, detail: "replay of \(path)"))
+                let now = shared.withLock { s -> HeartRateSourceStatus in
+                    s.state = .connected
+                    s.health = "ok"
+                    s.connects = 1
+                    return s
+                }
+                continuation.yield(.status(now, detail: "replay of \(path)"))
             }
             shared.withLock { $0.notifications += 1 }
             var sample = s
@@ -63,8 +71,13 @@ public final class HeartRateReplay: HeartRateSource, @unchecked Sendable {
             continuation.yield(.sample(sample))
         }
         if connected, !thread.stopRequested {
-            shared.withLock { $0.state = .lost; $0.health = "lost"; $0.lastError = "end of trace" }
-            continuation.yield(.link(.lost, detail: "end of trace"))
+            let now = shared.withLock { s -> HeartRateSourceStatus in
+                s.state = .lost
+                s.health = "lost"
+                s.lastError = "end of trace"
+                return s
+            }
+            continuation.yield(.status(now, detail: "end of trace"))
         }
         if !thread.stopRequested { thread.waitForStop() }
         continuation.finish()

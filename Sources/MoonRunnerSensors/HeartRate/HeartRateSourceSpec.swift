@@ -65,13 +65,17 @@ public struct HeartRateSourceSpecError: Error, Equatable, Sendable, CustomString
 public enum HeartRateUpdate: Sendable {
     /// A reading, stamped with the engine-clock instant it arrived.
     case sample(HeartRateSample)
-    /// The link changed: its state, and a word on why (the strap, or what was lost).
-    case link(HeartRateLinkState, detail: String?)
+    /// The link or the source's health changed: the whole status at that
+    /// moment (so that `hr_state` and `hr.health` never disagree), and a word
+    /// on why (the strap, or what was lost).
+    case status(HeartRateSourceStatus, detail: String?)
 }
 
 /// A snapshot of a heart-rate source, readable from any thread.
 public struct HeartRateSourceStatus: Sendable, Equatable {
-    /// `ok`, `degraded` (no bluetoothd, no adapter: retried) or `lost`.
+    /// `ok` (connected, or searching with everything in place), `degraded`
+    /// (no bus, no bluetoothd, no adapter or adapter off: retried) or `lost`
+    /// (the strap had delivered and no longer does).
     public var health: String = "lost"
     public var state: HeartRateLinkState = .searching
     public var device: String?
