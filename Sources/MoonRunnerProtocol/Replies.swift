@@ -252,6 +252,10 @@ public struct StatusReply: Codable, Sendable, Equatable {
     /// True while announcers are asked to keep silent (`?ANNOUNCE={"quiet":true};`);
     /// always sent since protocol 1.1, absent from a 1.0 daemon.
     public var quiet: Bool?
+    /// How `calories_kcal` is estimated: `heart_rate` (Keytel 2005, once heart
+    /// rate covers 90 % of the moving time so far) or `acsm`; the stored
+    /// session's rule, so the two agree at the end (since protocol 1.2; null while idle).
+    @NullCoded public var caloriesMethod: String?
     /// The heart rate now, bpm; null without a strap, without skin contact or 5 s without a notification.
     @NullCoded public var hrBpm: Double?
     /// Its zone, 1–5 (with hysteresis); null without a heart rate.
@@ -268,7 +272,7 @@ public struct StatusReply: Codable, Sendable, Equatable {
                 caloriesKcal: Double = 0, nextBadge: NextBadge? = nil, course: CourseStatusReply? = nil,
                 home: HomeReply? = nil, destination: DestinationReply? = nil, quiet: Bool = false,
                 hrBpm: Double? = nil, hrZone: Int? = nil, hrState: String = "none", hr: HeartRateStatus = .none,
-                id: JSONValue? = nil) {
+                caloriesMethod: String? = nil, id: JSONValue? = nil) {
         self.time = time
         self.state = state
         self.session = session
@@ -299,6 +303,7 @@ public struct StatusReply: Codable, Sendable, Equatable {
         self.home = home
         self.destination = destination
         self.quiet = quiet
+        self.caloriesMethod = caloriesMethod
         self.hrBpm = hrBpm
         self.hrZone = hrZone
         self.hrState = hrState
@@ -307,7 +312,7 @@ public struct StatusReply: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case quiet, hrBpm = "hr_bpm", hrZone = "hr_zone", hrState = "hr_state", hr
+        case quiet, hrBpm = "hr_bpm", hrZone = "hr_zone", hrState = "hr_state", hr, caloriesMethod = "calories_method"
         case caloriesKcal = "calories_kcal", nextBadge = "next_badge"
         case cls = "class", time, state, session, activity, elapsedS = "elapsed_s", movingS = "moving_s",
              distanceM = "distance_m", speedMps = "speed_mps", paceSPerKm = "pace_s_per_km",

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import MoonRunnerCore
 
@@ -107,5 +108,57 @@ struct HeartRateEngineTests {
         #expect(s.hrZoneSeconds == [0, 300, 300, 0, 0])
         #expect(s.caloriesMethod == .heartRate && s.caloriesKcal > 0)
         #expect(a.rrIntervals.count == 601)
+    }
+
+    @Test("the live figures (STATUS) equal the stored session's at its end: 40 min at 4 Hz with pauses, a gap and missing readings, settled in batches on the way")
+    func liveEqualsStored() throws {
+        var e = Self.engine()
+        var readings: [HeartRateReading] = []
+        let keep: (EngineOutput) -> Void = { if case let .heartRate(r) = $0 { readings.append(r) } }
+        try e.start(activity: .run, at: 0, emit: keep)
+        var random = GPSTestRandom(seed: 22)
+        var t = 0.25
+        while t < 2400 {
+            // A strap gap of 40 s at 10 min, no contact for 3 s at 20 min.
+            if !(600..<640).contains(t) {
+                let bpm = (t >= 1200 && t < 1203) ? 0 : 120 + Int(40 * sin(t / 300)) + Int(random.next() % 5)
+                e.ingest(Self.hr(t, bpm)) { keep($0) }
+            }
+            if t == 900 { try e.pause(at: t, emit: keep) }
+            if t == 1000 { try e.resume(at: t, emit: keep) }
+            if t == 1500 {
+                // The live figure halfway agrees with the stored rule over what was stored so far.
+                let live = try #require(e.heartRateSummary)
+                let stored = HeartRateSummary(readings: readings, paused: PausedTime(e.pauses), from: 0, to: t,
+                                              profile: e.config.heartRate)
+                #expect(abs(live.heartRateKcal - stored.heartRateKcal) < 1e-6 && live.maxBPM == stored.maxBPM)
+            }
+            t += 0.25
+        }
+        try e.stop(at: 2400, emit: keep)
+        let live = try #require(e.heartRateSummary)
+        let stored = HeartRateSummary(readings: readings, paused: PausedTime(e.pauses), from: 0, to: 2400,
+                                      profile: e.config.heartRate)
+        #expect(readings.count > 9000, "\(readings.count) readings: many batches of 256 were settled")
+        // Sums taken in batches: equal to rounding.
+        #expect(abs(live.heartRateKcal - stored.heartRateKcal) < 1e-6, "\(live.heartRateKcal) vs \(stored.heartRateKcal) kcal")
+        #expect(abs((live.averageBPM ?? 0) - (stored.averageBPM ?? 0)) < 1e-9 && live.maxBPM == stored.maxBPM)
+        #expect(abs(live.coveredSeconds - stored.coveredSeconds) < 1e-6 && live.movingSeconds == stored.movingSeconds)
+        #expect(zip(live.zoneSeconds, stored.zoneSeconds).allSatisfy { abs($0 - $1) < 1e-6 })
+        #expect(live.calorieMethod == .heartRate, "covered \(live.coverage): the 40 s gap and 3 s without contact are under 10 %")
+    }
+
+    @Test("live calories follow heart rate only once it covers 90 % of the moving time so far")
+    func liveMethod() throws {
+        var e = Self.engine()
+        try e.start(activity: .run, at: 0) { _ in }
+        e.advance(to: 100) { _ in }
+        for i in 0..<20 { e.ingest(Self.hr(100 + Double(i), 150)) { _ in } }
+        #expect(e.heartRateSummary?.calorieMethod == .acsm, "20 s of 120 s")
+        var e2 = Self.engine()
+        try e2.start(activity: .run, at: 0) { _ in }
+        for i in 1...120 { e2.ingest(Self.hr(Double(i), 150)) { _ in } }
+        #expect(e2.heartRateSummary?.calorieMethod == .heartRate)
+        #expect((e2.heartRateSummary?.heartRateKcal ?? 0) > 0)
     }
 }

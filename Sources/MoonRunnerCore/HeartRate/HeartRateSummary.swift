@@ -44,42 +44,104 @@ public struct HeartRateSummary: Sendable, Equatable, Codable {
 
     public init(readings: some Collection<HeartRateReading>, paused: PausedTime, from start: Double, to end: Double,
                 profile: HeartRateProfile) {
-        let floors = profile.zoneFloors
-        var zones = [Double](repeating: 0, count: 5)
-        var covered = 0.0, weighted = 0.0, trimp = 0.0, kcal = 0.0
-        var top = -Double.infinity
-        var previous: HeartRateReading?
-        func close(_ r: HeartRateReading, until next: Double) {
-            guard r.bpm.isFinite else { return }
-            let a = max(r.time, start), b = min(next, r.time + Self.hold, end)
-            let m = paused.moving(from: a, to: b)
-            guard m > 0 else { return }
-            covered += m
-            weighted += r.bpm * m
-            var z = 0
-            for f in floors where r.bpm >= f { z += 1 }
-            zones[min(z, 4)] += m
-            trimp += profile.trimpPerMinute(bpm: r.bpm) * m / 60
-            kcal += profile.kcalPerMinute(bpm: r.bpm) * m / 60
-        }
-        for r in readings {
-            if let p = previous { close(p, until: r.time) }
-            if r.bpm.isFinite, r.time >= start, r.time <= end, !paused.isPaused(at: r.time) { top = max(top, r.bpm) }
-            previous = r
-        }
-        if let p = previous { close(p, until: .infinity) }
-        let moving = paused.moving(from: start, to: end)
-        averageBPM = covered > 0 ? weighted / covered : nil
-        maxBPM = top.isFinite ? top : nil
-        zoneSeconds = zones
-        self.trimp = trimp
-        coveredSeconds = covered
+        var tally = HeartRateTally(profile: profile)
+        for r in readings { tally.add(r) }
+        self = tally.summary(paused: paused, from: start, to: end)
+    }
+
+    init(parts: HeartRateTally.Parts, movingSeconds moving: Double) {
+        averageBPM = parts.covered > 0 ? parts.weighted / parts.covered : nil
+        maxBPM = parts.top.isFinite ? parts.top : nil
+        zoneSeconds = parts.zones
+        trimp = parts.trimp
+        coveredSeconds = parts.covered
         movingSeconds = moving
-        heartRateKcal = covered > 0 ? kcal * moving / covered : 0
+        heartRateKcal = parts.covered > 0 ? parts.kcal * moving / parts.covered : 0
     }
 
     private enum CodingKeys: String, CodingKey {
         case averageBPM = "avg_bpm", maxBPM = "max_bpm", zoneSeconds = "zone_s", trimp,
              coveredSeconds = "covered_s", movingSeconds = "moving_s", heartRateKcal = "heart_rate_kcal"
+    }
+}
+
+/// `HeartRateSummary` kept as the readings arrive, for `STATUS` during a
+/// session: the same arithmetic (one code for both), so the live figures
+/// and the stored session's agree at the end.
+///
+/// A reading's time is only final once no pause can still be placed over
+/// it: the auto-pause dates a pause back by its dwell (seconds), never by
+/// `settleAfter`. Readings older than that are *settled* into running sums
+/// with the pauses known then; the newer ones are summed afresh with the
+/// pauses of the moment. O(1) memory beyond those recent readings (at most
+/// `settleAfter` s of them plus a batch); settling, which builds one
+/// `PausedTime`, runs once per `batch` readings, not per reading.
+public struct HeartRateTally: Sendable {
+    struct Parts: Sendable {
+        var covered = 0.0, weighted = 0.0, trimp = 0.0, kcal = 0.0
+        var zones = [Double](repeating: 0, count: 5)
+        var top = -Double.infinity
+    }
+
+    public let profile: HeartRateProfile
+    private let floors: [Double]
+    private var settled = Parts()
+    /// Readings not settled yet, oldest first (the last one still open).
+    private var recent: [HeartRateReading] = []
+    /// Seconds after which a reading's share can no longer change (60 s:
+    /// well past the auto-pause's back-dating); readings settled per batch.
+    public static let settleAfter = 60.0
+    static let batch = 256
+
+    public init(profile: HeartRateProfile) {
+        self.profile = profile
+        floors = profile.zoneFloors
+        recent.reserveCapacity(Self.batch * 2)
+    }
+
+    public var isEmpty: Bool { recent.isEmpty && settled.covered == 0 && !settled.top.isFinite }
+
+    public mutating func add(_ r: HeartRateReading) {
+        recent.append(r)
+    }
+
+    /// Settles the readings whose share ended before `now − settleAfter`,
+    /// once `batch` of them have gathered; `pauses` are the session's now.
+    public mutating func settle(at now: Double, pauses: [PauseInterval], from start: Double) {
+        guard recent.count >= Self.batch else { return }
+        let cutoff = now - Self.settleAfter
+        var n = 0
+        while n + 1 < recent.count, recent[n + 1].time <= cutoff { n += 1 }
+        guard n > 0 else { return }
+        let paused = PausedTime(pauses)
+        for i in 0..<n { close(recent[i], until: recent[i + 1].time, paused: paused, from: start, to: .infinity, into: &settled) }
+        recent.removeFirst(n)
+    }
+
+    /// The figures over the moving time of `[start, end]`.
+    public func summary(paused: PausedTime, from start: Double, to end: Double) -> HeartRateSummary {
+        var parts = settled
+        for i in recent.indices {
+            let next = i + 1 < recent.count ? recent[i + 1].time : .infinity
+            close(recent[i], until: next, paused: paused, from: start, to: end, into: &parts)
+        }
+        return HeartRateSummary(parts: parts, movingSeconds: paused.moving(from: start, to: end))
+    }
+
+    /// One reading's share: it holds until the next, at most `hold` seconds, moving time only.
+    private func close(_ r: HeartRateReading, until next: Double, paused: PausedTime, from start: Double, to end: Double,
+                       into p: inout Parts) {
+        guard r.bpm.isFinite else { return }
+        if r.time >= start, r.time <= end, !paused.isPaused(at: r.time) { p.top = max(p.top, r.bpm) }
+        let a = max(r.time, start), b = min(next, r.time + HeartRateSummary.hold, end)
+        let m = paused.moving(from: a, to: b)
+        guard m > 0 else { return }
+        p.covered += m
+        p.weighted += r.bpm * m
+        var z = 0
+        for f in floors where r.bpm >= f { z += 1 }
+        p.zones[min(z, 4)] += m
+        p.trimp += profile.trimpPerMinute(bpm: r.bpm) * m / 60
+        p.kcal += profile.kcalPerMinute(bpm: r.bpm) * m / 60
     }
 }

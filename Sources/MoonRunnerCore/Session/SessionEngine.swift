@@ -38,6 +38,8 @@ public struct SessionEngine: Sendable {
     private var heartRateTime = -Double.infinity
     private var lastHeartRateSample = -Double.infinity
     private var zones: HeartRateZoneTracker
+    /// The session's heart-rate figures so far (what `STATUS` shows live).
+    private var heartRateTally: HeartRateTally
     /// Heart-rate readings and RR intervals taken, missing and refused.
     public private(set) var heartRateCounters = HeartRateCounters()
 
@@ -50,6 +52,23 @@ public struct SessionEngine: Sendable {
         gps = GPSFilter(config: config.gps)
         altitude = AltitudeFusion(config: config.altitude)
         zones = HeartRateZoneTracker(floors: config.heartRate.zoneFloors)
+        heartRateTally = HeartRateTally(profile: config.heartRate)
+    }
+
+    /// The session's heart rate so far over its moving time, by the rules of
+    /// the stored session's (`HeartRateSummary`, up to the session's end once
+    /// it stopped); nil while idle.
+    public var heartRateSummary: HeartRateSummary? {
+        guard state != .idle, stats.startTime.isFinite else { return nil }
+        return heartRateTally.summary(paused: PausedTime(pauses), from: stats.startTime,
+                                      to: stats.startTime + stats.elapsed)
+    }
+
+    /// Takes in the readings a resumed session had stored, so that its live figures go on from them.
+    public mutating func restoreHeartRate(_ readings: [HeartRateReading]) {
+        heartRateTally = HeartRateTally(profile: config.heartRate)
+        for r in readings { heartRateTally.add(r) }
+        heartRateTally.settle(at: now, pauses: pauses, from: stats.startTime)
     }
 
     /// The heart rate now: the last reading's, for `HeartRateSummary.hold`
@@ -90,6 +109,7 @@ public struct SessionEngine: Sendable {
         sessionOffset = receiverClock.offset
         pauses = []
         closedPauses = 0
+        heartRateTally = HeartRateTally(profile: config.heartRate)
         state = .recording
         autoPause.restart(at: t)
         gps.breakSegment()
@@ -314,18 +334,25 @@ public struct SessionEngine: Sendable {
             heartRate = .nan
             heartRateTime = sample.t
             _ = zones.update(bpm: .nan, at: sample.t)
-            if state.isActive { emit(.heartRate(HeartRateReading(time: sample.t, bpm: .nan))) }
+            if state.isActive { take(HeartRateReading(time: sample.t, bpm: .nan), emit: emit) }
         case .valid:
             heartRateCounters.samples += 1
             heartRate = Double(sample.bpm)
             heartRateTime = sample.t
-            if state.isActive { emit(.heartRate(HeartRateReading(time: sample.t, bpm: heartRate))) }
+            if state.isActive { take(HeartRateReading(time: sample.t, bpm: heartRate), emit: emit) }
             if let z = zones.update(bpm: heartRate, at: sample.t), state == .recording {
                 emit(.event(SessionEvent(kind: .hrZone, time: sample.t, detectedAt: sample.t, cause: "heart_rate",
                                          state: state, detail: String(z))))
             }
         }
         checkAutoPause(emit: emit)
+    }
+
+    /// A reading of the open session: stored, and counted in the live figures.
+    private mutating func take(_ r: HeartRateReading, emit: (EngineOutput) -> Void) {
+        emit(.heartRate(r))
+        heartRateTally.add(r)
+        heartRateTally.settle(at: r.time, pauses: pauses, from: stats.startTime)
     }
 
     /// Time passes without input (the daemon's 1 Hz tick).

@@ -97,6 +97,7 @@ public actor SessionService {
                     pending = CommitBatch(sessionID: s.id, snapshot: s.snapshot)
                     let course = await followedCourse(of: s.snapshot)
                     collect { engine, emit in engine.restore(s.snapshot, course: course, at: clock.now(), emit: emit) }
+                    engine.restoreHeartRate(try await store.heartRate(session: s.id))
                     splits = Self.splitTracker(units: config.units, start: s.startTime,
                                                replaying: try await store.points(session: s.id))
                     logger.notice("resumed session \(s.id) left open \(Int(age)) s ago")
@@ -658,15 +659,13 @@ public actor SessionService {
         baro.rejected = fused.rejected
         baro.levelShifts = fused.levelShifts
         let shown = engine.state == .idle ? nil : engine.stats.shifted(by: liveOffset)
+        let heartRate = engine.heartRateSummary
         return StatusReply(time: clock.now() + (liveOffset ?? 0), state: engine.state.rawValue,
                            session: sessionID ?? (engine.state == .stopped ? lastSessionID : nil), stats: shown,
                            gps: gps, imu: imu, baro: baro, altitudeSource: engine.altitudeSource.rawValue,
                            store: storeStatus,
                            lastTransition: lastTransition, units: config.units.rawValue,
-                           caloriesKcal: shown.map {
-                               calories.kcal(distance: $0.distance, moving: $0.moving, elevationGain: $0.elevationGain,
-                                             activity: $0.activity)
-                           } ?? 0,
+                           caloriesKcal: shown.map { liveCalories($0, heartRate: heartRate) } ?? 0,
                            nextBadge: nextBadge,
                            course: shown.flatMap { engine.navigator?.courseStatus(averageSpeed: $0.averageSpeed) }
                                .map(CourseStatusReply.init),
@@ -678,7 +677,17 @@ public actor SessionService {
                            quiet: quiet,
                            hrBpm: engine.currentHeartRate, hrZone: engine.heartRateZone,
                            hrState: inputHealth.hrState.rawValue, hr: heartRateStatus,
+                           caloriesMethod: shown.map { _ in (heartRate?.calorieMethod ?? .acsm).rawValue },
                            id: id)
+    }
+
+    /// The session's calories so far by the stored session's rule: from heart
+    /// rate (Keytel 2005) once it covers 90 % of the moving time, else ACSM
+    /// from the totals.
+    private func liveCalories(_ stats: SessionStats, heartRate: HeartRateSummary?) -> Double {
+        if let heartRate, heartRate.calorieMethod == .heartRate { return heartRate.heartRateKcal }
+        return calories.kcal(distance: stats.distance, moving: stats.moving, elevationGain: stats.elevationGain,
+                             activity: stats.activity)
     }
 
     /// The strap's side with the engine's counts of what it took and refused.
