@@ -7,7 +7,7 @@ PREFIX     ?= /usr/local
 SPEED      ?= 10
 DEB_PKGS   := libgps-dev libi2c-dev libsystemd-dev zlib1g-dev pkg-config gpsd gpsd-clients python3 \
               python3-pip gpsbabel librsvg2-bin systemd util-linux faketime \
-              espeak-ng sox alsa-utils dbus-daemon
+              espeak-ng sox alsa-utils dbus-daemon libxml2-utils pytrainer
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEBUG_BIN   = .build/debug
 RELEASE_BIN = .build/release
@@ -19,7 +19,9 @@ all: build
 PY_PKGS    := garmin-fit-sdk gpxpy dbus-fast
 
 ## Installs the missing Debian packages and the Python readers the export
-## tests check against (nothing when all are present).
+## tests check against (nothing when all are present). xmllint validates the
+## GPX and TCX exports against the schemas pytrainer's package ships
+## (/usr/share/pytrainer/schemas: Topografix GPX 1.1, Garmin TCX v2).
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
