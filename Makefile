@@ -56,6 +56,7 @@ test: deps
 	$(SWIFT) build --build-tests
 	MOONRUNNER_BIN=$(DEBUG_BIN) MOONRUNNER_DATA=$(DATA) $(SWIFT) test --skip-build --skip EndToEndTests
 	MOONRUNNER_BIN=$(DEBUG_BIN) MOONRUNNER_DATA=$(DATA) $(SWIFT) test --skip-build --filter EndToEndTests --no-parallel
+	python3 Tests/Tools/hr_e2e.py --bin $(DEBUG_BIN) --data $(DATA)
 	$(SWIFT) build -c release
 	$(MAKE) --no-print-directory accuracy BIN=$(RELEASE_BIN)
 

@@ -383,6 +383,7 @@ class World:
         self.rate = args.rate
         self.speed = args.speed
         self.connect_delay = args.connect_delay
+        self.loop = args.loop
         self.random = random.Random(args.seed)
         self.shuffle = args.shuffle
         self.rows = read_trace(args.trace)
@@ -393,7 +394,9 @@ class World:
 
     def next_row(self):
         if self.row >= len(self.rows):
-            return None
+            if not self.loop:
+                return None
+            self.row = 0
         r = self.rows[self.row]
         self.row += 1
         return r
@@ -495,6 +498,7 @@ async def main():
     p.add_argument("--connect-delay", type=float, default=0.3, help="seconds a Connect takes")
     p.add_argument("--seed", type=int, default=22, help="the order of a disconnect's signals (with --shuffle)")
     p.add_argument("--shuffle", action="store_true", help="a disconnect's signals in a random order")
+    p.add_argument("--loop", action="store_true", help="the trace again from its start when it ends")
     args = p.parse_args()
     world = World(args)
     await world.up()

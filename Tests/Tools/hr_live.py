@@ -57,10 +57,11 @@ BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Config
 class StandIn:
     """bluez_standin.py with its JSON log read on a thread."""
 
-    def __init__(self, env, trace, rate, speed, log, connect_delay=0.3, seed=22):
+    def __init__(self, env, trace, rate, speed, log, connect_delay=0.3, seed=22, loop=False):
         self.proc = subprocess.Popen([sys.executable, os.path.join(os.path.dirname(__file__), "bluez_standin.py"),
                                       "--trace", trace, "--rate", str(rate), "--speed", str(speed),
-                                      "--connect-delay", str(connect_delay), "--shuffle", "--seed", str(seed)],
+                                      "--connect-delay", str(connect_delay), "--shuffle", "--seed", str(seed),
+                                      *(["--loop"] if loop else [])],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, env=env, text=True)
         self.events = []
         self.lock = threading.Lock()
