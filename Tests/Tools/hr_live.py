@@ -189,7 +189,7 @@ def main():
     try:
         wait_for(lambda: os.path.exists(bus_path), 10, "the private system bus")
         standin = StandIn(env, args.trace, args.rate, args.speed, open(os.path.join(work, "standin.log"), "w"),
-                          connect_delay=0.05 if args.cycles else 0.3, seed=args.seed)
+                          connect_delay=0.05 if args.cycles else 0.3, seed=args.seed, loop=True)
         wait_for(lambda: standin.where("bluetoothd"), 10, "the stand-in on the bus")
         port = free_port()
         gps = start_gpsfake(os.path.join(DEMO, "walk.nmea"), port, work, 1 / (4 * args.speed), options=("-1",) if not args.cycles else ())
