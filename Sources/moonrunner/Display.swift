@@ -15,7 +15,8 @@ enum Display {
         lines.append("Pace      \(Formatting.pace(speed: s.speedMps, units))   avg \(Formatting.pace(speed: s.avgSpeedMps, units))")
         lines.append("Steps     \(s.steps)   cadence \(Int(s.cadenceSpm.rounded())) spm")
         lines.append("Elevation \(elevation(s.elevationGainM, s.elevationLossM, units)) (\(s.altitudeSource))   "
-            + "laps \(s.laps)   \(Int(s.caloriesKcal.rounded())) kcal")
+            + "laps \(s.laps)   \(Int(s.caloriesKcal.rounded())) kcal"
+            + (s.caloriesMethod == "heart_rate" ? " (heart rate)" : ""))
         if let next = s.nextBadge {
             lines.append("Badge     next \(next.name) (\(Formatting.distance(next.distanceM, units))), "
                 + "\(Formatting.distance(next.leftM, units)) to go")
