@@ -286,8 +286,14 @@ def main():
         rr_fit, errors, records_hr, records = fit_rr(args.bin, sock, session, work)
         figures.update({"rr_sent": len(rr_sent), "rr_in_fit": len(rr_fit), "fit_errors": errors,
                         "fit_records_with_hr": records_hr, "fit_records": records})
-        if rr_sent and (rr_fit != rr_sent[:len(rr_fit)] or len(rr_sent) - len(rr_fit) > 3):
-            missed.append("RR intervals in FIT differ from those sent")
+        # The FIT's intervals must be a run of those the strap sent, in order and
+        # to the ms; their number that of the window give or take the
+        # notifications either side of ?START and ?STOP.
+        every = [round(ms) for e in standin.events if e["event"] == "notify" for ms in e["rr_ms"]]
+        edge = 2 * max((len(e["rr_ms"]) for e in sent), default=0)
+        run = any(every[i:i + len(rr_fit)] == rr_fit for i in range(len(every) - len(rr_fit) + 1))
+        if rr_sent and (not rr_fit or not run or abs(len(rr_sent) - len(rr_fit)) > edge):
+            missed.append(f"RR intervals in FIT ({len(rr_fit)}) are not those sent ({len(rr_sent)})")
         for k, v in figures.items():
             if k.startswith("reconnect_s_") and v > 10:
                 missed.append(f"{k} {v} s > 10 s")
