@@ -28,8 +28,8 @@ let package = Package(
 
         // Pure algorithms and models: no I/O, no clocks.
         .target(name: "MoonRunnerCore"),
-        // Input adapters: gpsd client, I2C bus, IMU drivers, emulator, trace readers.
-        .target(name: "MoonRunnerSensors", dependencies: ["MoonRunnerCore", "CGPS", "CI2C", "CZlib"]),
+        // Input adapters: gpsd client, I2C bus, IMU drivers, emulator, trace readers, BlueZ (sd-bus).
+        .target(name: "MoonRunnerSensors", dependencies: ["MoonRunnerCore", "CGPS", "CI2C", "CZlib", "CSystemd"]),
         // SQLite (WAL) store.
         .target(name: "MoonRunnerStore", dependencies: [
             "MoonRunnerCore", "CZlib", .product(name: "GRDB", package: "GRDB.swift"),

@@ -1,1 +1,3 @@
 #include <systemd/sd-daemon.h>
+#include <systemd/sd-bus.h>
+#include <sys/eventfd.h>

@@ -25,6 +25,8 @@ public struct AnnounceSettings: Sendable, Equatable {
     public var badges = true
     public var course = true
     public var gps = true
+    /// hr_connected, hr_lost and hr_zone.
+    public var heartRate = true
     public var summary = true
     /// A short tone before the voice on auto-pause and auto-resume.
     public var autoPauseCue = true
@@ -56,6 +58,7 @@ public enum AnnounceConfigReader {
         "announce.badges": { c, k, v throws(ConfigError) in c.badges = try ConfigChecks.bool(k, v) },
         "announce.course": { c, k, v throws(ConfigError) in c.course = try ConfigChecks.bool(k, v) },
         "announce.gps": { c, k, v throws(ConfigError) in c.gps = try ConfigChecks.bool(k, v) },
+        "announce.heart_rate": { c, k, v throws(ConfigError) in c.heartRate = try ConfigChecks.bool(k, v) },
         "announce.summary": { c, k, v throws(ConfigError) in c.summary = try ConfigChecks.bool(k, v) },
         "cues.auto_pause": { c, k, v throws(ConfigError) in c.autoPauseCue = try ConfigChecks.bool(k, v) },
     ]

@@ -76,6 +76,7 @@ public struct Announcer: Sendable {
         switch e.event {
         case "stop": settings.summary
         case "off_course": settings.course
+        case "hr_zone": settings.heartRate
         default: false
         }
     }
@@ -135,6 +136,17 @@ public struct Announcer: Sendable {
             return one(p.say(.gpsLost))
         case "gps_regained" where settings.gps:
             return one(p.say(.gpsRegained))
+        case "hr_connected" where settings.heartRate:
+            return one(p.say(.heartRateConnected))
+        case "hr_lost" where settings.heartRate:
+            return one(p.say(.heartRateLost))
+        case "hr_zone" where settings.heartRate:
+            // The heart rate from the STATUS after the event, said as that STATUS's zone's.
+            guard let zone = e.detail.flatMap({ Int($0) }) else { return [] }
+            if let bpm = status?.hrBpm, bpm.isFinite {
+                return one(p.say(.heartRateZone, ["bpm": words.count(Int(bpm.rounded())), "zone": words.count(zone)]))
+            }
+            return one(p.say(.heartRateZoneOnly, ["zone": words.count(zone)]))
         default:
             return []
         }

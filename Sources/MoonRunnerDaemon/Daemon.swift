@@ -32,6 +32,7 @@ public struct Daemon: Service {
         let notifier = SystemdNotifier()
         let imuSpec = try DaemonConfigValidator.imuSpec(config)
         let baroSpec = try DaemonConfigValidator.baroSpec(config)
+        let hrSpec = try DaemonConfigValidator.hrSpec(config)
         // The socket first: a second daemon beside a live one, or a socket in a
         // shared directory, is refused for what it is before anything is opened.
         let listenFD = SystemdNotifier.activatedSocket()
@@ -54,6 +55,7 @@ public struct Daemon: Service {
         var replaying = false
         if case .replay = imuSpec { replaying = true }
         if case .replay = baroSpec { replaying = true }
+        if case .replay = hrSpec { replaying = true }
         let clock = EngineClock(speed: try DaemonConfigValidator.replaySpeed(config),
                                 offset: try await Self.clockOffset(store), followReceiver: replaying)
         let service = SessionService(config: config, store: store, clock: clock, logger: logger)
@@ -66,6 +68,19 @@ public struct Daemon: Service {
             baro = try BaroService.make(spec: baroSpec, clock: .engine(clock))
         } catch {
             throw ConfigError(key: "baro.source", value: config.baroSource, allowed: "a barometer trace (\(error))")
+        }
+        let heartRate: (any HeartRateSource)?
+        switch hrSpec {
+        case .none:
+            heartRate = nil
+        case let .ble(address):
+            heartRate = BlueZClient(address: address, clock: clock)
+        case let .replay(path, _):
+            do {
+                heartRate = try HeartRateReplay(path: path, clock: .engine(clock))
+            } catch {
+                throw ConfigError(key: "hr.source", value: config.hrSource, allowed: "a heart-rate trace (\(error))")
+            }
         }
         let units = config.units
         let server = ControlServer(config: config, service: service, logger: logger) { id, format throws(RequestError) in
@@ -83,17 +98,19 @@ public struct Daemon: Service {
         // A replay recorded on the receiver's clock plays once that clock is known.
         if !imu.waitsForReceiver { imu.start() }
         if let baro, !baro.waitsForReceiver { baro.start() }
-        if imu.waitsForReceiver || baro?.waitsForReceiver == true {
+        if let heartRate, !heartRate.waitsForReceiver { heartRate.start() }
+        if imu.waitsForReceiver || baro?.waitsForReceiver == true || heartRate?.waitsForReceiver == true {
             logger.info("replays on the receiver's clock start with gpsd's first timed fix")
             let log = logger
             clock.whenReceiverKnown {
                 if imu.waitsForReceiver { imu.start() }
                 if let baro, baro.waitsForReceiver { baro.start() }
+                if let heartRate, heartRate.waitsForReceiver { heartRate.start() }
                 let offset = clock.receiverOffset ?? 0
                 log.info("replays placed on the receiver's clock at \(clock.now() + offset) (receiver minus engine \(offset) s)")
             }
         }
-        logger.info("moonrunnerd started: gpsd \(config.gpsdHost):\(config.gpsdPort), imu \(config.imuSource), baro \(config.baroSource), state \(config.stateDir)")
+        logger.info("moonrunnerd started: gpsd \(config.gpsdHost):\(config.gpsdPort), imu \(config.imuSource), baro \(config.baroSource), hr \(config.hrSource), state \(config.stateDir)")
         do {
             try await cancelWhenGracefulShutdown {
                 try await withThrowingTaskGroup(of: Void.self) { group in
@@ -117,6 +134,10 @@ public struct Daemon: Service {
                             for await batch in baro.batches { await service.ingest(baro: batch.samples) }
                         }
                     }
+                    if let heartRate {
+                        group.addTask { await Self.relay(heartRate, to: service) }
+                        await service.update(heartRate: heartRate.status, detail: nil)
+                    }
                     group.addTask {
                         notifier.ready(status: "recording ready")
                         let watchdog = notifier.watchdogPingInterval
@@ -138,6 +159,7 @@ public struct Daemon: Service {
                                                                       reinitializations: max(0, b.counters.initializations - 1),
                                                                       device: b.device, lastError: b.lastError))
                             }
+                            if let h = heartRate?.status { await service.refresh(heartRate: h) }
                             await service.tick()
                             if let w = watchdog, EngineClock.monotonic() - lastPing >= w {
                                 notifier.watchdog()
@@ -158,6 +180,7 @@ public struct Daemon: Service {
             gps.stop()
             imu.stop()
             baro?.stop()
+            heartRate?.stop()
             await service.shutdown()
             throw error
         }
@@ -165,8 +188,19 @@ public struct Daemon: Service {
         gps.stop()
         imu.stop()
         baro?.stop()
+        heartRate?.stop()
         await service.shutdown()
         logger.info("moonrunnerd stopped; everything recorded is committed")
+    }
+
+    /// Hands the strap's readings and link changes to the session service.
+    private static func relay(_ source: any HeartRateSource, to service: SessionService) async {
+        for await update in source.updates {
+            switch update {
+            case let .sample(s): await service.ingest(heartRate: s)
+            case let .status(status, detail): await service.update(heartRate: status, detail: detail)
+            }
+        }
     }
 
     /// How far the newest stored time is ahead of the wall clock (accelerated
@@ -176,3 +210,4 @@ public struct Daemon: Service {
         return max(0, newest.updatedAt - Date().timeIntervalSince1970 + 1)
     }
 }
+

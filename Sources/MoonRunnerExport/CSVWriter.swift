@@ -2,12 +2,13 @@ import Foundation
 import MoonRunnerCore
 
 /// One row per track point, for spreadsheets and scripts:
-/// `time,lat,lon,ele_m,speed_mps,distance_m,cadence_spm,segment`.
+/// `time,lat,lon,ele_m,speed_mps,distance_m,cadence_spm,segment,hr_bpm`.
 /// `time` is ISO 8601 UTC, `distance_m` is cumulative along the track,
 /// `cadence_spm` is steps per minute (both feet, unlike the Garmin formats),
-/// `segment` numbers the moving stretches from 1. Unknown values are empty.
+/// `segment` numbers the moving stretches from 1, `hr_bpm` is the heart rate
+/// at the point. Unknown values are empty (a missing heart rate too, never 0).
 public enum CSVWriter {
-    public static let header = "time,lat,lon,ele_m,speed_mps,distance_m,cadence_spm,segment"
+    public static let header = "time,lat,lon,ele_m,speed_mps,distance_m,cadence_spm,segment,hr_bpm"
 
     public static func write(_ session: ExportSession) -> Data {
         let track = ExportTrack(session)
@@ -32,6 +33,8 @@ public enum CSVWriter {
             if track.hasCadence { out.write(track.cadence[i], decimals: 1) }
             out.write(",")
             out.write(int: segment)
+            out.write(",")
+            if let hr = ExportTrack.heartRate(p) { out.write(int: hr) }
             out.write("\n")
         }
         return out.data

@@ -22,13 +22,19 @@ public struct ExportSession: Sendable {
     public var title: String
     /// Name of the course the session followed, if any (GPX `desc`, TCX `Notes`).
     public var course: String?
+    /// Every heart-rate reading (NaN: missing) and R–R interval, in time order.
+    public var heartRate: [HeartRateReading]
+    public var rrIntervals: [RRInterval]
+    /// Zones, training load and calories from heart rate.
+    public var heartRateProfile: HeartRateProfile
 
     /// `laps` default to the laps computed from the lap events and the track.
     public init(id: Int64, activity: Activity, startTime: Double, endTime: Double? = nil,
                 stats: SessionStats, points: [TrackPoint], events: [SessionEvent] = [],
                 pauses: [PauseInterval] = [], stepSeconds: [StepSecondSample] = [],
                 laps: [LapSummary]? = nil, calorieModel: CalorieModel = CalorieModel(),
-                title: String? = nil, course: String? = nil) {
+                title: String? = nil, course: String? = nil, heartRate: [HeartRateReading] = [],
+                rrIntervals: [RRInterval] = [], heartRateProfile: HeartRateProfile = HeartRateProfile()) {
         self.id = id
         self.activity = activity
         self.startTime = startTime
@@ -43,6 +49,9 @@ public struct ExportSession: Sendable {
         self.calorieModel = calorieModel
         self.title = title ?? "MoonRunner \(activity == .run ? "run" : "walk") \(id)"
         self.course = course
+        self.heartRate = heartRate
+        self.rrIntervals = rrIntervals
+        self.heartRateProfile = heartRateProfile
         self.laps = laps ?? Laps.compute(points: points, events: events, pauses: pauses,
                                          stepSeconds: self.stepSeconds, start: startTime, end: self.endTime)
     }
@@ -61,6 +70,31 @@ public struct ExportSession: Sendable {
     /// "Followed course NAME", for the formats' free-text fields.
     public var courseNote: String? { course.map { "Followed course \($0)" } }
 
-    /// Estimated kcal over the track.
-    public var calories: Double { calorieModel.kcal(points: points, pauses: pauses, activity: activity) }
+    /// True when the session recorded any heart rate.
+    public var hasHeartRate: Bool { heartRate.contains { $0.bpm.isFinite } }
+
+    /// Heart rate over the moving time of `[from, to]` (the whole session by default).
+    public func heartRateSummary(from: Double? = nil, to: Double? = nil) -> HeartRateSummary {
+        HeartRateSummary(readings: heartRate, paused: PausedTime(pauses), from: from ?? startTime, to: to ?? endTime,
+                         profile: heartRateProfile)
+    }
+
+    /// How the calories are estimated: from heart rate when it covers the session.
+    public var calorieMethod: CalorieMethod { heartRateSummary().calorieMethod }
+
+    /// Estimated kcal: Keytel 2005 from heart rate when it covers 90 % of the
+    /// moving time, else the ACSM equations over the track.
+    public var calories: Double {
+        let hr = heartRateSummary()
+        if hr.calorieMethod == .heartRate { return hr.heartRateKcal }
+        return calorieModel.kcal(points: points, pauses: pauses, activity: activity)
+    }
+
+    /// kcal of one lap, by the session's method.
+    public func calories(of lap: LapSummary) -> Double {
+        if calorieMethod == .heartRate {
+            return heartRateSummary(from: lap.startTime, to: lap.endTime).heartRateKcal
+        }
+        return calorieModel.kcal(points: points[lap.points], paused: PausedTime(pauses), activity: activity)
+    }
 }

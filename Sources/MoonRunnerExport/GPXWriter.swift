@@ -6,10 +6,13 @@ import MoonRunnerCore
 /// outages are not drawn as straight lines), `<ele>` and `<time>` (ISO 8601
 /// UTC, engine clock) per point.
 ///
-/// Cadence goes in Garmin's TrackPointExtension v1 `<gpxtpx:cad>`, whose
-/// unit is per-foot revolutions per minute: for a runner or walker that is
-/// strides per minute, half the step rate (170 steps/min → 85), as Garmin
-/// watches record it. It is written only when the session has step data.
+/// Heart rate and cadence go in Garmin's TrackPointExtension v2
+/// (`<gpxtpx:hr>` then `<gpxtpx:cad>`, the schema's order), as Garmin's own
+/// exports and Strava read them. Heart rate is written on the points that
+/// have one (a missing one is left out, never written as 0). Cadence's unit
+/// is per-foot revolutions per minute: for a runner or walker that is strides
+/// per minute, half the step rate (170 steps/min → 85), as Garmin watches
+/// record it. It is written only when the session has step data.
 public enum GPXWriter {
     public static func write(_ session: ExportSession) -> Data {
         let track = ExportTrack(session)
@@ -17,11 +20,11 @@ public enum GPXWriter {
         out.write("""
             <?xml version="1.0" encoding="UTF-8"?>
             <gpx version="1.1" creator="MoonRunner" xmlns="http://www.topografix.com/GPX/1/1" \
-            xmlns:gpxtpx="http://www.garmin.com/xmlschemas/TrackPointExtension/v1" \
+            xmlns:gpxtpx="http://www.garmin.com/xmlschemas/TrackPointExtension/v2" \
             xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" \
             xsi:schemaLocation="http://www.topografix.com/GPX/1/1 http://www.topografix.com/GPX/1/1/gpx.xsd \
-            http://www.garmin.com/xmlschemas/TrackPointExtension/v1 \
-            http://www.garmin.com/xmlschemas/TrackPointExtensionv1.xsd">
+            http://www.garmin.com/xmlschemas/TrackPointExtension/v2 \
+            http://www.garmin.com/xmlschemas/TrackPointExtensionv2.xsd">
              <metadata>
               <name>
             """)
@@ -60,10 +63,20 @@ public enum GPXWriter {
             out.write("<time>")
             out.write(isoTime: p.time)
             out.write("</time>")
-            if track.hasCadence {
-                out.write("<extensions><gpxtpx:TrackPointExtension><gpxtpx:cad>")
-                out.write(int: ExportTrack.strideCadence(track.cadence[i]))
-                out.write("</gpxtpx:cad></gpxtpx:TrackPointExtension></extensions>")
+            let hr = ExportTrack.heartRate(p)
+            if track.hasCadence || hr != nil {
+                out.write("<extensions><gpxtpx:TrackPointExtension>")
+                if let hr {
+                    out.write("<gpxtpx:hr>")
+                    out.write(int: hr)
+                    out.write("</gpxtpx:hr>")
+                }
+                if track.hasCadence {
+                    out.write("<gpxtpx:cad>")
+                    out.write(int: ExportTrack.strideCadence(track.cadence[i]))
+                    out.write("</gpxtpx:cad>")
+                }
+                out.write("</gpxtpx:TrackPointExtension></extensions>")
             }
             out.write("</trkpt>\n")
         }

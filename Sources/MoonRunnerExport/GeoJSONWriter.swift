@@ -7,8 +7,10 @@ import MoonRunnerCore
 /// Stretch properties: number, ISO times of its ends, distance, moving
 /// time, average speed, a `stroke` colour by speed (simplestyle, read by
 /// geojson.io and others) and `coordTimes` (per-position ISO times, as
-/// togeojson writes them). The session summary is a foreign member
-/// `"session"` of the collection.
+/// togeojson writes them), and `hr_bpm` (per-position heart rate, null where
+/// missing) when the session has heart rate. The session summary is a
+/// foreign member `"session"` of the collection (with `avg_hr_bpm`,
+/// `max_hr_bpm` and `calories_method`).
 public enum GeoJSONWriter {
     public static func write(_ session: ExportSession) -> Data {
         let track = ExportTrack(session)
@@ -45,8 +47,15 @@ public enum GeoJSONWriter {
         out.write(int: session.totalSteps)
         out.write(",\"calories_kcal\":")
         out.write(session.calories, decimals: 0)
-        out.write(",\"laps\":")
+        out.write(",\"calories_method\":\"")
+        out.write(text: session.calorieMethod.rawValue)
+        out.write("\",\"laps\":")
         out.write(int: session.laps.count)
+        let hr = session.hasHeartRate ? session.heartRateSummary() : nil
+        for (key, value) in [("avg_hr_bpm", hr?.averageBPM), ("max_hr_bpm", hr?.maxBPM)] {
+            out.write(text: ",\"\(key)\":")
+            if let value, value.isFinite { out.write(value, decimals: 1) } else { out.write("null") }
+        }
         out.write("},\"features\":[")
 
         for (k, r) in stretches.enumerated() {
@@ -92,7 +101,16 @@ public enum GeoJSONWriter {
                 out.write(isoTime: session.points[i].time)
                 out.write("\"")
             }
-            out.write("]}}")
+            out.write("]")
+            if hr != nil {
+                out.write(",\"hr_bpm\":[")
+                for i in r {
+                    if i > r.lowerBound { out.write(",") }
+                    if let bpm = ExportTrack.heartRate(session.points[i]) { out.write(int: bpm) } else { out.write("null") }
+                }
+                out.write("]")
+            }
+            out.write("}}")
         }
         out.write("\n]}\n")
         return out.data

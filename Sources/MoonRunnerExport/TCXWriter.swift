@@ -13,6 +13,8 @@ import MoonRunnerCore
 ///   `MaxRunCadence` and `Steps`.
 /// * Trackpoint: `Time`, `Position`, `AltitudeMeters`, `DistanceMeters`
 ///   (cumulative along the track), `Cadence` and `TPX` `Speed`/`RunCadence`.
+/// * Heart rate: `HeartRateBpm` on the trackpoints that have one, and the
+///   lap's `AverageHeartRateBpm` and `MaximumHeartRateBpm` (over its moving time).
 /// * Cadence values are per-foot (strides/min, half the step rate), the
 ///   unit of Garmin's `RunCadence`; `Steps` counts both feet.
 public enum TCXWriter {
@@ -65,8 +67,8 @@ public enum TCXWriter {
         let range = lap.points
         var maxCadence = 0.0
         for i in range { maxCadence = max(maxCadence, track.cadence[i]) }
-        let kcal = session.calorieModel.kcal(points: session.points[range], paused: paused,
-                                             activity: session.activity)
+        let kcal = session.calories(of: lap)
+        let hr = session.hasHeartRate ? session.heartRateSummary(from: lap.startTime, to: lap.endTime) : nil
 
         out.write("   <Lap StartTime=\"")
         out.write(isoTime: lap.startTime)
@@ -78,7 +80,16 @@ public enum TCXWriter {
         out.write(lap.maxSpeed, decimals: 3)
         out.write("</MaximumSpeed>\n    <Calories>")
         out.write(int: min(65_535, Int(kcal.rounded())))
-        out.write("</Calories>\n    <Intensity>Active</Intensity>\n")
+        out.write("</Calories>\n")
+        if let average = ExportTrack.wholeBPM(hr?.averageBPM), let maximum = ExportTrack.wholeBPM(hr?.maxBPM) {
+            // ActivityLap_t: ... Calories, AverageHeartRateBpm?, MaximumHeartRateBpm?, Intensity ...
+            out.write("    <AverageHeartRateBpm><Value>")
+            out.write(int: average)
+            out.write("</Value></AverageHeartRateBpm>\n    <MaximumHeartRateBpm><Value>")
+            out.write(int: maximum)
+            out.write("</Value></MaximumHeartRateBpm>\n")
+        }
+        out.write("    <Intensity>Active</Intensity>\n")
         if track.hasCadence {
             out.write("    <Cadence>")
             out.write(int: ExportTrack.strideCadence(lap.averageCadence))
@@ -109,6 +120,11 @@ public enum TCXWriter {
             out.write("<DistanceMeters>")
             out.write(track.distance.cumulative[i], decimals: 2)
             out.write("</DistanceMeters>")
+            if let bpm = ExportTrack.heartRate(p) {
+                out.write("<HeartRateBpm><Value>")
+                out.write(int: bpm)
+                out.write("</Value></HeartRateBpm>")
+            }
             let cadence = ExportTrack.strideCadence(track.cadence[i])
             if track.hasCadence {
                 out.write("<Cadence>")

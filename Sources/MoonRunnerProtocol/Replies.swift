@@ -5,7 +5,7 @@ import MoonRunnerCore
 /// bumps change or remove them.
 public enum ProtocolVersion {
     public static let major = 1
-    public static let minor = 1
+    public static let minor = 2
     public static let release = "0.1.0"
 }
 
@@ -131,6 +131,52 @@ public struct BaroStatus: Codable, Sendable, Equatable {
     }
 }
 
+/// The heart-rate strap's side in `STATUS` (since protocol 1.2).
+public struct HeartRateStatus: Codable, Sendable, Equatable {
+    /// none (no strap configured) | ok | degraded (no bluetoothd, being retried) | lost
+    public var health: String
+    /// The strap: "Polar H10 (AA:BB:CC:DD:EE:FF)", a replayed file; null before one was found.
+    @NullCoded public var device: String?
+    /// Notifications received, and those that could not be read (too short, an RR list past the payload).
+    public var notifications: Int
+    public var malformed: Int
+    /// Readings taken as heart rates, without one (no contact, 0), refused (outside 25–250 bpm).
+    public var samples: Int
+    public var missing: Int
+    public var rejected: Int
+    /// R–R intervals kept, and refused (outside 200–2500 ms).
+    public var rrIntervals: Int
+    public var rrRejected: Int
+    /// Connections to the strap that delivered notifications.
+    public var connects: Int
+    /// The last fault, e.g. "bluetoothd is not on the system bus".
+    @NullCoded public var lastError: String?
+
+    public init(health: String, device: String? = nil, notifications: Int = 0, malformed: Int = 0, samples: Int = 0,
+                missing: Int = 0, rejected: Int = 0, rrIntervals: Int = 0, rrRejected: Int = 0, connects: Int = 0,
+                lastError: String? = nil) {
+        self.health = health
+        self.device = device
+        self.notifications = notifications
+        self.malformed = malformed
+        self.samples = samples
+        self.missing = missing
+        self.rejected = rejected
+        self.rrIntervals = rrIntervals
+        self.rrRejected = rrRejected
+        self.connects = connects
+        self.lastError = lastError
+    }
+
+    /// No strap configured.
+    public static let none = HeartRateStatus(health: "none")
+
+    enum CodingKeys: String, CodingKey {
+        case health, device, notifications, malformed, samples, missing, rejected, rrIntervals = "rr_intervals",
+             rrRejected = "rr_rejected", connects, lastError = "last_error"
+    }
+}
+
 /// Health of the store in `STATUS`.
 public struct StoreStatus: Codable, Sendable, Equatable {
     /// ok | error
@@ -206,6 +252,18 @@ public struct StatusReply: Codable, Sendable, Equatable {
     /// True while announcers are asked to keep silent (`?ANNOUNCE={"quiet":true};`);
     /// always sent since protocol 1.1, absent from a 1.0 daemon.
     public var quiet: Bool?
+    /// How `calories_kcal` is estimated: `heart_rate` (Keytel 2005, once heart
+    /// rate covers 90 % of the moving time so far) or `acsm`; the stored
+    /// session's rule, so the two agree at the end (since protocol 1.2; null while idle).
+    @NullCoded public var caloriesMethod: String?
+    /// The heart rate now, bpm; null without a strap, without skin contact or 5 s without a notification.
+    @NullCoded public var hrBpm: Double?
+    /// Its zone, 1–5 (with hysteresis); null without a heart rate.
+    @NullCoded public var hrZone: Int?
+    /// none | searching | connected | lost (since protocol 1.2; absent from older daemons).
+    public var hrState: String?
+    /// The strap's health and counters (since protocol 1.2).
+    public var hr: HeartRateStatus?
     public var id: JSONValue?
 
     public init(time: Double, state: String, session: Int64?, stats: SessionStats?, gps: GPSStatus,
@@ -213,7 +271,8 @@ public struct StatusReply: Codable, Sendable, Equatable {
                 lastTransition: TransitionInfo?, units: String,
                 caloriesKcal: Double = 0, nextBadge: NextBadge? = nil, course: CourseStatusReply? = nil,
                 home: HomeReply? = nil, destination: DestinationReply? = nil, quiet: Bool = false,
-                id: JSONValue? = nil) {
+                hrBpm: Double? = nil, hrZone: Int? = nil, hrState: String = "none", hr: HeartRateStatus = .none,
+                caloriesMethod: String? = nil, id: JSONValue? = nil) {
         self.time = time
         self.state = state
         self.session = session
@@ -244,11 +303,16 @@ public struct StatusReply: Codable, Sendable, Equatable {
         self.home = home
         self.destination = destination
         self.quiet = quiet
+        self.caloriesMethod = caloriesMethod
+        self.hrBpm = hrBpm
+        self.hrZone = hrZone
+        self.hrState = hrState
+        self.hr = hr
         self.id = id
     }
 
     enum CodingKeys: String, CodingKey {
-        case quiet
+        case quiet, hrBpm = "hr_bpm", hrZone = "hr_zone", hrState = "hr_state", hr, caloriesMethod = "calories_method"
         case caloriesKcal = "calories_kcal", nextBadge = "next_badge"
         case cls = "class", time, state, session, activity, elapsedS = "elapsed_s", movingS = "moving_s",
              distanceM = "distance_m", speedMps = "speed_mps", paceSPerKm = "pace_s_per_km",
@@ -264,7 +328,8 @@ public struct EventReply: Codable, Sendable, Equatable {
     public var cls = "EVENT"
     @NullCoded public var session: Int64?
     /// start | pause | resume | autopause | autoresume | lap | stop | badge | fault |
-    /// off_course | on_course | course_to_go | course_finished | arrived
+    /// off_course | on_course | course_to_go | course_finished | arrived | split | gps_lost | gps_regained |
+    /// hr_connected | hr_lost | hr_zone
     public var event: String
     public var time: Double
     public var detectedAt: Double

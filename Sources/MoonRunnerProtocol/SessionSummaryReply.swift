@@ -61,17 +61,51 @@ public struct LapInfo: Codable, Sendable, Equatable {
     }
 }
 
+/// A session's heart rate over its moving time, in `SESSION.figures.heart_rate` (since protocol 1.2).
+public struct HeartRateFigures: Codable, Sendable, Equatable {
+    @NullCoded public var avgBpm: Double?
+    @NullCoded public var maxBpm: Double?
+    /// Seconds in zones 1 to 5.
+    public var zoneS: [Double]
+    /// Banister's training impulse.
+    public var trimp: Double
+    /// Share of moving time with a heart rate, 0–1.
+    public var coverage: Double
+    /// R–R intervals recorded.
+    public var rrIntervals: Int
+
+    public init(_ s: HeartRateSummary, rrIntervals: Int) {
+        avgBpm = s.averageBPM
+        maxBpm = s.maxBPM
+        zoneS = s.zoneSeconds
+        trimp = s.trimp
+        coverage = s.coverage
+        self.rrIntervals = rrIntervals
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case avgBpm = "avg_bpm", maxBpm = "max_bpm", zoneS = "zone_s", trimp, coverage, rrIntervals = "rr_intervals"
+    }
+}
+
 /// The derived figures of a session: splits, laps, calories, best pace.
 public struct SessionFigures: Codable, Sendable, Equatable {
     public var caloriesKcal: Double
+    /// `heart_rate` (Keytel 2005, when heart rate covers 90 % of moving time) or `acsm` (since protocol 1.2).
+    public var caloriesMethod: String?
+    /// Null for a session without heart rate (since protocol 1.2).
+    @NullCoded public var heartRate: HeartRateFigures?
     /// The fastest whole-km split, seconds per km; null before the first km.
     @NullCoded public var bestPaceSPerKm: Double?
     public var splitsKm: [SplitInfo]
     public var splitsMi: [SplitInfo]
     public var laps: [LapInfo]
 
-    public init(caloriesKcal: Double, splitsKm: [Split], splitsMi: [Split], laps: [LapSummary]) {
+    public init(caloriesKcal: Double, splitsKm: [Split], splitsMi: [Split], laps: [LapSummary],
+                caloriesMethod: CalorieMethod = .acsm, heartRate: HeartRateFigures? = nil) {
         self.caloriesKcal = caloriesKcal
+        self.caloriesMethod = caloriesMethod.rawValue
+        self.heartRate = heartRate
         bestPaceSPerKm = splitsKm.filter { !$0.isPartial && $0.pace.isFinite }.map(\.pace).min()
         self.splitsKm = splitsKm.map(SplitInfo.init)
         self.splitsMi = splitsMi.map(SplitInfo.init)
@@ -79,7 +113,7 @@ public struct SessionFigures: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case caloriesKcal = "calories_kcal", bestPaceSPerKm = "best_pace_s_per_km", splitsKm = "splits_km",
+        case caloriesKcal = "calories_kcal", caloriesMethod = "calories_method", heartRate = "heart_rate", bestPaceSPerKm = "best_pace_s_per_km", splitsKm = "splits_km",
              splitsMi = "splits_mi", laps
     }
 }

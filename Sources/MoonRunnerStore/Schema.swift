@@ -79,6 +79,24 @@ enum Schema {
                 """)
         }
         CourseSchema.register(in: &m)
+        m.registerMigration("v4-heart-rate") { db in
+            // The heart rate at each point, every reading (NULL: missing, a gap) and the R–R intervals.
+            try db.execute(sql: """
+                ALTER TABLE point ADD COLUMN hr REAL;
+                CREATE TABLE hr_sample (
+                    session_id INTEGER NOT NULL REFERENCES session(id) ON DELETE CASCADE,
+                    time REAL NOT NULL,
+                    bpm REAL
+                );
+                CREATE INDEX hr_sample_session_time ON hr_sample(session_id, time);
+                CREATE TABLE rr_interval (
+                    session_id INTEGER NOT NULL REFERENCES session(id) ON DELETE CASCADE,
+                    time REAL NOT NULL,
+                    rr_ms REAL NOT NULL
+                );
+                CREATE INDEX rr_interval_session_time ON rr_interval(session_id, time);
+                """)
+        }
         return m
     }
 }

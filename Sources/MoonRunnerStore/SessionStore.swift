@@ -222,14 +222,22 @@ public final class SessionStore: Sendable {
             if !batch.points.isEmpty {
                 let st = try db.cachedStatement(sql: """
                     INSERT INTO point (session_id, time, fix_time, lat, lon, alt, speed, course, eph, new_segment,
-                                       distance)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                       distance, hr)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """)
                 for p in batch.points {
                     try st.execute(arguments: [sid, p.time, opt(p.fixTime), p.latitude, p.longitude,
                                                opt(p.altitude), opt(p.speed), opt(p.course),
-                                               opt(p.eph), p.newSegment, opt(p.distance)])
+                                               opt(p.eph), p.newSegment, opt(p.distance), opt(p.heartRate)])
                 }
+            }
+            if !batch.heartRate.isEmpty {
+                let st = try db.cachedStatement(sql: "INSERT INTO hr_sample (session_id, time, bpm) VALUES (?, ?, ?)")
+                for r in batch.heartRate { try st.execute(arguments: [sid, r.time, opt(r.bpm)]) }
+            }
+            if !batch.rrIntervals.isEmpty {
+                let st = try db.cachedStatement(sql: "INSERT INTO rr_interval (session_id, time, rr_ms) VALUES (?, ?, ?)")
+                for r in batch.rrIntervals { try st.execute(arguments: [sid, r.time, r.milliseconds]) }
             }
             if !batch.rejected.isEmpty {
                 let st = try db.cachedStatement(sql: """
@@ -344,10 +352,29 @@ public final class SessionStore: Sendable {
             try Row.fetchAll(db, sql: "SELECT * FROM point WHERE session_id = ? ORDER BY time, id", arguments: [id]).map { r in
                 TrackPoint(time: r["time"], fixTime: r["fix_time"] ?? .nan, latitude: r["lat"], longitude: r["lon"],
                            altitude: r["alt"] ?? .nan, speed: r["speed"] ?? .nan, course: r["course"] ?? .nan,
-                           eph: r["eph"] ?? .nan, newSegment: r["new_segment"], distance: r["distance"] ?? .nan)
+                           eph: r["eph"] ?? .nan, newSegment: r["new_segment"], distance: r["distance"] ?? .nan,
+                           heartRate: r["hr"] ?? .nan)
             }
         }
         return stored + heldBatches(id).flatMap(\.points)
+    }
+
+    /// Every heart-rate reading of a session, in time order (NaN: missing).
+    public func heartRate(session id: Int64) async throws -> [HeartRateReading] {
+        let stored = try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT time, bpm FROM hr_sample WHERE session_id = ? ORDER BY time, rowid",
+                             arguments: [id]).map { HeartRateReading(time: $0["time"], bpm: $0["bpm"] ?? .nan) }
+        }
+        return stored + heldBatches(id).flatMap(\.heartRate)
+    }
+
+    /// Every R–R interval of a session, in the order the strap sent them.
+    public func rrIntervals(session id: Int64) async throws -> [RRInterval] {
+        let stored = try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT time, rr_ms FROM rr_interval WHERE session_id = ? ORDER BY time, rowid",
+                             arguments: [id]).map { RRInterval(time: $0["time"], milliseconds: $0["rr_ms"]) }
+        }
+        return stored + heldBatches(id).flatMap(\.rrIntervals)
     }
 
     public func events(session id: Int64) async throws -> [SessionEvent] {

@@ -21,6 +21,9 @@ public struct CommitBatch: Sendable {
     public var rejected: [RejectedFix] = []
     public var events: [SessionEvent] = []
     public var stepSeconds: [StepSecondSample] = []
+    /// Heart-rate readings (NaN: missing) and R–R intervals.
+    public var heartRate: [HeartRateReading] = []
+    public var rrIntervals: [RRInterval] = []
     /// Set when the session ended.
     public var endTime: Double?
 
@@ -29,7 +32,9 @@ public struct CommitBatch: Sendable {
         self.snapshot = snapshot
     }
 
-    public var rowCount: Int { points.count + rejected.count + events.count + stepSeconds.count }
+    public var rowCount: Int {
+        points.count + rejected.count + events.count + stepSeconds.count + heartRate.count + rrIntervals.count
+    }
 }
 
 /// A session row.

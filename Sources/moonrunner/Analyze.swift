@@ -11,14 +11,24 @@ struct Analyze: ParsableCommand {
         discussion: """
             IMU traces are CSV (t,ax,ay,az[,gx,gy,gz]; g and rad/s), plain or gzipped; GPS traces are
             gpsd JSON as `gpspipe -w` prints it; barometer traces are CSV (t,pressure_pa,temperature_c),
-            plain or gzipped, on the GPS trace's clock. The session starts at the first input and stops at
-            the last. Times in the output are on the traces' own clock.
+            plain or gzipped, on the GPS trace's clock; heart-rate traces are CSV (t,bpm,rr_ms; bpm empty
+            where the strap sent none, RR intervals in ms space separated) on the same clock. The session
+            starts at the first input and stops at the last. Times in the output are on the traces' own clock.
             """)
 
     @Option(help: "IMU trace (CSV or CSV.gz).") var imu: String?
     @Option(help: "GPS trace (gpsd JSON lines).") var gps: String?
     @Option(help: "Barometer trace (CSV t,pressure_pa,temperature_c or CSV.gz), on the GPS trace's clock.")
     var baro: String?
+    @Option(help: "Heart-rate trace (CSV t,bpm,rr_ms), on the GPS trace's clock.") var hr: String?
+    @Option(help: "Seconds added to heart-rate times (default: whole GPS week roll-overs that separate it from the GPS trace).")
+    var hrOffset: Double?
+    @Option(help: "Age, years (maximum heart rate by Tanaka, calories from heart rate).") var age: Double = 35
+    @Option(help: "Sex for the heart-rate equations: male, female or unspecified.") var sex: String = "unspecified"
+    @Option(help: "Maximum heart rate, bpm (default: 208 − 0.7 × age).") var maxHr: Double?
+    @Option(help: "Resting heart rate, bpm.") var restingHr: Double = 60
+    @Option(help: "Heart-rate zones: max (percent of maximum), reserve (Karvonen) or bpm.") var zoneModel: String = "max"
+    @Option(help: "Where zones 2-5 begin: four numbers, percent or bpm as --zone-model says.") var zoneBounds: String = "60,70,80,90"
     @Option(help: "Step detector: \(StepDetectorKind.allCases.map(\.rawValue).joined(separator: ", ")).")
     var detector: String = StepDetectorKind.adaptive.rawValue
     @Option(help: ArgumentHelp(
@@ -48,9 +58,10 @@ struct Analyze: ParsableCommand {
     @OptionGroup var output: ClientOptions
 
     func validate() throws {
-        guard imu != nil || gps != nil || baro != nil else {
-            throw ValidationError("give --imu FILE, --gps FILE, --baro FILE, or several of them")
+        guard imu != nil || gps != nil || baro != nil || hr != nil else {
+            throw ValidationError("give --imu FILE, --gps FILE, --baro FILE, --hr FILE, or several of them")
         }
+        _ = try heartRateProfile()
         guard StepDetectorKind(rawValue: detector) != nil else {
             throw ValidationError("--detector must be one of \(StepDetectorKind.allCases.map(\.rawValue).joined(separator: ", "))")
         }
@@ -62,8 +73,32 @@ struct Analyze: ParsableCommand {
         }
     }
 
+    /// The wearer as the heart-rate options describe them.
+    func heartRateProfile() throws -> HeartRateProfile {
+        var p = HeartRateProfile()
+        p.bodyMass = bodyMass
+        guard (5...110).contains(age) else { throw ValidationError("--age must be 5 to 110 years") }
+        p.age = age
+        guard let s = HeartRateProfile.Sex(rawValue: sex) else { throw ValidationError("--sex must be male, female or unspecified") }
+        p.sex = s
+        guard let m = HeartRateProfile.ZoneModel(rawValue: zoneModel) else {
+            throw ValidationError("--zone-model must be max, reserve or bpm")
+        }
+        p.zoneModel = m
+        let bounds = zoneBounds.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard bounds.count == 4, zip(bounds, bounds.dropFirst()).allSatisfy({ $0 < $1 }), bounds.allSatisfy({ $0 > 0 }) else {
+            throw ValidationError("--zone-bounds must be four increasing numbers, e.g. 60,70,80,90")
+        }
+        p.zoneBounds = bounds
+        p.maxBPM = maxHr
+        p.restingBPM = restingHr
+        guard p.maximum > p.restingBPM + 10 else { throw ValidationError("--max-hr must be above --resting-hr") }
+        return p
+    }
+
     func run() throws {
         var config = EngineConfig()
+        config.heartRate = (try? heartRateProfile()) ?? HeartRateProfile()
         config.detector = StepDetectorKind(rawValue: detector) ?? .adaptive
         config.autoPause.enabled = !noAutoPause
         if let stepParameters {
@@ -108,17 +143,38 @@ struct Analyze: ParsableCommand {
                 fail("\(error)", code: ExitCodes.dataError)
             }
         }
+        var beats: [HeartRateSample] = []
+        if let hr {
+            do {
+                beats = try HeartRateTraceReader.readAll(path: hr)
+            } catch {
+                fail("\(error)", code: ExitCodes.dataError)
+            }
+        }
+        // A heart-rate trace on the watch's clock lies 1024 weeks from a log gpsd moved forward.
+        if let first = beats.first, let fix = fixes.first {
+            let shift = hrOffset ?? WeekRollover.alignment(traceStart: first.t, receiverTime: fix.at)
+            for i in beats.indices { beats[i].t += shift }
+        } else if let shift = hrOffset {
+            for i in beats.indices { beats[i].t += shift }
+        }
         var next = 0
         var nextReading = 0
+        var nextBeat = 0
         var last = -Double.infinity
-        /// Feeds the fixes and barometer readings up to `t` (everything with nil), in time order.
+        /// Feeds the fixes, barometer and heart-rate readings up to `t` (everything with nil), in time
+        /// order; a heart rate before a fix of the same instant, so that the point carries it.
         func feedTimed(until t: Double) {
             while true {
                 let fixAt = next < fixes.count ? fixes[next].at : .infinity
                 let readingAt = nextReading < readings.count ? readings[nextReading].t : .infinity
-                let first = min(fixAt, readingAt)
+                let beatAt = nextBeat < beats.count ? beats[nextBeat].t : .infinity
+                let first = min(fixAt, readingAt, beatAt)
                 guard first.isFinite, first <= t else { return }
-                if fixAt <= readingAt {
+                if beatAt == first {
+                    analysis.feed(beats[nextBeat])
+                    nextBeat += 1
+                } else if fixAt <= readingAt {
                     analysis.feed(fixes[next].fix, at: fixAt)
                     next += 1
                 } else {
@@ -171,7 +227,12 @@ struct Analyze: ParsableCommand {
             print("Steps     \(summary.steps)   cadence \(Int(summary.cadence.rounded())) spm")
             print(String(format: "Elevation +%.0f m / -%.0f m", summary.elevationGain, summary.elevationLoss)
                   + " (\(summary.altitudeSource.rawValue))")
-            print("Calories  \(Int(summary.caloriesKcal.rounded())) kcal")
+            print("Calories  \(Int(summary.caloriesKcal.rounded())) kcal (\(summary.caloriesMethod == .heartRate ? "from heart rate" : "ACSM, from speed"))")
+            if let average = summary.hrAverage, let maximum = summary.hrMax {
+                print("Heart     avg \(Int(average.rounded())) bpm, max \(Int(maximum.rounded())) bpm, TRIMP \(Int(summary.trimp.rounded()))")
+                print("Zones     " + summary.hrZoneSeconds.enumerated().map { "\($0.offset + 1): \(Formatting.duration($0.element))" }
+                    .joined(separator: "  "))
+            }
             print("Pauses    \(summary.pauses.count)")
             if let timeline = summary.courseTimeline, let name = followed?.name {
                 let last = timeline.last

@@ -15,11 +15,13 @@ enum Display {
         lines.append("Pace      \(Formatting.pace(speed: s.speedMps, units))   avg \(Formatting.pace(speed: s.avgSpeedMps, units))")
         lines.append("Steps     \(s.steps)   cadence \(Int(s.cadenceSpm.rounded())) spm")
         lines.append("Elevation \(elevation(s.elevationGainM, s.elevationLossM, units)) (\(s.altitudeSource))   "
-            + "laps \(s.laps)   \(Int(s.caloriesKcal.rounded())) kcal")
+            + "laps \(s.laps)   \(Int(s.caloriesKcal.rounded())) kcal"
+            + (s.caloriesMethod == "heart_rate" ? " (heart rate)" : ""))
         if let next = s.nextBadge {
             lines.append("Badge     next \(next.name) (\(Formatting.distance(next.distanceM, units))), "
                 + "\(Formatting.distance(next.leftM, units)) to go")
         }
+        if let hr = heartRate(s) { lines.append("Heart     \(hr)") }
         lines += navigation(s, units: units)
         lines.append("GPS       \(s.gps.health) (signal \(s.gps.grade))   IMU \(s.imu.health)   "
             + "barometer \(s.baro.health)   store \(s.store.health)")
@@ -32,7 +34,16 @@ enum Display {
         "\(s.state) elapsed \(Formatting.duration(s.elapsedS)) moving \(Formatting.duration(s.movingS)) "
             + "\(Formatting.distance(s.distanceM, units)) pace \(Formatting.pace(speed: s.speedMps, units)) "
             + "steps \(s.steps) cadence \(Int(s.cadenceSpm.rounded())) spm gps \(s.gps.health)/\(s.gps.grade) imu \(s.imu.health)"
+            + (heartRate(s).map { " hr \($0)" } ?? "")
             + navigationLine(s, units: units)
+    }
+
+    /// `152 bpm, zone 4 (connected)`, `-- (lost)`; nil without a strap.
+    static func heartRate(_ s: StatusReply) -> String? {
+        guard let state = s.hrState, state != "none" else { return nil }
+        let bpm = s.hrBpm.map { "\(Int($0.rounded())) bpm" } ?? "--"
+        let zone = s.hrZone.map { ", zone \($0)" } ?? ""
+        return "\(bpm)\(zone) (\(state))"
     }
 
     static func event(_ e: EventReply) -> String {
@@ -75,10 +86,15 @@ enum Display {
             "Avg pace  \(Formatting.pace(speed: s.averageSpeed, units))   max speed \(Formatting.speed(s.maxSpeed, units))",
             "Steps     \(s.steps)   avg cadence \(Int(s.averageCadence.rounded())) spm",
             "Elevation \(elevation(s.elevationGain, s.elevationLoss, units)) (\(s.altitudeSource.rawValue))",
-            "Calories  \(Int(r.figures.caloriesKcal.rounded())) kcal   best pace "
+            "Calories  \(Int(r.figures.caloriesKcal.rounded())) kcal\(r.figures.caloriesMethod == "heart_rate" ? " (heart rate)" : "")   best pace "
                 + (r.figures.bestPaceSPerKm.map { Formatting.pace(speed: 1000 / $0, units) } ?? "--:--"),
             "Points    \(r.points)   laps \(s.laps)   pauses \(r.pauses.count)",
         ]
+        if let hr = r.figures.heartRate, let average = hr.avgBpm, let maximum = hr.maxBpm {
+            lines.append("Heart     avg \(Int(average.rounded())) bpm, max \(Int(maximum.rounded())) bpm, TRIMP \(Int(hr.trimp.rounded()))")
+            lines.append("Zones     " + hr.zoneS.enumerated().map { "\($0.offset + 1) \(Formatting.duration($0.element))" }
+                .joined(separator: "  "))
+        }
         if let c = r.course {
             lines.append("Course    \(c.name)\(c.id.map { " (#\($0))" } ?? "")\(c.finished ? ", finished" : ", not finished")")
         }

@@ -108,6 +108,7 @@ struct LiveScreen {
             "Steps      \(s.steps)   cadence \(Int(s.cadenceSpm.rounded())) spm",
             "Elevation  \(Display.elevation(s.elevationGainM, s.elevationLossM, units))   laps \(s.laps)",
         ]
+        if let hr = Display.heartRate(s) { lines.append("Heart      \(hr)") }
         // Its labels are a column narrower than this screen's.
         lines += Display.navigation(s, units: units).map { $0.prefix(10) + " " + $0.dropFirst(10) }
         lines += [

@@ -37,13 +37,14 @@ struct MoonrunnerDaemonCommand: AsyncParsableCommand {
     @Option(help: "gpsd address as HOST:PORT.") var gpsd: String?
     @Option(help: "IMU source: i2c:/dev/i2c-1@0x68 or replay:FILE[,speed=N][,loop].") var imu: String?
     @Option(help: "Barometer source: none, i2c:/dev/i2c-1@0x76 or replay:FILE[,speed=N][,loop].") var baro: String?
+    @Option(help: "Heart-rate strap: none, ble:auto, ble:AA:BB:CC:DD:EE:FF or replay:FILE[,speed=N].") var hr: String?
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: String?
 
     /// The file (if any), then the flags, then the checks that need the file system.
     func loadConfig() throws(ConfigError) -> DaemonConfig {
         var c = DaemonConfig()
         if let path = config { c = try ConfigLoader.load(path: path) }
-        c = try ConfigOverrides(stateDir: stateDir, socketPath: socket, gpsd: gpsd, imu: imu, baro: baro,
+        c = try ConfigOverrides(stateDir: stateDir, socketPath: socket, gpsd: gpsd, imu: imu, baro: baro, hr: hr,
                                logLevel: logLevel)
             .apply(to: c)
         try DaemonConfigValidator.validateAtStart(c)

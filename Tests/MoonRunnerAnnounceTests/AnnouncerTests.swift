@@ -10,7 +10,7 @@ enum Lines {
     /// object when one is given.
     static func status(time: Double, state: String = "recording", distance: Double = 0, moving: Double = 0,
                        elapsed: Double? = nil, units: String = "metric", quiet: Bool = false, activity: String = "run",
-                       course: String? = nil) -> String {
+                       course: String? = nil, hrBpm: Double? = nil) -> String {
         var stats = SessionStats()
         stats.activity = Activity(rawValue: activity) ?? .run
         stats.distance = distance
@@ -20,7 +20,8 @@ enum Lines {
                                 gps: GPSStatus(health: "ok", grade: "best", fixes: 10, connects: 1),
                                 imu: IMUStatus(health: "ok", samples: 100, rejected: 0, busErrors: 0, overflows: 0),
                                 store: StoreStatus(health: "ok", pending: 0, lastError: nil), lastTransition: nil,
-                                units: units, quiet: quiet)
+                                units: units, quiet: quiet, hrBpm: hrBpm, hrZone: hrBpm.map { _ in 4 },
+                                hrState: hrBpm == nil ? "none" : "connected")
         var line = ReplyEncoder.line(reply)
         if let course, course != "null" {
             // The daemon's whole `course` object, with the members a test gives.

@@ -54,7 +54,7 @@ struct AnnounceSettingsTests {
 
     @Test("each language has every phrase, and every slot a phrase uses is one the announcer fills")
     func tables() {
-        let slots: Set<String> = ["number", "distance", "time", "pace", "unit", "badge", "direction", "name"]
+        let slots: Set<String> = ["number", "distance", "time", "pace", "unit", "badge", "direction", "name", "bpm", "zone"]
         for language in AnnounceLanguage.allCases {
             let table = PhraseTable.of(language)
             #expect(table.language == language)

@@ -102,6 +102,72 @@ struct ConfigLoaderTests {
         }
     }
 
+    @Test("each bad hr: value names its key, the value and what is allowed", arguments: [
+        ("hr: {source: \"ble:AA:BB:CC\"}", "hr.source", "is not a Bluetooth address such as AA:BB:CC:DD:EE:FF"),
+        ("hr: {source: \"ble:GG:BB:CC:DD:EE:FF\"}", "hr.source", "is not a Bluetooth address"),
+        ("hr: {source: polar}", "hr.source", "none, ble:auto, ble:AA:BB:CC:DD:EE:FF or replay:FILE[,speed=N]"),
+        ("hr: {source: \"replay:x.csv,fault=eio@3\"}", "hr.source", "takes speed=N only"),
+        ("hr: {source: \"\"}", "hr.source", "non-empty"),
+        ("hr: {zone_model: heart}", "hr.zone_model", "max (percent of maximum), reserve (Karvonen) or bpm"),
+        ("hr: {zone_bounds: [60, 70, 80]}", "hr.zone_bounds", "four increasing numbers"),
+        ("hr: {zone_bounds: [60, 80, 70, 90]}", "hr.zone_bounds", "four increasing numbers"),
+        ("hr: {zone_bounds: [60, 70, 80, x]}", "hr.zone_bounds", "four increasing numbers"),
+        ("hr: {max_bpm: 300}", "hr.max_bpm", "100 to 230"),
+        ("hr: {resting_bpm: 10}", "hr.resting_bpm", "25 to 120"),
+        ("hr: {age: 200}", "hr.age", "5 to 110"),
+        ("hr: {sex: other}", "hr.sex", "male"),
+        ("hr: {strap: polar}", "hr.strap", "unknown key"),
+    ])
+    func badHeartRateValues(yaml: String, key: String, allowed: String) {
+        do {
+            _ = try ConfigLoader.parse(yaml: yaml)
+            Issue.record("accepted \(yaml)")
+        } catch {
+            #expect(error.key == key)
+            #expect(error.description.contains(key))
+            #expect(error.description.contains(allowed), "\(error.description)")
+        }
+    }
+
+    @Test("hr: values that only fail together, and --hr, are refused at start naming the key")
+    func heartRateAtStart() throws {
+        var c = try ConfigLoader.parse(yaml: "hr: {zone_bounds: [120, 140, 160, 180]}")
+        do {
+            try DaemonConfigValidator.validateAtStart(c)
+            Issue.record("bpm bounds accepted as percentages")
+        } catch {
+            #expect(error.key == "hr.zone_bounds" && error.description.contains("percentages up to 100"))
+        }
+        c = try ConfigLoader.parse(yaml: "hr: {max_bpm: 120, resting_bpm: 115}")
+        do {
+            try DaemonConfigValidator.validateAtStart(c)
+            Issue.record("a maximum below resting + 10 accepted")
+        } catch {
+            #expect(error.key == "hr.max_bpm" && error.description.contains("at least 10 bpm above"))
+        }
+        c = try ConfigOverrides(hr: "replay:/nonexistent/h.csv").apply(to: DaemonConfig())
+        do {
+            try DaemonConfigValidator.validateAtStart(c)
+            Issue.record("an unreadable trace accepted")
+        } catch {
+            #expect(error.key == "hr.source" && error.description.contains("a readable heart-rate trace file"))
+        }
+        do {
+            _ = try ConfigOverrides(hr: "ble:xx").apply(to: DaemonConfig())
+            Issue.record("--hr ble:xx accepted")
+        } catch {
+            #expect(error.key == "--hr")
+        }
+        c.imuSource = "replay:/tmp/i.csv,speed=10"
+        c.hrSource = "replay:/tmp/h.csv,speed=4"
+        do {
+            _ = try DaemonConfigValidator.replaySpeed(c)
+            Issue.record("mismatched speeds accepted")
+        } catch {
+            #expect(error.key == "hr.source" && error.description.contains("speed=10"))
+        }
+    }
+
     @Test("course and destination keys reach the engine")
     func navigation() throws {
         let c = try ConfigLoader.parse(yaml: """

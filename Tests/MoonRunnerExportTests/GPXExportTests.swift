@@ -15,7 +15,7 @@ struct GPXExportTests {
         let text = String(decoding: GPXWriter.write(session), as: UTF8.self)
         #expect(text.hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<gpx version=\"1.1\""))
         #expect(text.contains("xmlns=\"http://www.topografix.com/GPX/1/1\""))
-        #expect(text.contains("xmlns:gpxtpx=\"http://www.garmin.com/xmlschemas/TrackPointExtension/v1\""))
+        #expect(text.contains("xmlns:gpxtpx=\"http://www.garmin.com/xmlschemas/TrackPointExtension/v2\""))
         #expect(text.contains("http://www.topografix.com/GPX/1/1/gpx.xsd"))
         #expect(text.components(separatedBy: "<trkseg>").count - 1 == SessionTruth(session).stretches)
         #expect(text.components(separatedBy: "<trkpt ").count - 1 == session.points.count)

@@ -44,7 +44,7 @@ struct GeoJSONCSVExportTests {
         let rows = text.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false) }
         #expect(rows.first?.joined(separator: ",") == CSVWriter.header)
         #expect(rows.count == session.points.count + 1)
-        #expect(rows.dropFirst().allSatisfy { $0.count == 8 })
+        #expect(rows.dropFirst().allSatisfy { $0.count == 9 })
         let segments = Set(rows.dropFirst().compactMap { Int($0[7]) })
         #expect(segments == [1, 2])
         let lastDistance = try #require(rows.last.flatMap { Double($0[5]) })
@@ -71,6 +71,6 @@ struct GeoJSONCSVExportTests {
         let r = try ExternalTool.python(Self.csvScript, [file.path])
         #expect(r["rows"] as? Int == session.points.count)
         #expect(r["segments"] as? Int == 2)
-        #expect((r["columns"] as? [String])?.count == 8)
+        #expect((r["columns"] as? [String])?.count == 9)
     }
 }

@@ -48,6 +48,29 @@ struct ReplyTests {
         #expect(none.contains(#""altitude_source":"gps""#))
     }
 
+    @Test("STATUS carries the heart rate, its state and health, and which method gave calories_kcal (null when idle)")
+    func heartRateInStatus() throws {
+        let gps = GPSStatus(health: "ok", grade: "best", fixes: 3, connects: 1)
+        let imu = IMUStatus(health: "ok", samples: 1, rejected: 0, busErrors: 0, overflows: 0)
+        let store = StoreStatus(health: "ok", pending: 0, lastError: nil)
+        let live = StatusReply(time: 1, state: "recording", session: 3, stats: SessionStats(), gps: gps, imu: imu,
+                               store: store, lastTransition: nil, units: "metric", caloriesKcal: 12.5,
+                               hrBpm: 152, hrZone: 4, hrState: "connected",
+                               hr: HeartRateStatus(health: "ok", device: "Polar H10 (A0:9E:1A:8C:1A:2B)", notifications: 9,
+                                                   samples: 9, connects: 1),
+                               caloriesMethod: "heart_rate")
+        let line = ReplyEncoder.line(live)
+        for part in [#""calories_method":"heart_rate""#, #""hr_bpm":152"#, #""hr_zone":4"#, #""hr_state":"connected""#,
+                     #""health":"ok""#, #""device":"Polar H10 (A0:9E:1A:8C:1A:2B)""#] {
+            #expect(line.contains(part), "\(part) in \(line)")
+        }
+        #expect(try ReplyEncoder.decode(StatusReply.self, from: line) == live)
+        let idle = ReplyEncoder.line(StatusReply(time: 1, state: "idle", session: nil, stats: nil, gps: gps, imu: imu,
+                                                 store: store, lastTransition: nil, units: "metric"))
+        #expect(idle.contains(#""calories_method":null"#) && idle.contains(#""hr_bpm":null"#)
+                && idle.contains(#""hr_state":"none""#) && idle.contains(#""hr":{"connects":0,"device":null,"health":"none""#))
+    }
+
     @Test("a class member in the middle of nested objects is found at the top level only")
     func classFirstScanner() {
         let json = Array(#"{"a":{"class":"INNER"},"b":["class",{"class":"X"}],"class":"TOP","z":1}"#.utf8)

@@ -6,6 +6,7 @@ control socket `$TMPDIR/gpsfake-<pid>.sock` and takes that file's existence as
 would let it connect before gpsd listens (see Rig.swift). It runs in its own
 session with the gpsd it starts, so ending it ends the whole group.
 """
+import json
 import os
 import signal
 import socket
@@ -71,3 +72,12 @@ def stop_daemon(proc):
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait(5)
+
+
+def analyze(binary, *args, timeout=600):
+    """`moonrunner analyze ARGS --json`, its JSON; RuntimeError (with stderr) when it fails."""
+    cmd = [binary, "analyze", *args, "--json"]
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    if res.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed ({res.returncode}): {res.stderr.strip()}")
+    return json.loads(res.stdout)

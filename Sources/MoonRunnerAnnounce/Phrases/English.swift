@@ -29,6 +29,10 @@ extension PhraseTable {
             .arrivedAt: "Arrived at {name}.",
             .gpsLost: "GPS signal lost.",
             .gpsRegained: "GPS signal back.",
+            .heartRateConnected: "Heart rate connected.",
+            .heartRateLost: "Heart rate lost.",
+            .heartRateZone: "Heart rate {bpm}, zone {zone}.",
+            .heartRateZoneOnly: "Zone {zone}.",
         ],
         badgeNames: [:],
         wording: EnglishWording())

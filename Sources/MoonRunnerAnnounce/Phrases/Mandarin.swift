@@ -30,6 +30,10 @@ extension PhraseTable {
             .arrivedAt: "已到达{name}。",
             .gpsLost: "卫星信号丢失。",
             .gpsRegained: "卫星信号恢复。",
+            .heartRateConnected: "心率已连接。",
+            .heartRateLost: "心率信号丢失。",
+            .heartRateZone: "心率{bpm}，{zone}区。",
+            .heartRateZoneOnly: "{zone}区。",
         ],
         badgeNames: [
             "Moon": "月球", "Mercury": "水星", "Venus": "金星", "Mars": "火星", "Ceres": "谷神星",

@@ -30,6 +30,11 @@ public enum PhraseKey: String, Sendable, CaseIterable {
     /// {name}
     case arrivedAt
     case gpsLost, gpsRegained
+    case heartRateConnected, heartRateLost
+    /// {bpm} {zone}
+    case heartRateZone
+    /// {zone}: no heart rate in the STATUS that followed.
+    case heartRateZoneOnly
 }
 
 /// One language: its templates, its badge names and how it says numbers.

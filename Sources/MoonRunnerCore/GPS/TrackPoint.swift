@@ -20,10 +20,12 @@ public struct TrackPoint: Sendable, Equatable, Codable {
     /// The session's distance at this point, metres (NaN when unknown: points
     /// stored before it was kept). Exports write it as each point's distance.
     public var distance: Double
+    /// The wearer's heart rate at this point, bpm (NaN when missing or no strap).
+    public var heartRate: Double
 
     public init(time: Double, fixTime: Double, latitude: Double, longitude: Double,
                 altitude: Double, speed: Double, course: Double, eph: Double, newSegment: Bool,
-                distance: Double = .nan) {
+                distance: Double = .nan, heartRate: Double = .nan) {
         self.time = time
         self.fixTime = fixTime
         self.latitude = latitude
@@ -34,10 +36,20 @@ public struct TrackPoint: Sendable, Equatable, Codable {
         self.eph = eph
         self.newSegment = newSegment
         self.distance = distance
+        self.heartRate = heartRate
+    }
+
+    /// Field by field; a missing heart rate (NaN) equals a missing one, so
+    /// that points recorded without a strap compare as they did before it.
+    public static func == (a: TrackPoint, b: TrackPoint) -> Bool {
+        a.time == b.time && a.fixTime == b.fixTime && a.latitude == b.latitude && a.longitude == b.longitude
+            && a.altitude == b.altitude && a.speed == b.speed && a.course == b.course && a.eph == b.eph
+            && a.newSegment == b.newSegment && a.distance == b.distance
+            && (a.heartRate == b.heartRate || (a.heartRate.isNaN && b.heartRate.isNaN))
     }
 
     private enum CodingKeys: String, CodingKey {
-        case time, fix_time, lat, lon, alt, speed, course, eph, new_segment, distance
+        case time, fix_time, lat, lon, alt, speed, course, eph, new_segment, distance, hr_bpm
     }
 
     public init(from decoder: any Decoder) throws {
@@ -52,6 +64,7 @@ public struct TrackPoint: Sendable, Equatable, Codable {
         eph = try c.decodeIfPresent(Double.self, forKey: .eph) ?? .nan
         newSegment = try c.decodeIfPresent(Bool.self, forKey: .new_segment) ?? false
         distance = try c.decodeIfPresent(Double.self, forKey: .distance) ?? .nan
+        heartRate = try c.decodeIfPresent(Double.self, forKey: .hr_bpm) ?? .nan
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -66,6 +79,7 @@ public struct TrackPoint: Sendable, Equatable, Codable {
         if eph.isFinite { try c.encode(eph, forKey: .eph) }
         if newSegment { try c.encode(true, forKey: .new_segment) }
         if distance.isFinite { try c.encode(distance, forKey: .distance) }
+        if heartRate.isFinite { try c.encode(heartRate, forKey: .hr_bpm) }
     }
 }
 

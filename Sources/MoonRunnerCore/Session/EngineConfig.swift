@@ -16,6 +16,8 @@ public struct EngineConfig: Sendable, Equatable {
     public var stillGyro = 0.3
     /// Course following, destination and home.
     public var navigation = NavigationConfig()
+    /// Who wears the heart-rate strap: zones, training load, calories.
+    public var heartRate = HeartRateProfile()
 
     public init() {}
 }
@@ -29,6 +31,10 @@ public enum EngineOutput: Sendable, Equatable {
     case point(TrackPoint)
     /// A fix the filter refused, with the reason.
     case rejected(FixRejection, GPSFix, at: Double)
+    /// A heart-rate reading while a session is open (NaN: missing, a gap).
+    case heartRate(HeartRateReading)
+    /// Plausible R–R intervals (ms) of a notification that arrived at this instant, while a session is open.
+    case rrIntervals(at: Double, [Double])
 }
 
 /// What is needed to carry an open session across a daemon restart.

@@ -33,6 +33,15 @@ public struct SessionEngine: Sendable {
     private var lastFixTime = -Double.infinity
     /// Total of closed pauses, so that moving time costs O(1) per sample.
     private var closedPauses = 0.0
+    /// The last heart rate taken and when (NaN after a reading without one).
+    private var heartRate = Double.nan
+    private var heartRateTime = -Double.infinity
+    private var lastHeartRateSample = -Double.infinity
+    private var zones: HeartRateZoneTracker
+    /// The session's heart-rate figures so far (what `STATUS` shows live).
+    private var heartRateTally: HeartRateTally
+    /// Heart-rate readings and RR intervals taken, missing and refused.
+    public private(set) var heartRateCounters = HeartRateCounters()
 
     static let maxStepsPerSample = 32
 
@@ -42,7 +51,33 @@ public struct SessionEngine: Sendable {
         autoPause = AutoPauseDetector(config: config.autoPause)
         gps = GPSFilter(config: config.gps)
         altitude = AltitudeFusion(config: config.altitude)
+        zones = HeartRateZoneTracker(floors: config.heartRate.zoneFloors)
+        heartRateTally = HeartRateTally(profile: config.heartRate)
     }
+
+    /// The session's heart rate so far over its moving time, by the rules of
+    /// the stored session's (`HeartRateSummary`, up to the session's end once
+    /// it stopped); nil while idle.
+    public var heartRateSummary: HeartRateSummary? {
+        guard state != .idle, stats.startTime.isFinite else { return nil }
+        return heartRateTally.summary(paused: PausedTime(pauses), from: stats.startTime,
+                                      to: stats.startTime + stats.elapsed)
+    }
+
+    /// Takes in the readings a resumed session had stored, so that its live figures go on from them.
+    public mutating func restoreHeartRate(_ readings: [HeartRateReading]) {
+        heartRateTally = HeartRateTally(profile: config.heartRate)
+        for r in readings { heartRateTally.add(r) }
+        heartRateTally.settle(at: now, pauses: pauses, from: stats.startTime)
+    }
+
+    /// The heart rate now: the last reading's, for `HeartRateSummary.hold`
+    /// seconds; nil without a reading or after one without a heart rate.
+    public var currentHeartRate: Double? {
+        heartRate.isFinite && now - heartRateTime < HeartRateSummary.hold ? heartRate : nil
+    }
+    /// The heart-rate zone now (1–5, with hysteresis); nil without a heart rate.
+    public var heartRateZone: Int? { currentHeartRate == nil ? nil : zones.zone }
 
     /// Current GPS signal grade.
     public var signal: SignalGrade { gps.signal }
@@ -74,6 +109,7 @@ public struct SessionEngine: Sendable {
         sessionOffset = receiverClock.offset
         pauses = []
         closedPauses = 0
+        heartRateTally = HeartRateTally(profile: config.heartRate)
         state = .recording
         autoPause.restart(at: t)
         gps.breakSegment()
@@ -237,6 +273,7 @@ public struct SessionEngine: Sendable {
         if var point = out.point {
             let fused = climb?.altitude ?? altitude.latest
             if fused.isFinite { point.altitude = fused }
+            point.heartRate = currentHeartRate ?? .nan
             let recording = state == .recording
             if recording {
                 stats.distance += out.distance
@@ -270,6 +307,52 @@ public struct SessionEngine: Sendable {
         guard altitude.ingest(sample) == nil else { return }
         advanceClock(sample.t)
         checkAutoPause(emit: emit)
+    }
+
+    /// One heart-rate reading. A reading without a heart rate (no skin contact,
+    /// a value of 0) makes it missing at once; an implausible one, or one out of
+    /// order, is refused and counted. While a session is open the readings and
+    /// the plausible RR intervals go out for the store; while recording, a
+    /// crossing into another zone is an `hr_zone` event.
+    public mutating func ingest(_ sample: HeartRateSample, emit: (EngineOutput) -> Void) {
+        guard sample.t >= lastHeartRateSample else {
+            heartRateCounters.rejected += 1
+            return
+        }
+        lastHeartRateSample = sample.t
+        advanceClock(sample.t)
+        var rr = sample.rrMilliseconds
+        rr.removeAll { !HeartRateValidity.plausibleRR.contains($0) }
+        heartRateCounters.rrRejected += sample.rrMilliseconds.count - rr.count
+        heartRateCounters.rrIntervals += rr.count
+        if state.isActive, !rr.isEmpty { emit(.rrIntervals(at: sample.t, rr)) }
+        switch HeartRateValidity(sample) {
+        case .implausible:
+            heartRateCounters.rejected += 1
+        case .missing:
+            heartRateCounters.missing += 1
+            heartRate = .nan
+            heartRateTime = sample.t
+            _ = zones.update(bpm: .nan, at: sample.t)
+            if state.isActive { take(HeartRateReading(time: sample.t, bpm: .nan), emit: emit) }
+        case .valid:
+            heartRateCounters.samples += 1
+            heartRate = Double(sample.bpm)
+            heartRateTime = sample.t
+            if state.isActive { take(HeartRateReading(time: sample.t, bpm: heartRate), emit: emit) }
+            if let z = zones.update(bpm: heartRate, at: sample.t), state == .recording {
+                emit(.event(SessionEvent(kind: .hrZone, time: sample.t, detectedAt: sample.t, cause: "heart_rate",
+                                         state: state, detail: String(z))))
+            }
+        }
+        checkAutoPause(emit: emit)
+    }
+
+    /// A reading of the open session: stored, and counted in the live figures.
+    private mutating func take(_ r: HeartRateReading, emit: (EngineOutput) -> Void) {
+        emit(.heartRate(r))
+        heartRateTally.add(r)
+        heartRateTally.settle(at: r.time, pauses: pauses, from: stats.startTime)
     }
 
     /// Time passes without input (the daemon's 1 Hz tick).

@@ -28,6 +28,8 @@ public enum SessionEventKind: String, Sendable, Codable, CaseIterable {
     case split
     /// No position fix for 5 s during a session, and the first fix after that.
     case gpsLost = "gps_lost", gpsRegained = "gps_regained"
+    /// The heart-rate strap delivers (again), is lost; the wearer crossed into another zone (detail: 1–5).
+    case hrConnected = "hr_connected", hrLost = "hr_lost", hrZone = "hr_zone"
 
     /// True for the navigation events, which say where the wearer is, not what the session does.
     public var isNavigation: Bool {
@@ -40,7 +42,7 @@ public enum SessionEventKind: String, Sendable, Codable, CaseIterable {
     /// False for the moments worth telling that do not change the session's state.
     public var isTransition: Bool {
         switch self {
-        case .lap, .badge, .split, .gpsLost, .gpsRegained: false
+        case .lap, .badge, .split, .gpsLost, .gpsRegained, .hrConnected, .hrLost, .hrZone: false
         default: !isNavigation
         }
     }

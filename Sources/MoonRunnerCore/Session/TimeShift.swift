@@ -82,3 +82,11 @@ extension NavigationSnapshot: TimeShiftable {
 extension Array: TimeShiftable where Element: TimeShiftable {
     public func shifted(by offset: Double) -> [Element] { map { $0.shifted(by: offset) } }
 }
+
+extension HeartRateReading: TimeShiftable {
+    public func shifted(by offset: Double) -> HeartRateReading { HeartRateReading(time: time + offset, bpm: bpm) }
+}
+
+extension RRInterval: TimeShiftable {
+    public func shifted(by offset: Double) -> RRInterval { RRInterval(time: time + offset, milliseconds: milliseconds) }
+}

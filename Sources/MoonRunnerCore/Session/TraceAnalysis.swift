@@ -19,6 +19,8 @@ public struct TraceAnalysis: Sendable {
         var events: [SessionEvent] = []
         var rejections: [FixRejection: Int] = [:]
         var points: [TrackPoint] = []
+        var heartRate: [HeartRateReading] = []
+        var rrIntervals: [RRInterval] = []
 
         mutating func record(_ output: EngineOutput) {
             switch output {
@@ -26,6 +28,8 @@ public struct TraceAnalysis: Sendable {
             case let .event(e): events.append(e)
             case let .point(p): points.append(p)
             case let .rejected(reason, _, _): rejections[reason, default: 0] += 1
+            case let .heartRate(r): heartRate.append(r)
+            case let .rrIntervals(t, rr): rrIntervals += rr.map { RRInterval(time: t, milliseconds: $0) }
             }
         }
     }
@@ -54,6 +58,15 @@ public struct TraceAnalysis: Sendable {
         withRecorder { engine, rec in engine.ingest(sample) { rec.record($0) } }
     }
 
+    public mutating func feed(_ sample: HeartRateSample) {
+        startIfNeeded(at: sample.t)
+        withRecorder { engine, rec in engine.ingest(sample) { rec.record($0) } }
+    }
+
+    /// The heart-rate readings and RR intervals recorded while the session was open.
+    public var heartRate: [HeartRateReading] { recorder.heartRate }
+    public var rrIntervals: [RRInterval] { recorder.rrIntervals }
+
     public mutating func feed(_ fix: GPSFix, at t: Double) {
         startIfNeeded(at: t)
         withRecorder { engine, rec in engine.ingest(fix, at: t) { rec.record($0) } }
@@ -77,6 +90,14 @@ public struct TraceAnalysis: Sendable {
                                       events: recorder.events, rejectedSamples: engine.rejectedSamples,
                                       rejections: recorder.rejections, baro: engine.baroCounters)
         summary.caloriesKcal = calories.kcal(points: recorder.points, pauses: engine.pauses, activity: engine.stats.activity)
+        let stats = engine.stats
+        if stats.startTime.isFinite {
+            let hr = HeartRateSummary(readings: recorder.heartRate, paused: PausedTime(engine.pauses), from: stats.startTime,
+                                      to: stats.startTime + stats.elapsed, profile: engine.config.heartRate)
+            summary.heartRate(hr)
+            if hr.calorieMethod == .heartRate { summary.caloriesKcal = hr.heartRateKcal }
+        }
+        summary.hr = engine.heartRateCounters
         if course != nil { summary.courseTimeline = courseTimeline }
         return summary
     }
@@ -132,6 +153,24 @@ public struct AnalysisSummary: Sendable, Codable, Equatable {
     public var caloriesKcal: Double = 0
     /// With a course: where each accepted position was on it.
     public var courseTimeline: [CourseTimelineEntry]?
+    /// Heart rate over moving time (nil without one), seconds in zones 1–5, Banister's TRIMP.
+    public var hrAverage: Double?
+    public var hrMax: Double?
+    public var hrZoneSeconds: [Double] = [0, 0, 0, 0, 0]
+    public var trimp: Double = 0
+    /// `heart_rate` (Keytel 2005) when heart rate covers 90 % of moving time, else `acsm`.
+    public var caloriesMethod: CalorieMethod = .acsm
+    /// Heart-rate readings and RR intervals taken, missing and refused.
+    public var hr = HeartRateCounters()
+
+    /// Takes the heart-rate figures in.
+    public mutating func heartRate(_ s: HeartRateSummary) {
+        hrAverage = s.averageBPM
+        hrMax = s.maxBPM
+        hrZoneSeconds = s.zoneSeconds
+        trimp = s.trimp
+        caloriesMethod = s.calorieMethod
+    }
 
     public init(stats: SessionStats, stepTimes: [Double], pauses: [PauseInterval], events: [SessionEvent],
                 rejectedSamples: Int, rejections: [FixRejection: Int], baro: BaroCounters = BaroCounters()) {
@@ -159,6 +198,36 @@ public struct AnalysisSummary: Sendable, Codable, Equatable {
              elevationLoss = "elevation_loss_m", maxSpeed = "max_speed_mps", points, pauses, events,
              rejectedSamples = "rejected_samples", rejectedFixes = "rejected_fixes",
              altitudeSource = "altitude_source", baro, caloriesKcal = "calories_kcal",
-             courseTimeline = "course_timeline"
+             courseTimeline = "course_timeline", hrAverage = "hr_avg_bpm", hrMax = "hr_max_bpm",
+             hrZoneSeconds = "hr_zone_s", trimp, caloriesMethod = "calories_method", hr
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(steps, forKey: .steps)
+        try c.encode(stepTimes, forKey: .stepTimes)
+        try c.encode(cadence, forKey: .cadence)
+        try c.encode(distance, forKey: .distance)
+        try c.encode(elapsed, forKey: .elapsed)
+        try c.encode(moving, forKey: .moving)
+        try c.encode(elevationGain, forKey: .elevationGain)
+        try c.encode(elevationLoss, forKey: .elevationLoss)
+        try c.encode(maxSpeed, forKey: .maxSpeed)
+        try c.encode(points, forKey: .points)
+        try c.encode(pauses, forKey: .pauses)
+        try c.encode(events, forKey: .events)
+        try c.encode(rejectedSamples, forKey: .rejectedSamples)
+        try c.encode(rejectedFixes, forKey: .rejectedFixes)
+        try c.encode(altitudeSource, forKey: .altitudeSource)
+        try c.encode(baro, forKey: .baro)
+        try c.encode(caloriesKcal, forKey: .caloriesKcal)
+        try c.encodeIfPresent(courseTimeline, forKey: .courseTimeline)
+        // Null, not absent, when there was no heart rate: the fields are always there.
+        try c.encode(hrAverage, forKey: .hrAverage)
+        try c.encode(hrMax, forKey: .hrMax)
+        try c.encode(hrZoneSeconds, forKey: .hrZoneSeconds)
+        try c.encode(trimp, forKey: .trimp)
+        try c.encode(caloriesMethod, forKey: .caloriesMethod)
+        try c.encode(hr, forKey: .hr)
     }
 }

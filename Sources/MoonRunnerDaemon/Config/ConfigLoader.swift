@@ -15,6 +15,23 @@ public enum ConfigLoader {
         "imu.accel_range_g": { c, k, v throws(ConfigError) in c.imuAccelRangeG = try oneOf(k, v, [2, 4, 8, 16]) },
         "imu.gyro_range_dps": { c, k, v throws(ConfigError) in c.imuGyroRangeDps = try oneOf(k, v, [250, 500, 1000, 2000]) },
         "baro.source": { c, k, v throws(ConfigError) in c.baroSource = try baroSource(k, v) },
+        "hr.source": { c, k, v throws(ConfigError) in c.hrSource = try hrSource(k, v) },
+        "hr.zone_model": { c, k, v throws(ConfigError) in
+            let s = try string(k, v, nonEmpty: true)
+            // "%max" and "%reserve" (quoted in YAML) are the same models.
+            let name = s.hasPrefix("%") ? String(s.dropFirst()) : s
+            guard let m = HeartRateProfile.ZoneModel(rawValue: name) else {
+                throw ConfigError(key: k, value: s, allowed: "max (percent of maximum), reserve (Karvonen) or bpm")
+            }
+            c.hrZoneModel = m
+        },
+        "hr.zone_bounds": { c, k, v throws(ConfigError) in c.hrZoneBounds = try zoneBounds(k, v) },
+        "hr.max_bpm": { c, k, v throws(ConfigError) in
+            c.hrMaxBPM = v is NSNull ? nil : try double(k, v, 100...230)
+        },
+        "hr.resting_bpm": { c, k, v throws(ConfigError) in c.hrRestingBPM = try double(k, v, 25...120) },
+        "hr.age": { c, k, v throws(ConfigError) in c.hrAge = try double(k, v, 5...110) },
+        "hr.sex": { c, k, v throws(ConfigError) in c.hrSex = try enumValue(k, v, HeartRateProfile.Sex.self) },
         "state_dir": { c, k, v throws(ConfigError) in c.stateDir = try path(k, v) },
         "socket.path": { c, k, v throws(ConfigError) in c.socketPath = try socketPath(k, v) },
         "socket.mode": { c, k, v throws(ConfigError) in c.socketMode = try mode(k, v) },
@@ -189,6 +206,30 @@ public enum ConfigLoader {
         return s
     }
 
+    static func hrSource(_ k: String, _ v: Any) throws(ConfigError) -> String {
+        let s = try string(k, v, nonEmpty: true)
+        do {
+            _ = try HeartRateSourceSpec.parse(s)
+        } catch {
+            throw ConfigError(key: k, value: s,
+                              allowed: "none, ble:auto, ble:AA:BB:CC:DD:EE:FF or replay:FILE[,speed=N] (\(error.reason))")
+        }
+        return s
+    }
+
+    /// Four increasing positive numbers: where zones 2–5 begin.
+    static func zoneBounds(_ k: String, _ v: Any) throws(ConfigError) -> [Double] {
+        let allowed = "four increasing numbers where zones 2 to 5 begin, such as [60, 70, 80, 90] (percent) or [120, 140, 155, 170] (bpm)"
+        guard let list = v as? [Any], list.count == 4 else { throw ConfigError(key: k, value: describe(v), allowed: allowed) }
+        var out: [Double] = []
+        for item in list {
+            guard let d = try? double(k, item, 1...250) else { throw ConfigError(key: k, value: describe(v), allowed: allowed) }
+            out.append(d)
+        }
+        guard zip(out, out.dropFirst()).allSatisfy({ $0 < $1 }) else { throw ConfigError(key: k, value: describe(v), allowed: allowed) }
+        return out
+    }
+
     /// `HOST:PORT` for `--gpsd`.
     static func hostPort(_ k: String, _ text: String) throws(ConfigError) -> (String, Int) {
         guard let colon = text.lastIndex(of: ":") else {
@@ -209,15 +250,17 @@ public struct ConfigOverrides: Sendable {
     public var gpsd: String?
     public var imu: String?
     public var baro: String?
+    public var hr: String?
     public var logLevel: String?
 
     public init(stateDir: String? = nil, socketPath: String? = nil, gpsd: String? = nil, imu: String? = nil,
-                baro: String? = nil, logLevel: String? = nil) {
+                baro: String? = nil, hr: String? = nil, logLevel: String? = nil) {
         self.stateDir = stateDir
         self.socketPath = socketPath
         self.gpsd = gpsd
         self.imu = imu
         self.baro = baro
+        self.hr = hr
         self.logLevel = logLevel
     }
 
@@ -228,6 +271,7 @@ public struct ConfigOverrides: Sendable {
         if let v = gpsd { (c.gpsdHost, c.gpsdPort) = try ConfigLoader.hostPort("--gpsd", v) }
         if let v = imu { c.imuSource = try ConfigLoader.imuSource("--imu", v) }
         if let v = baro { c.baroSource = try ConfigLoader.baroSource("--baro", v) }
+        if let v = hr { c.hrSource = try ConfigLoader.hrSource("--hr", v) }
         if let v = logLevel {
             c.logLevel = try ConfigLoader.oneOfStrings("--log-level", v,
                                                        ["trace", "debug", "info", "notice", "warning", "error", "critical"])

@@ -13,6 +13,15 @@ public struct DaemonConfig: Sendable, Equatable {
     public var imuGyroRangeDps = 1000
     /// `none`, `i2c:/dev/i2c-1@0x76` or `replay:FILE[,speed=N][,loop]`.
     public var baroSource = "none"
+    /// `none`, `ble:auto`, `ble:AA:BB:CC:DD:EE:FF` or `replay:FILE[,speed=N]`.
+    public var hrSource = "none"
+    /// The wearer, for zones, training load and calories from heart rate (`body_mass_kg` is the mass).
+    public var hrZoneModel = HeartRateProfile.ZoneModel.max
+    public var hrZoneBounds: [Double] = [60, 70, 80, 90]
+    public var hrMaxBPM: Double?
+    public var hrRestingBPM = 60.0
+    public var hrAge = 35.0
+    public var hrSex = HeartRateProfile.Sex.unspecified
     public var stateDir = "/var/lib/moonrunner"
     public var socketPath = "/run/moonrunner/moonrunner.sock"
     /// Permission bits of the socket file.
@@ -79,6 +88,13 @@ public struct DaemonConfig: Sendable, Equatable {
         e.navigation.matcher.maxSpeed = gpsMaxSpeed
         e.navigation.toGoAlerts = courseToGoAlerts
         e.navigation.arriveRadius = arriveRadius
+        e.heartRate.age = hrAge
+        e.heartRate.sex = hrSex
+        e.heartRate.bodyMass = bodyMassKg
+        e.heartRate.maxBPM = hrMaxBPM
+        e.heartRate.restingBPM = hrRestingBPM
+        e.heartRate.zoneModel = hrZoneModel
+        e.heartRate.zoneBounds = hrZoneBounds
         return e
     }
 }

@@ -14,7 +14,29 @@ public enum DaemonConfigValidator {
         if case let .replay(path, _, _, _) = baro, !FileManager.default.isReadableFile(atPath: path) {
             throw ConfigError(key: "baro.source", value: c.baroSource, allowed: "a readable barometer trace file (\(path) is not)")
         }
+        let hr = try hrSpec(c)
+        if case let .replay(path, _) = hr, !FileManager.default.isReadableFile(atPath: path) {
+            throw ConfigError(key: "hr.source", value: c.hrSource, allowed: "a readable heart-rate trace file (\(path) is not)")
+        }
+        if c.hrZoneModel != .bpm, let top = c.hrZoneBounds.last, top > 100 {
+            throw ConfigError(key: "hr.zone_bounds", value: "\(c.hrZoneBounds)",
+                              allowed: "percentages up to 100 with hr.zone_model \(c.hrZoneModel.rawValue) (or hr.zone_model: bpm)")
+        }
+        let maximum = c.engineConfig.heartRate.maximum
+        if maximum <= c.hrRestingBPM + 10 {
+            throw ConfigError(key: c.hrMaxBPM == nil ? "hr.age" : "hr.max_bpm", value: "\(maximum)",
+                              allowed: "a maximum heart rate at least 10 bpm above hr.resting_bpm (\(c.hrRestingBPM))")
+        }
         _ = try replaySpeed(c)
+    }
+
+    /// The parsed `hr.source`.
+    public static func hrSpec(_ c: DaemonConfig) throws(ConfigError) -> HeartRateSourceSpec {
+        do {
+            return try HeartRateSourceSpec.parse(c.hrSource)
+        } catch {
+            throw ConfigError(key: "hr.source", value: c.hrSource, allowed: error.reason)
+        }
     }
 
     /// The parsed `baro.source`.
@@ -34,8 +56,17 @@ public enum DaemonConfigValidator {
             throw ConfigError(key: "baro.source", value: c.baroSource,
                               allowed: "the same replay speed as imu.source (speed=\(imu.speed)); both run on one clock")
         }
+        let hr = try hrSpec(c)
+        var others: [Double] = []
+        if case .replay = imu { others.append(imu.speed) }
+        if case .replay = baro { others.append(baro.speed) }
+        if case .replay = hr, let other = others.first, other != hr.speed {
+            throw ConfigError(key: "hr.source", value: c.hrSource,
+                              allowed: "the same replay speed as the other replays (speed=\(other)); all run on one clock")
+        }
         if case .replay = baro { return baro.speed }
-        return imu.speed
+        if case .replay = imu { return imu.speed }
+        return hr.speed
     }
 
     /// The parsed `imu.source`; the value was checked when loaded, so a

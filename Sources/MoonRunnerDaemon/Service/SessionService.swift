@@ -12,6 +12,9 @@ public struct InputHealth: Sendable {
     public var imu = IMUStatus(health: "lost", samples: 0, rejected: 0, busErrors: 0, overflows: 0)
     /// The barometer service's side (`none` without one); the fusion's counters are added in `STATUS`.
     public var baro = BaroStatus.none
+    /// The heart-rate strap's side (`none` without one); the engine's counters are added in `STATUS`.
+    public var hr = HeartRateStatus.none
+    public var hrState = HeartRateLinkState.none
     public init() {}
 }
 
@@ -61,6 +64,7 @@ public actor SessionService {
     /// point by the same tracker `show` runs over the stored track.
     private var splits: SplitTracker?
     private var gpsLoss = GPSLossWatch()
+    private var heartRateLink = HeartRateLinkWatch()
     /// Announcers are asked to keep silent (`?ANNOUNCE`); not kept across restarts.
     private var quiet = false
 
@@ -93,6 +97,7 @@ public actor SessionService {
                     pending = CommitBatch(sessionID: s.id, snapshot: s.snapshot)
                     let course = await followedCourse(of: s.snapshot)
                     collect { engine, emit in engine.restore(s.snapshot, course: course, at: clock.now(), emit: emit) }
+                    engine.restoreHeartRate(try await store.heartRate(session: s.id))
                     splits = Self.splitTracker(units: config.units, start: s.startTime,
                                                replaying: try await store.points(session: s.id))
                     logger.notice("resumed session \(s.id) left open \(Int(age)) s ago")
@@ -141,6 +146,35 @@ public actor SessionService {
             for s in samples { engine.ingest(s, emit: emit) }
         }
         await afterInput()
+    }
+
+    /// A heart-rate reading (a strap's notification or a replayed row).
+    public func ingest(heartRate sample: HeartRateSample) async {
+        collect { engine, emit in engine.ingest(sample, emit: emit) }
+        await afterInput()
+    }
+
+    /// The strap's link and health changed (its source's stream, in order):
+    /// `hr_state` and `hr.health` come from this one snapshot, so they never
+    /// disagree; a change of link is an `hr_connected` or `hr_lost` event
+    /// (detail: the strap, or why).
+    public func update(heartRate s: HeartRateSourceStatus, detail: String?) async {
+        inputHealth.hr = HeartRateStatus(s)
+        guard s.state != inputHealth.hrState else { return }
+        inputHealth.hrState = s.state
+        if let kind = heartRateLink.update(s.state) {
+            record(SessionEvent(kind: kind, time: engine.now, detectedAt: engine.now, cause: "heart_rate",
+                                state: engine.state, detail: detail))
+            await afterInput()
+        }
+    }
+
+    /// The source's counters (the daemon's 1 Hz tick); state and health stay
+    /// as the stream last said, so the two can never be taken from different moments.
+    public func refresh(heartRate s: HeartRateSourceStatus) {
+        var hr = HeartRateStatus(s)
+        hr.health = inputHealth.hr.health
+        inputHealth.hr = hr
     }
 
     public func ingest(fix: GPSFix, at t: Double) async {
@@ -384,6 +418,10 @@ public actor SessionService {
             }
         case let .event(e):
             record(e)
+        case let .heartRate(r):
+            pending?.heartRate.append(r)
+        case let .rrIntervals(t, rr):
+            for ms in rr { pending?.rrIntervals.append(RRInterval(time: t, milliseconds: ms)) }
         }
     }
 
@@ -476,6 +514,8 @@ public actor SessionService {
                 batch.rejected += later.rejected
                 batch.events += later.events
                 batch.stepSeconds += later.stepSeconds
+                batch.heartRate += later.heartRate
+                batch.rrIntervals += later.rrIntervals
                 batch.snapshot = later.snapshot
                 batch.endTime = later.endTime ?? batch.endTime
                 later = batch
@@ -542,10 +582,13 @@ public actor SessionService {
         let points = try await store.points(session: s.id).shifted(by: offset)
         let events = try await store.events(session: s.id).shifted(by: offset)
         let steps = try await store.stepSeconds(session: s.id).shifted(by: offset)
+        let heartRate = try await store.heartRate(session: s.id).shifted(by: offset)
+        let rr = try await store.rrIntervals(session: s.id).shifted(by: offset)
         return ExportSession(id: s.id, activity: s.activity, startTime: s.startTime + (offset ?? 0),
                              endTime: s.endTime.map { $0 + (offset ?? 0) },
                              stats: live.stats, points: points, events: events, pauses: live.pauses,
-                             stepSeconds: steps, calorieModel: calories, course: live.navigation?.courseName)
+                             stepSeconds: steps, calorieModel: calories, course: live.navigation?.courseName,
+                             heartRate: heartRate, rrIntervals: rr, heartRateProfile: config.engineConfig.heartRate)
     }
 
     /// A session's snapshot (the engine's for the live one) with its times in UTC.
@@ -562,12 +605,14 @@ public actor SessionService {
 
     /// Splits per km and mile, laps, calories and best pace of a session.
     private static func figures(_ s: ExportSession) -> SessionFigures {
-        SessionFigures(caloriesKcal: s.calories,
+        let hr = s.heartRateSummary()
+        return SessionFigures(caloriesKcal: s.calories,
                        splitsKm: Splits.compute(points: s.points, pauses: s.pauses, units: .metric,
                                                 start: s.startTime, end: s.endTime),
                        splitsMi: Splits.compute(points: s.points, pauses: s.pauses, units: .imperial,
                                                 start: s.startTime, end: s.endTime),
-                       laps: s.laps)
+                       laps: s.laps, caloriesMethod: hr.calorieMethod,
+                       heartRate: s.hasHeartRate ? HeartRateFigures(hr, rrIntervals: s.rrIntervals.count) : nil)
     }
 
     private static func badgeSummary(_ s: StoredSession) -> BadgeSessionSummary {
@@ -614,15 +659,13 @@ public actor SessionService {
         baro.rejected = fused.rejected
         baro.levelShifts = fused.levelShifts
         let shown = engine.state == .idle ? nil : engine.stats.shifted(by: liveOffset)
+        let heartRate = engine.heartRateSummary
         return StatusReply(time: clock.now() + (liveOffset ?? 0), state: engine.state.rawValue,
                            session: sessionID ?? (engine.state == .stopped ? lastSessionID : nil), stats: shown,
                            gps: gps, imu: imu, baro: baro, altitudeSource: engine.altitudeSource.rawValue,
                            store: storeStatus,
                            lastTransition: lastTransition, units: config.units.rawValue,
-                           caloriesKcal: shown.map {
-                               calories.kcal(distance: $0.distance, moving: $0.moving, elevationGain: $0.elevationGain,
-                                             activity: $0.activity)
-                           } ?? 0,
+                           caloriesKcal: shown.map { liveCalories($0, heartRate: heartRate) } ?? 0,
                            nextBadge: nextBadge,
                            course: shown.flatMap { engine.navigator?.courseStatus(averageSpeed: $0.averageSpeed) }
                                .map(CourseStatusReply.init),
@@ -632,7 +675,31 @@ public actor SessionService {
                                                 arrived: engine.navigator?.arrived ?? false)
                            },
                            quiet: quiet,
+                           hrBpm: engine.currentHeartRate, hrZone: engine.heartRateZone,
+                           hrState: inputHealth.hrState.rawValue, hr: heartRateStatus,
+                           caloriesMethod: shown.map { _ in (heartRate?.calorieMethod ?? .acsm).rawValue },
                            id: id)
+    }
+
+    /// The session's calories so far by the stored session's rule: from heart
+    /// rate (Keytel 2005) once it covers 90 % of the moving time, else ACSM
+    /// from the totals.
+    private func liveCalories(_ stats: SessionStats, heartRate: HeartRateSummary?) -> Double {
+        if let heartRate, heartRate.calorieMethod == .heartRate { return heartRate.heartRateKcal }
+        return calories.kcal(distance: stats.distance, moving: stats.moving, elevationGain: stats.elevationGain,
+                             activity: stats.activity)
+    }
+
+    /// The strap's side with the engine's counts of what it took and refused.
+    private var heartRateStatus: HeartRateStatus {
+        var hr = inputHealth.hr
+        let c = engine.heartRateCounters
+        hr.samples = c.samples
+        hr.missing = c.missing
+        hr.rejected = c.rejected
+        hr.rrIntervals = c.rrIntervals
+        hr.rrRejected = c.rrRejected
+        return hr
     }
 
     /// Commits that fail are held and retried; a journal the database cannot
@@ -659,5 +726,13 @@ public actor SessionService {
     private func storeFailure(_ e: any Error, _ id: JSONValue?) -> String {
         markStoreError(e)
         return error(.storeError, "the store failed: \(e); check free space and permissions of \(config.stateDir)", id)
+    }
+}
+
+extension HeartRateStatus {
+    /// The source's side of `STATUS.hr` (the engine's counts are added by the service).
+    init(_ s: HeartRateSourceStatus) {
+        self.init(health: s.health, device: s.device, notifications: s.notifications, malformed: s.malformed,
+                  connects: s.connects, lastError: s.lastError)
     }
 }

@@ -23,6 +23,8 @@ enum FITBaseType: UInt8 {
 struct FITFieldDefinition {
     var number: UInt8
     var type: FITBaseType
+    /// Values in the field (an array field holds several).
+    var count: UInt8 = 1
 }
 
 /// A small FIT encoder: definition and data messages with normal record
@@ -45,7 +47,7 @@ struct FITEncoder {
         records.append(UInt8(fields.count))
         for f in fields {
             records.append(f.number)
-            records.append(f.type.size)
+            records.append(f.type.size * f.count)
             records.append(f.type.rawValue)
         }
     }

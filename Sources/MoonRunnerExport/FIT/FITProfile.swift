@@ -15,6 +15,8 @@ enum FITProfile {
         static let record: UInt16 = 20
         static let event: UInt16 = 21
         static let activity: UInt16 = 34
+        /// R–R intervals: field 0 `time`, an array of uint16, scale 1000 (s).
+        static let hrv: UInt16 = 78
     }
 
     /// Field numbers common to many messages.

@@ -14,6 +14,13 @@ import MoonRunnerCore
 /// `total_cycles` are strides (steps / 2) for the same reason.
 /// Session totals are the session's own (engine distance, moving time as
 /// timer time); laps come from the lap events and the track.
+///
+/// Heart rate: `record.heart_rate` on the records that have one (invalid,
+/// i.e. absent, where it is missing), lap and session `avg_heart_rate` and
+/// `max_heart_rate` over moving time, and the R–R intervals as `hrv`
+/// messages of five values each (seconds, scale 1000: whole milliseconds;
+/// unused slots invalid), placed among the records by the time they came, as
+/// Garmin's watches write them.
 public enum FITWriter {
     private enum Local {
         static let fileID: UInt8 = 0
@@ -22,7 +29,11 @@ public enum FITWriter {
         static let lap: UInt8 = 3
         static let session: UInt8 = 4
         static let activity: UInt8 = 5
+        static let hrv: UInt8 = 6
     }
+
+    /// R–R intervals per `hrv` message (Garmin's watches write five).
+    static let rrPerMessage = 5
 
     public static func write(_ session: ExportSession) -> Data {
         let track = ExportTrack(session)
@@ -32,7 +43,18 @@ public enum FITWriter {
 
         let timers = timerEvents(session)
         var next = 0
+        var nextRR = 0
+        func writeRR(until t: Double) {
+            var end = nextRR
+            while end < session.rrIntervals.count && session.rrIntervals[end].time <= t { end += 1 }
+            while nextRR < end {
+                let upTo = min(end, nextRR + rrPerMessage)
+                writeHRV(session.rrIntervals[nextRR..<upTo], into: &fit)
+                nextRR = upTo
+            }
+        }
         for (i, p) in session.points.enumerated() {
+            writeRR(until: p.time)
             // Starts go before a record at the same instant, stops after it.
             while next < timers.count,
                   timers[next].time < p.time || (timers[next].time == p.time && timers[next].type == FITProfile.EventType.start) {
@@ -42,6 +64,7 @@ public enum FITWriter {
             writeRecord(p, distance: track.distance.cumulative[i], cadence: track.cadence[i],
                         hasCadence: track.hasCadence, into: &fit)
         }
+        writeRR(until: .infinity)
         while next < timers.count {
             writeTimer(timers[next], into: &fit)
             next += 1
@@ -93,6 +116,10 @@ public enum FITWriter {
             .init(number: 6, type: .uint16),        // speed, scale 1000
             .init(number: 4, type: .uint8),         // cadence, rpm
             .init(number: 53, type: .uint8),        // fractional_cadence, scale 128
+            .init(number: 3, type: .uint8),         // heart_rate, bpm
+        ])
+        fit.define(local: Local.hrv, global: FITProfile.Message.hrv, fields: [
+            .init(number: 0, type: .uint16, count: UInt8(rrPerMessage)),  // time, scale 1000 (s)
         ])
         fit.define(local: Local.lap, global: FITProfile.Message.lap, fields: [
             .init(number: FITProfile.Common.messageIndex, type: .uint16),
@@ -115,6 +142,8 @@ public enum FITWriter {
             .init(number: 23, type: .enumeration),  // intensity
             .init(number: 24, type: .enumeration),  // lap_trigger
             .init(number: 25, type: .enumeration),  // sport
+            .init(number: 15, type: .uint8),        // avg_heart_rate
+            .init(number: 16, type: .uint8),        // max_heart_rate
         ])
         fit.define(local: Local.session, global: FITProfile.Message.session, fields: [
             .init(number: FITProfile.Common.messageIndex, type: .uint16),
@@ -139,6 +168,8 @@ public enum FITWriter {
             .init(number: 25, type: .uint16),       // first_lap_index
             .init(number: 26, type: .uint16),       // num_laps
             .init(number: 28, type: .enumeration),  // trigger
+            .init(number: 16, type: .uint8),        // avg_heart_rate
+            .init(number: 17, type: .uint8),        // max_heart_rate
         ])
         fit.define(local: Local.activity, global: FITProfile.Message.activity, fields: [
             .init(number: FITProfile.Common.timestamp, type: .uint32),
@@ -206,12 +237,29 @@ public enum FITWriter {
             fit.uint8(FITEncoder.invalidUInt8)
             fit.uint8(FITEncoder.invalidUInt8)
         }
+        fit.uint8(ExportTrack.heartRate(p).map { UInt8($0) } ?? FITEncoder.invalidUInt8)
+    }
+
+    private static func writeHRV(_ rr: ArraySlice<RRInterval>, into fit: inout FITEncoder) {
+        fit.begin(local: Local.hrv)
+        for k in 0..<rrPerMessage {
+            let i = rr.startIndex + k
+            fit.uint16(i < rr.endIndex ? FITProfile.scaled16(rr[i].milliseconds / 1000, 1000) : FITEncoder.invalidUInt16)
+        }
+    }
+
+    /// Average and maximum heart rate of a window as FIT writes them (invalid without one).
+    private static func heartRate(_ session: ExportSession, from: Double, to: Double) -> (UInt8, UInt8) {
+        guard session.hasHeartRate else { return (FITEncoder.invalidUInt8, FITEncoder.invalidUInt8) }
+        let s = session.heartRateSummary(from: from, to: to)
+        return (ExportTrack.wholeBPM(s.averageBPM).map { UInt8($0) } ?? FITEncoder.invalidUInt8,
+                ExportTrack.wholeBPM(s.maxBPM).map { UInt8($0) } ?? FITEncoder.invalidUInt8)
     }
 
     private static func writeLap(_ lap: LapSummary, index: Int, session: ExportSession, paused: PausedTime,
                                  into fit: inout FITEncoder) {
         let points = session.points[lap.points]
-        let kcal = session.calorieModel.kcal(points: points, paused: paused, activity: session.activity)
+        let kcal = session.calories(of: lap)
         fit.begin(local: Local.lap)
         fit.uint16(UInt16(clamping: index))
         fit.uint32(FITProfile.timestamp(lap.endTime))
@@ -233,6 +281,9 @@ public enum FITWriter {
         fit.enumeration(FITProfile.Intensity.active)
         fit.enumeration(lap.trigger == .manual ? FITProfile.LapTrigger.manual : FITProfile.LapTrigger.sessionEnd)
         fit.enumeration(sport(session.activity))
+        let (average, maximum) = heartRate(session, from: lap.startTime, to: lap.endTime)
+        fit.uint8(average)
+        fit.uint8(maximum)
     }
 
     private static func writeSession(_ session: ExportSession, into fit: inout FITEncoder) {
@@ -262,6 +313,9 @@ public enum FITWriter {
         fit.uint16(0)
         fit.uint16(UInt16(clamping: session.laps.count))
         fit.enumeration(FITProfile.SessionTrigger.activityEnd)
+        let (average, maximum) = heartRate(session, from: session.startTime, to: session.endTime)
+        fit.uint8(average)
+        fit.uint8(maximum)
     }
 
     private static func writeActivity(_ session: ExportSession, into fit: inout FITEncoder) {

@@ -34,6 +34,18 @@ struct ExportTrack {
         return out
     }
 
+    /// A point's heart rate as the formats write it: whole bpm, 1–255; nil when missing.
+    static func heartRate(_ p: TrackPoint) -> Int? {
+        guard p.heartRate.isFinite, p.heartRate >= 0.5 else { return nil }
+        return min(255, Int(p.heartRate.rounded()))
+    }
+
+    /// A summary's heart rate as the formats write it (whole bpm, 1–255), nil when none.
+    static func wholeBPM(_ bpm: Double?) -> Int? {
+        guard let bpm, bpm.isFinite, bpm >= 0.5 else { return nil }
+        return min(255, Int(bpm.rounded()))
+    }
+
     /// Garmin-style cadence: per-foot cycles per minute (strides/min), i.e.
     /// half the step rate, rounded and limited to the 0...254 of the formats.
     static func strideCadence(_ stepsPerMinute: Double) -> Int {

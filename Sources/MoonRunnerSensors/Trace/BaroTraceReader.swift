@@ -106,7 +106,7 @@ public enum BaroTraceReader {
     }
 
     /// The file's bytes, gunzipped when it is gzip (zlib reads plain files as they are).
-    private static func readFile(_ path: String) throws -> [UInt8] {
+    static func readFile(_ path: String) throws -> [UInt8] {
         guard let f = gzopen(path, "rb") else {
             throw TraceFileError(path: path, line: 0, message: "cannot open: \(String(cString: strerror(errno)))")
         }

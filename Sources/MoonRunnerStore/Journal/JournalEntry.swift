@@ -10,7 +10,8 @@ struct JournalEntry: Codable, Sendable {
     var seq: UInt64
     var session: Int64
     var snapshot: SessionSnapshot
-    /// time, fix_time, lat, lon, alt, speed, course, eph, distance, new_segment (1/0).
+    /// time, fix_time, lat, lon, alt, speed, course, eph, distance, new_segment (1/0), heart rate
+    /// (records written before heart rate have ten).
     var points: [[Double]]
     /// time, fix_time, lat, lon, eph; the reason beside.
     var rejected: [[Double]]
@@ -19,6 +20,9 @@ struct JournalEntry: Codable, Sendable {
     /// second, steps, cadence.
     var steps: [[Double]]
     var endTime: Double?
+    /// time, bpm (NaN: missing); time, R–R ms. Absent from records written before heart rate.
+    var hr: [[Double]]?
+    var rr: [[Double]]?
 
     init(seq: UInt64, batch: CommitBatch) {
         self.seq = seq
@@ -26,13 +30,15 @@ struct JournalEntry: Codable, Sendable {
         snapshot = batch.snapshot
         points = batch.points.map { p in
             [p.time, p.fixTime, p.latitude, p.longitude, p.altitude, p.speed, p.course, p.eph, p.distance,
-             p.newSegment ? 1 : 0]
+             p.newSegment ? 1 : 0, p.heartRate]
         }
         rejected = batch.rejected.map { [$0.time, $0.fix.time, $0.fix.latitude, $0.fix.longitude, $0.fix.eph] }
         reasons = batch.rejected.map(\.reason.rawValue)
         events = batch.events
         steps = batch.stepSeconds.map { [Double($0.second), Double($0.steps), $0.cadence] }
         endTime = batch.endTime
+        hr = batch.heartRate.isEmpty ? nil : batch.heartRate.map { [$0.time, $0.bpm] }
+        rr = batch.rrIntervals.isEmpty ? nil : batch.rrIntervals.map { [$0.time, $0.milliseconds] }
     }
 
     /// The batch back (rows that do not read are left out).
@@ -41,7 +47,8 @@ struct JournalEntry: Codable, Sendable {
         b.points = points.compactMap { v in
             guard v.count >= 10 else { return nil }
             return TrackPoint(time: v[0], fixTime: v[1], latitude: v[2], longitude: v[3], altitude: v[4], speed: v[5],
-                              course: v[6], eph: v[7], newSegment: v[9] != 0, distance: v[8])
+                              course: v[6], eph: v[7], newSegment: v[9] != 0, distance: v[8],
+                              heartRate: v.count >= 11 ? v[10] : .nan)
         }
         b.rejected = zip(rejected, reasons).compactMap { v, r in
             guard v.count >= 5, let reason = FixRejection(rawValue: r) else { return nil }
@@ -54,6 +61,8 @@ struct JournalEntry: Codable, Sendable {
             return StepSecondSample(second: Int64(v[0]), steps: Int(v[1]), cadence: v[2])
         }
         b.endTime = endTime
+        b.heartRate = (hr ?? []).compactMap { v in v.count >= 2 ? HeartRateReading(time: v[0], bpm: v[1]) : nil }
+        b.rrIntervals = (rr ?? []).compactMap { v in v.count >= 2 ? RRInterval(time: v[0], milliseconds: v[1]) : nil }
         return b
     }
 

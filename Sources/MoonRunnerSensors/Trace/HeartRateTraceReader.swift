@@ -1,0 +1,94 @@
+import MoonRunnerCore
+
+/// Reader for heart-rate traces: CSV with header `t,bpm,rr_ms` — `t` in
+/// seconds (UNIX time beside a GPS log, or from 0), `bpm` the strap's value
+/// (empty where it sent none: a missing reading), `rr_ms` the R–R intervals
+/// in milliseconds that arrived with it, space separated (may be empty or
+/// absent). Plain or gzip.
+///
+/// Columns are found by name; extra columns are ignored; blank lines and
+/// lines starting with `#` are skipped. Any other malformed row is a
+/// `TraceFileError` naming the file, the line and what was expected, so a
+/// damaged trace is never mistaken for a quiet strap. Values that parse but
+/// are implausible (a bpm of 300) are data: the engine refuses and counts them.
+public enum HeartRateTraceReader {
+    public static let header = "t,bpm,rr_ms"
+
+    public static func readAll(path: String) throws -> [HeartRateSample] {
+        try parse(BaroTraceReader.readFile(path), path: path)
+    }
+
+    /// Parses a trace held in memory (`path` names it in errors).
+    public static func parse(_ bytes: [UInt8], path: String) throws -> [HeartRateSample] {
+        let text = String(decoding: bytes, as: UTF8.self)
+        var out: [HeartRateSample] = []
+        var columns: (t: Int, bpm: Int, rr: Int?)?
+        var lineNumber = 0
+        var previous = -Double.infinity
+        for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            lineNumber += 1
+            var line = Substring(raw)
+            if line.last == "\r" { line.removeLast() }
+            let trimmed = line.drop { $0 == " " || $0 == "\t" }
+            if trimmed.isEmpty || trimmed.first == "#" { continue }
+            let fields = line.split(separator: ",", omittingEmptySubsequences: false).map {
+                $0.trimmingCharacters(in: " \t\"'\u{FEFF}")
+            }
+            guard let c = columns else {
+                let names = fields.map { $0.lowercased() }
+                guard let t = names.firstIndex(of: "t"), let bpm = names.firstIndex(of: "bpm") else {
+                    throw TraceFileError(path: path, line: lineNumber,
+                                         message: "header lacks column 't' or 'bpm' (need \(header))")
+                }
+                columns = (t, bpm, names.firstIndex(of: "rr_ms"))
+                continue
+            }
+            let needed = max(c.t, c.bpm) + 1
+            guard fields.count >= needed else {
+                throw TraceFileError(path: path, line: lineNumber,
+                                     message: "expected at least \(needed) columns (\(header)), found \(fields.count)")
+            }
+            guard let t = Double(fields[c.t]), t.isFinite else {
+                throw TraceFileError(path: path, line: lineNumber,
+                                     message: "column \(c.t + 1) ('t') is not a time in seconds: '\(fields[c.t].prefix(40))'")
+            }
+            guard t >= previous else {
+                throw TraceFileError(path: path, line: lineNumber,
+                                     message: "time \(fields[c.t]) goes back (the line before says \(previous))")
+            }
+            previous = t
+            var bpm = 0
+            if !fields[c.bpm].isEmpty {
+                guard let v = Double(fields[c.bpm]), v.isFinite, v >= 0, v <= 65535 else {
+                    throw TraceFileError(path: path, line: lineNumber,
+                                         message: "column \(c.bpm + 1) ('bpm') is not a heart rate (a whole number of beats per minute, or empty): '\(fields[c.bpm].prefix(40))'")
+                }
+                bpm = Int(v.rounded())
+            }
+            var rr: [Double] = []
+            if let r = c.rr, r < fields.count, !fields[r].isEmpty {
+                for item in fields[r].split(separator: " ") {
+                    guard let ms = Double(item), ms.isFinite, ms > 0 else {
+                        throw TraceFileError(path: path, line: lineNumber,
+                                             message: "column \(r + 1) ('rr_ms') must be R–R intervals in milliseconds, space separated: '\(item.prefix(40))'")
+                    }
+                    rr.append(ms)
+                }
+            }
+            out.append(HeartRateSample(t: t, bpm: bpm, contact: bpm > 0 ? .detected : .notSupported, rrMilliseconds: rr))
+        }
+        if columns == nil {
+            throw TraceFileError(path: path, line: 0, message: "empty file: no header line (expected \(header))")
+        }
+        return out
+    }
+}
+
+private extension Substring {
+    func trimmingCharacters(in set: String) -> String {
+        var s = self
+        while let f = s.first, set.contains(f) { s.removeFirst() }
+        while let l = s.last, set.contains(l) { s.removeLast() }
+        return String(s)
+    }
+}
