@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import MoonRunnerCore
+import MoonRunnerTestSupport
 
 @Suite("Session engine: heart rate")
 struct HeartRateEngineTests {

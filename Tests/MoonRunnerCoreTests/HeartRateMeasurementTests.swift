@@ -1,5 +1,6 @@
 import Testing
 @testable import MoonRunnerCore
+import MoonRunnerTestSupport
 
 @Suite("Heart Rate Measurement (GATT 0x2A37)")
 struct HeartRateMeasurementTests {

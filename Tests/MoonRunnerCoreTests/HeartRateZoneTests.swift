@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import MoonRunnerCore
+import MoonRunnerTestSupport
 
 @Suite("Heart-rate zones, training load and calories")
 struct HeartRateZoneTests {
