@@ -25,11 +25,17 @@ let package = Package(
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CProcessFD"),
+        .systemLibrary(name: "CThreadName"),
+        .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
 
         // Pure algorithms and models: no I/O, no clocks.
         .target(name: "MoonRunnerCore"),
+        // Named detached threads and a condition variable without Foundation (sensor loops, the announcer).
+        .target(name: "MoonRunnerThreads", dependencies: ["CThreadName"]),
+        // A YAML reader over libyaml that resolves values as Yams does, without Foundation (the announcer).
+        .target(name: "MoonRunnerYAML", dependencies: ["MoonRunnerCore", "CYAML"]),
         // Input adapters: gpsd client, I2C bus, IMU drivers, emulator, trace readers.
-        .target(name: "MoonRunnerSensors", dependencies: ["MoonRunnerCore", "CGPS", "CI2C", "CZlib"]),
+        .target(name: "MoonRunnerSensors", dependencies: ["MoonRunnerCore", "MoonRunnerThreads", "CGPS", "CI2C", "CZlib"]),
         // SQLite (WAL) store.
         .target(name: "MoonRunnerStore", dependencies: [
             "MoonRunnerCore", "CZlib", .product(name: "GRDB", package: "GRDB.swift"),
@@ -63,9 +69,9 @@ let package = Package(
         ]),
         // The announcer: a watcher of the control socket that speaks through espeak-ng and ALSA.
         .executableTarget(name: "moonrunner-announce", dependencies: [
-            "MoonRunnerAnnounce", "MoonRunnerClient", "MoonRunnerProtocol", "MoonRunnerCore", "CProcessFD",
+            "MoonRunnerAnnounce", "MoonRunnerClient", "MoonRunnerProtocol", "MoonRunnerCore", "MoonRunnerThreads",
+            "MoonRunnerYAML", "CProcessFD",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "Yams", package: "Yams"),
         ]),
         .executableTarget(name: "moonrunner-bench", dependencies: ["MoonRunnerCore", "MoonRunnerSensors"]),
 
@@ -78,7 +84,7 @@ let package = Package(
         .testTarget(name: "MoonRunnerProtocolTests", dependencies: ["MoonRunnerProtocol"]),
         .testTarget(name: "MoonRunnerDaemonTests", dependencies: ["MoonRunnerDaemon"]),
         .testTarget(name: "MoonRunnerAnnounceTests", dependencies: [
-            "MoonRunnerAnnounce", "MoonRunnerTestSupport", .product(name: "Yams", package: "Yams"),
+            "MoonRunnerAnnounce", "MoonRunnerYAML", "MoonRunnerTestSupport", .product(name: "Yams", package: "Yams"),
         ]),
         .testTarget(name: "EndToEndTests", dependencies: ["MoonRunnerCore", "MoonRunnerProtocol", "MoonRunnerStore", "MoonRunnerSensors", "MoonRunnerTestSupport"]),
     ],

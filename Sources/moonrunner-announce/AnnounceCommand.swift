@@ -1,8 +1,10 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import MoonRunnerAnnounce
 import MoonRunnerCore
-import Yams
+import MoonRunnerThreads
+import MoonRunnerYAML
 
 /// `moonrunner-announce`: speaks what the daemon's watchers hear.
 @main
@@ -46,7 +48,7 @@ struct AnnounceCommand: ParsableCommand {
             do {
                 try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
             } catch {
-                Log.line("cannot create --output \(output): \(error.localizedDescription)")
+                Log.line("cannot create --output \(output): \(fileErrorText(error))")
                 throw ExitCode(73)
             }
             directory = url
@@ -63,8 +65,8 @@ struct AnnounceCommand: ParsableCommand {
 
         let shared = Shared(settings: settings)
         let speaker = Speaker(settings: settings, output: directory)
-        Thread.detachNewThread { speaker.run(shared) }
-        Thread.detachNewThread { WatchLoop(socket: path, shared: shared).run() }
+        NamedThread.start(name: "speaker") { speaker.run(shared) }
+        NamedThread.start(name: "watch") { WatchLoop(socket: path, shared: shared).run() }
         Log.line("speaking \(settings.language.rawValue) (voice \(settings.espeakVoice)) "
             + (directory.map { "into \($0.path)" } ?? "on ALSA device \(settings.alsaDevice)"))
         var received: Int32 = 0
@@ -80,11 +82,11 @@ struct AnnounceCommand: ParsableCommand {
             do {
                 text = try String(contentsOfFile: file, encoding: .utf8)
             } catch {
-                throw ConfigError(key: "--config", value: file, allowed: "a readable YAML file (\(error.localizedDescription))")
+                throw ConfigError(key: "--config", value: file, allowed: "a readable YAML file (\(fileErrorText(error)))")
             }
             let document: Any?
             do {
-                document = try Yams.load(yaml: text)
+                document = try YAMLReader.load(text)
             } catch {
                 throw ConfigError(key: "(file)", value: file, allowed: "valid YAML: \(error)")
             }

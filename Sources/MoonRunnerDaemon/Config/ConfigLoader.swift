@@ -3,6 +3,9 @@ import MoonRunnerCore
 import MoonRunnerSensors
 import Yams
 
+/// Yams's null is Foundation's `NSNull`; Core's checks know it by this protocol.
+extension NSNull: ConfigNullValue {}
+
 /// Reads `moonrunner.yaml` into a `DaemonConfig`, strictly: unknown keys,
 /// wrong types and out-of-range values are errors that name the key.
 public enum ConfigLoader {

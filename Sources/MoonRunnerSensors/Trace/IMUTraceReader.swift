@@ -1,5 +1,6 @@
 import CZlib
-import Foundation
+import FoundationEssentials
+import Glibc
 import MoonRunnerCore
 
 /// IMU trace errors are trace-file errors (file, line, what was expected).
@@ -223,7 +224,7 @@ public final class IMUTraceReader {
         var text = String(decoding: line, as: UTF8.self)
         if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
         return text.split(separator: ",", omittingEmptySubsequences: false).map {
-            $0.trimmingCharacters(in: CharacterSet(charactersIn: " \t\"'"))
+            $0.trimmingScalars(where: { " \t\"'".unicodeScalars.contains($0) })
         }
     }
 
