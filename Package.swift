@@ -26,19 +26,21 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CProcessFD"),
         .systemLibrary(name: "CThreadName"),
+        .systemLibrary(name: "CMalloc"),
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
 
         // Pure algorithms and models: no I/O, no clocks.
         .target(name: "MoonRunnerCore"),
         // Named detached threads and a condition variable without Foundation (sensor loops, the announcer).
         .target(name: "MoonRunnerThreads", dependencies: ["CThreadName"]),
-        // A YAML reader over libyaml that resolves values as Yams does, without Foundation (the announcer).
+        // A YAML reader over Debian's libyaml that resolves values as Yams does, without Foundation
+        // (the daemon's and the announcer's config files; Yams bundles its own libyaml and needs Foundation).
         .target(name: "MoonRunnerYAML", dependencies: ["MoonRunnerCore", "CYAML"]),
         // Input adapters: gpsd client, I2C bus, IMU drivers, emulator, trace readers.
         .target(name: "MoonRunnerSensors", dependencies: ["MoonRunnerCore", "MoonRunnerThreads", "CGPS", "CI2C", "CZlib"]),
         // SQLite (WAL) store.
         .target(name: "MoonRunnerStore", dependencies: [
-            "MoonRunnerCore", "CZlib", .product(name: "GRDB", package: "GRDB.swift"),
+            "MoonRunnerCore", "CZlib", "CMalloc", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         // File writers (GPX, TCX, FIT, GeoJSON, CSV, SVG).
         .target(name: "MoonRunnerExport", dependencies: ["MoonRunnerCore"]),
@@ -52,12 +54,12 @@ let package = Package(
         // Daemon shell: config, wiring, control server, lifecycle.
         .target(name: "MoonRunnerDaemon", dependencies: [
             "MoonRunnerCore", "MoonRunnerSensors", "MoonRunnerStore", "MoonRunnerExport",
-            "MoonRunnerProtocol", "CSystemd",
+            "MoonRunnerProtocol", "CSystemd", "CMalloc",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            .product(name: "Yams", package: "Yams"),
+            "MoonRunnerYAML",
         ]),
         .executableTarget(name: "moonrunnerd", dependencies: [
             "MoonRunnerDaemon", "MoonRunnerCore",
@@ -65,14 +67,17 @@ let package = Package(
         ]),
         .executableTarget(name: "moonrunner", dependencies: [
             "MoonRunnerCore", "MoonRunnerSensors", "MoonRunnerProtocol", "MoonRunnerExport", "MoonRunnerClient",
+            "MoonRunnerAnnouncer",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        // The announcer: a watcher of the control socket that speaks through espeak-ng and ALSA.
-        .executableTarget(name: "moonrunner-announce", dependencies: [
+        // The announcer's shell: a watcher of the control socket that speaks through espeak-ng and
+        // ALSA. A library so that `moonrunner` can run it too (the package's moonrunner-announce is a link).
+        .target(name: "MoonRunnerAnnouncer", dependencies: [
             "MoonRunnerAnnounce", "MoonRunnerClient", "MoonRunnerProtocol", "MoonRunnerCore", "MoonRunnerThreads",
             "MoonRunnerYAML", "CProcessFD",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        .executableTarget(name: "moonrunner-announce", dependencies: ["MoonRunnerAnnouncer"]),
         .executableTarget(name: "moonrunner-bench", dependencies: ["MoonRunnerCore", "MoonRunnerSensors"]),
 
         // Test support: starting helper processes safely from parallel tests.

@@ -3,11 +3,12 @@ import MoonRunnerCore
 
 /// Reads a YAML document into the values Yams's `load(yaml:)` gives (String,
 /// Int, Double, Bool, a null, `[String: Any]`, `[Any]`), over libyaml, which
-/// Yams itself wraps. Yams needs the full Foundation and with it ICU's 30 MB
-/// of locale data in every static executable (issue 21); the announcer (and
-/// any other tool that reads a config file) uses this instead, with the same
-/// YAML 1.1 resolution of plain scalars as Yams's default resolver, so that a
-/// file means the same to both. Nulls are `ConfigNull`; a timestamp is left
+/// Yams itself wraps. Yams needs the full Foundation, and with it ICU's 34 MB
+/// of locale data in every static executable, and carries its own copy of
+/// libyaml (a bundled library Debian's lintian refuses; issue 21): the daemon
+/// and the announcer read their config files with this instead, with the same
+/// YAML 1.1 resolution of plain scalars as Yams's default resolver (tested
+/// against Yams), so that existing files mean what they meant. Nulls are `ConfigNull`; a timestamp is left
 /// as its text (no config key takes a date). Mapping keys are their text.
 public enum YAMLReader {
     public struct ParseError: Error, CustomStringConvertible, Sendable {

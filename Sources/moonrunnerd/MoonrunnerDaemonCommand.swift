@@ -7,6 +7,7 @@ import MoonRunnerDaemon
 @main
 enum MoonrunnerDaemonMain {
     static func main() async {
+        MemoryBudget.apply()
         await MoonrunnerDaemonCommand.main(processArguments())
     }
 

@@ -4,9 +4,10 @@ import MoonRunnerYAML
 import Testing
 import Yams
 
-/// The announcer reads its file with libyaml directly (no Foundation, so no
-/// ICU in its binary; issue 21); the daemon reads its own with Yams. The same
-/// file must mean the same to both, so each document here is read both ways.
+/// The daemon and the announcer read their files with libyaml directly (no
+/// Foundation, so no ICU in the announcer, and no second libyaml bundled in
+/// the daemon; issue 21); they read them with Yams before. An existing file
+/// must mean what it meant, so each document here is read both ways.
 @Suite("YAML over libyaml reads as Yams does")
 struct YAMLReaderTests {
     /// Yams's values in the reader's terms (`NSNull` is `ConfigNull`, maps have String keys).

@@ -6,10 +6,14 @@ import MoonRunnerCore
 import MoonRunnerThreads
 import MoonRunnerYAML
 
-/// `moonrunner-announce`: speaks what the daemon's watchers hear.
-@main
-struct AnnounceCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+/// `moonrunner-announce`: speaks what the daemon's watchers hear. Its `main()`
+/// runs from the `moonrunner-announce` executable and from `moonrunner` when
+/// called by that name (the package's /usr/bin/moonrunner-announce is a link
+/// to /usr/bin/moonrunner: one Swift runtime on the wearer's SD card, not two).
+public struct AnnounceCommand: ParsableCommand {
+    public init() {}
+
+    public static let configuration = CommandConfiguration(
         commandName: "moonrunner-announce",
         abstract: "Speak the live session: splits, pauses, laps, badges, course, GPS, a summary at stop.",
         discussion: """
@@ -34,7 +38,7 @@ struct AnnounceCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Write NNNN.wav and NNNN.txt here instead of playing.", valueName: "dir"))
     var output: String?
 
-    func run() throws {
+    public func run() throws {
         let settings: AnnounceSettings
         do {
             settings = try loadSettings()
