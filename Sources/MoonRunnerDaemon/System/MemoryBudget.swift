@@ -1,6 +1,4 @@
 import CMalloc
-import NIOCore
-import NIOPosix
 
 /// What keeps the daemon's resident set small on a Pi Zero 2 W (512 MB;
 /// issue 21). Each figure is from `Tests/Tools/footprint.py` (`make bench`).
@@ -9,11 +7,8 @@ public enum MemoryBudget {
     public static func apply() {
         // glibc gives every thread that allocates an arena of its own (up to 8 per
         // core), and memory freed in one arena is not reused by another: the
-        // cooperative pool, NIO's loop and the sensor threads each kept their own
+        // cooperative pool, NIO's loops and the sensor threads each kept their own
         // freed pages. Two arenas suffice for a daemon that computes little.
         _ = mallopt(M_ARENA_MAX, 2)
-        // One event loop serves the Unix control socket (64 clients at most; socket_load.py
-        // keeps its p99 under 2 ms with one); NIO's shared group would start one per core.
-        NIOSingletons.groupLoopCountSuggestion = 1
     }
 }
