@@ -7,12 +7,35 @@ PREFIX     ?= /usr/local
 SPEED      ?= 10
 DEB_PKGS   := libgps-dev libi2c-dev libsystemd-dev zlib1g-dev pkg-config gpsd gpsd-clients python3 \
               python3-pip gpsbabel librsvg2-bin systemd util-linux faketime \
-              espeak-ng sox alsa-utils dbus-daemon libxml2-utils
+              espeak-ng sox alsa-utils libyaml-dev dbus-daemon libxml2-utils
+## What `make deb` and `make deb-check` need besides: Debian's packaging tools,
+## a clean Debian 12 root (debootstrap) and systemd-analyze's unit checks.
+DEB_TOOLS  := debhelper dpkg-dev fakeroot lintian debootstrap systemd
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEBUG_BIN   = .build/debug
 RELEASE_BIN = .build/release
+## The one release build (make run, the accuracy checks, make install, make bench,
+## make deb): the Swift runtime and Foundation linked in, so the binaries need
+## only Debian's libraries; no $ORIGIN run path (nothing is loaded from beside them);
+## symbols bound at start (-z now: the GOT is read-only after relocation, as Debian's hardening asks);
+## no dynamic symbol table of every Swift symbol (the static runtime's -export-dynamic is for
+## plugins loaded with dlopen, which nothing here does: 2.2 MB of the daemon's size);
+## linked by lld with packed relative relocations (DT_RELR, glibc 2.36 = bookworm): the
+## 2.4 MB of relocation records the loader read at every start become 19 KB.
+RELEASE_FLAGS := -c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now \
+                 -Xlinker --no-export-dynamic -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs
+## What is shipped: user commands (bin) and the daemon (sbin). The benchmark is not.
+## LINKS are commands that are links to moonrunner (it runs them when called by
+## their name): one copy of the Swift runtime for all the clients.
+COMMANDS   := moonrunner
+LINKS      := moonrunner-announce
+DAEMONS    := moonrunnerd
+UNITS      := moonrunnerd.service moonrunnerd.socket moonrunner-announce.service
+SBINDIR    ?= $(PREFIX)/sbin
+UNITDIR    ?= /etc/systemd/system
 
-.PHONY: all deps build release run test unit-test accuracy bench soak announce-latency fuzz-hr install uninstall clean
+.PHONY: all deps deb-deps apt-install build release man run test unit-test package-check accuracy bench soak \
+        announce-latency fuzz-hr install install-files uninstall deb deb-check clean
 
 all: build
 
@@ -25,7 +48,18 @@ PY_PKGS    := garmin-fit-sdk gpxpy dbus-fast
 ## unpacked into $(SCHEMAS), not installed (it would pull in GTK and matplotlib).
 SCHEMAS    := $(CURDIR)/.build/schemas
 deps:
-	@missing=""; for p in $(DEB_PKGS); do \
+	@$(MAKE) --no-print-directory apt-install PKGS="$(DEB_PKGS)"
+	@python3 -c "import garmin_fit_sdk, gpxpy" 2>/dev/null || { \
+	  echo "installing Python packages: $(PY_PKGS)"; \
+	  python3 -m pip install -q $(PY_PKGS) 2>/dev/null || \
+	  python3 -m pip install -q --break-system-packages $(PY_PKGS); }
+
+deb-deps: deps
+	@$(MAKE) --no-print-directory apt-install PKGS="$(DEB_TOOLS)"
+
+## apt-get install of those of PKGS that are missing (waits for another apt-get's lock).
+apt-install:
+	@missing=""; for p in $(PKGS); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -33,10 +67,6 @@ deps:
 	  $(SUDO) apt-get -o DPkg::Lock::Timeout=600 update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends $$missing; \
 	fi
-	@python3 -c "import garmin_fit_sdk, gpxpy, dbus_fast" 2>/dev/null || { \
-	  echo "installing Python packages: $(PY_PKGS)"; \
-	  python3 -m pip install -q $(PY_PKGS) 2>/dev/null || \
-	  python3 -m pip install -q --break-system-packages $(PY_PKGS); }
 	@[ -f $(SCHEMAS)/GarminTrainingCenterDatabase_v2.xsd ] || { \
 	  echo "fetching the GPX 1.1 and TCX v2 schemas (pytrainer's package, unpacked only)"; \
 	  tmp=$$(mktemp -d) && cd $$tmp && \
@@ -48,7 +78,27 @@ build: deps
 	$(SWIFT) build
 
 release: deps
-	$(SWIFT) build -c release
+	$(SWIFT) build $(RELEASE_FLAGS)
+
+## Man pages into .build/man: each command's from its own argument parser
+## (swift-argument-parser's generate-manual, the tool behind its plugin), dated
+## SOURCE_DATE_EPOCH (debian/changelog's date under dpkg-buildpackage, else the
+## last commit's) so that they are reproducible; moonrunner.yaml(5) is written by hand.
+MAN_TOOL  := .build/argument-parser-tools/release/generate-manual
+MAN_EPOCH  = $${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null || echo 0)}
+man: release
+	@[ -x $(MAN_TOOL) ] || $(SWIFT) build --package-path .build/checkouts/swift-argument-parser -c release \
+	  --product generate-manual --scratch-path .build/argument-parser-tools
+	rm -rf .build/man && mkdir -p .build/man
+	mkdir -p .build/man/bin && for l in $(LINKS); do ln -sf $(CURDIR)/$(RELEASE_BIN)/moonrunner .build/man/bin/$$l; done
+	date=$$(date -u -d @$(MAN_EPOCH) +%Y-%m-%d); \
+	for c in $(COMMANDS); do $(MAN_TOOL) $(RELEASE_BIN)/$$c --section 1 --date $$date -o .build/man || exit 1; done; \
+	for c in $(LINKS); do $(MAN_TOOL) .build/man/bin/$$c --section 1 --date $$date -o .build/man || exit 1; done; \
+	for c in $(DAEMONS); do $(MAN_TOOL) $(RELEASE_BIN)/$$c --section 8 --date $$date -o .build/man || exit 1; done
+	cp man/moonrunner.yaml.5 .build/man/
+	rm -r .build/man/bin
+	@# A blank line between the discussion's paragraphs is a paragraph break in mdoc (groff warns otherwise).
+	sed -i 's/^$$/.Pp/' .build/man/*.1 .build/man/*.8
 
 ## Replays the bundled demo walk through gpsd (gpsfake) and moonrunnerd, shows `moonrunner watch`.
 run: release
@@ -65,8 +115,16 @@ test: deps
 	MOONRUNNER_BIN=$(DEBUG_BIN) MOONRUNNER_DATA=$(DATA) MOONRUNNER_SCHEMAS=$(SCHEMAS) $(SWIFT) test --skip-build --skip EndToEndTests
 	MOONRUNNER_BIN=$(DEBUG_BIN) MOONRUNNER_DATA=$(DATA) $(SWIFT) test --skip-build --filter EndToEndTests --no-parallel
 	python3 Tests/Tools/hr_e2e.py --bin $(DEBUG_BIN) --data $(DATA)
-	$(SWIFT) build -c release
+	$(SWIFT) build $(RELEASE_FLAGS)
+	$(MAKE) --no-print-directory package-check
 	$(MAKE) --no-print-directory accuracy BIN=$(RELEASE_BIN)
+
+## The packaging's fast checks (seconds; `make deb-check` is the slow one):
+## every shipped binary needs only Debian's libraries, the commands that need
+## no ICU carry none, and moonrunner.yaml(5) documents every key the validator knows.
+package-check:
+	python3 Tests/Tools/package_check.py --bin $(RELEASE_BIN) --daemons "$(DAEMONS)" --commands "$(COMMANDS)" \
+	  --links "$(LINKS)"
 
 BIN ?= $(RELEASE_BIN)
 ## The figures of issues 3, 4, 5, 11, 12, 13, 15, 22 and 23 on the labelled data
@@ -86,7 +144,8 @@ accuracy:
 	python3 Tests/Tools/eval_live.py --bin $(BIN) --data $(DATA) --speed 40 --check
 	python3 Tests/Tools/eval_hr.py --bin $(BIN)/moonrunner --data $(DATA) --check
 
-## Speed figures, release build.
+## Speed and footprint figures, release build (footprint.py: sizes, READY=1, Pss, growth
+## over a 6-hour session replayed at 30x; the .deb figures when `make deb` has run).
 bench: release
 	$(RELEASE_BIN)/moonrunner-bench --bin $(RELEASE_BIN)/moonrunner
 	python3 Tests/Tools/socket_load.py --bin $(RELEASE_BIN) --check
@@ -95,6 +154,7 @@ bench: release
 	python3 Tests/Tools/hr_live.py --bin $(RELEASE_BIN) --trace $(DATA)/hr/fenix5_run_rr.hr.csv --rate 4 --seconds 20 --check
 	python3 Tests/Tools/hr_live.py --bin $(RELEASE_BIN) --trace $(DATA)/hr/fenix2_run.hr.csv --seconds 5 --cycles 1000 --check
 	python3 Tests/Tools/hr_cpu.py --bin $(RELEASE_BIN) --data $(DATA) --reps 3 --window 20 --check
+	python3 Tests/Tools/footprint.py --bin $(RELEASE_BIN) --deb-dir .build/deb --check
 
 ## Long-running proofs (more trials than `make test`).
 soak: deps
@@ -119,16 +179,31 @@ fuzz-hr:
 	  Tests/Fuzz/HeartRateMeasurementFuzz.swift -o .build/fuzz/fuzz-hr 2>.build/fuzz/build.log || { cat .build/fuzz/build.log; exit 1; }
 	.build/fuzz/fuzz-hr -max_total_time=$(FUZZ_SECONDS) -max_len=64 -print_final_stats=1 .build/fuzz/corpus-hr
 
-## Installs binaries (stripped), config, units and the service users (needs root).
-install: release
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)/etc/moonrunner $(DESTDIR)/etc/systemd/system \
-	  $(DESTDIR)$(PREFIX)/share/doc/moonrunner
-	install -s -m 0755 $(RELEASE_BIN)/moonrunnerd $(RELEASE_BIN)/moonrunner $(RELEASE_BIN)/moonrunner-announce \
-	  $(DESTDIR)$(PREFIX)/bin/
+## Binaries (unstripped: dh_strip makes the -dbgsym package; `make install` strips),
+## config, units and man pages into DESTDIR. The units in systemd/ name the
+## package's paths (/usr/sbin, /usr/bin) and are shipped as they are; another
+## PREFIX gets them rewritten to its own.
+install-files: man
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(SBINDIR) $(DESTDIR)/etc/moonrunner $(DESTDIR)$(UNITDIR) \
+	  $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man8
+	install -m 0755 $(addprefix $(RELEASE_BIN)/,$(COMMANDS)) $(DESTDIR)$(PREFIX)/bin/
+	install -m 0755 $(addprefix $(RELEASE_BIN)/,$(DAEMONS)) $(DESTDIR)$(SBINDIR)/
+	for l in $(LINKS); do ln -sf moonrunner $(DESTDIR)$(PREFIX)/bin/$$l; done
 	[ -f $(DESTDIR)/etc/moonrunner/moonrunner.yaml ] || install -m 0644 config/moonrunner.yaml $(DESTDIR)/etc/moonrunner/
 	[ -f $(DESTDIR)/etc/moonrunner/announce.yaml ] || install -m 0644 config/announce.yaml $(DESTDIR)/etc/moonrunner/
-	install -m 0644 systemd/moonrunnerd.service systemd/moonrunnerd.socket systemd/moonrunner-announce.service \
-	  $(DESTDIR)/etc/systemd/system/
+	for u in $(UNITS); do \
+	  sed -e 's|^ExecStart=/usr/sbin/|ExecStart=$(SBINDIR)/|' -e 's|^ExecStart=/usr/bin/|ExecStart=$(PREFIX)/bin/|' \
+	    systemd/$$u > $(DESTDIR)$(UNITDIR)/$$u && chmod 0644 $(DESTDIR)$(UNITDIR)/$$u || exit 1; done
+	install -m 0644 .build/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 0644 .build/man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
+	install -m 0644 .build/man/*.8 $(DESTDIR)$(PREFIX)/share/man/man8/
+
+## Installs binaries (stripped), config, units, man pages and the service users (needs root).
+## The Debian package (`make deb`) is the better way on a Pi; this is for a machine without dpkg.
+install: SBINDIR = $(PREFIX)/bin
+install: install-files
+	strip $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(COMMANDS) $(DAEMONS))
+	install -d $(DESTDIR)$(PREFIX)/share/doc/moonrunner
 	install -m 0644 README.md $(DESTDIR)$(PREFIX)/share/doc/moonrunner/
 	getent group i2c >/dev/null || groupadd --system i2c
 	getent group bluetooth >/dev/null || groupadd --system bluetooth
@@ -145,9 +220,29 @@ install: release
 
 uninstall:
 	-systemctl disable --now moonrunner-announce.service moonrunnerd.service moonrunnerd.socket 2>/dev/null
-	rm -f $(DESTDIR)$(PREFIX)/bin/moonrunnerd $(DESTDIR)$(PREFIX)/bin/moonrunner $(DESTDIR)$(PREFIX)/bin/moonrunner-announce \
-	  $(DESTDIR)/etc/systemd/system/moonrunnerd.service $(DESTDIR)/etc/systemd/system/moonrunnerd.socket \
-	  $(DESTDIR)/etc/systemd/system/moonrunner-announce.service
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(DAEMONS) $(COMMANDS) $(LINKS)) \
+	  $(addprefix $(DESTDIR)/etc/systemd/system/,$(UNITS)) \
+	  $(addprefix $(DESTDIR)$(PREFIX)/share/man/man1/,$(addsuffix .1,$(COMMANDS) $(LINKS))) \
+	  $(addprefix $(DESTDIR)$(PREFIX)/share/man/man8/,$(addsuffix .8,$(DAEMONS))) \
+	  $(DESTDIR)$(PREFIX)/share/man/man5/moonrunner.yaml.5
+
+## The Debian package of this machine's architecture, in .build/deb/ (needs the
+## Swift toolchain on PATH; see debian/rules). Rules-Requires-Root: no, so no
+## fakeroot. dpkg-buildpackage always writes beside the source tree: the files
+## are moved from there at once.
+deb: deb-deps
+	rm -rf .build/deb && mkdir -p .build/deb
+	dpkg-buildpackage -b -us -uc
+	mv ../moonrunner_$(DEB_VERSION)_* ../moonrunner-dbgsym_$(DEB_VERSION)_* .build/deb/
+	ls -l .build/deb
+DEB_VERSION = $(shell dpkg-parsechangelog -S Version)
+
+## lintian, then install/upgrade/remove/purge in a clean Debian 12 root and the
+## units checked by systemd-analyze (Tests/Tools/deb_check.py; root, minutes).
+PREVIOUS ?= 112397f
+deb-check: deb
+	lintian --fail-on error,warning --info .build/deb/moonrunner_*.changes
+	python3 Tests/Tools/deb_check.py --deb-dir .build/deb --previous $(PREVIOUS) --cache .build/deb-check
 
 clean:
 	rm -rf .build

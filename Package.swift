@@ -25,14 +25,24 @@ let package = Package(
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CProcessFD"),
+        .systemLibrary(name: "CThreadName"),
+        .systemLibrary(name: "CMalloc"),
+        .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
 
         // Pure algorithms and models: no I/O, no clocks.
         .target(name: "MoonRunnerCore"),
+        // Named detached threads and a condition variable without Foundation (sensor loops, the announcer).
+        .target(name: "MoonRunnerThreads", dependencies: ["CThreadName"]),
+        // A YAML reader over Debian's libyaml that resolves values as Yams does, without Foundation
+        // (the daemon's and the announcer's config files; Yams bundles its own libyaml and needs Foundation).
+        .target(name: "MoonRunnerYAML", dependencies: ["MoonRunnerCore", "CYAML"]),
         // Input adapters: gpsd client, I2C bus, IMU drivers, emulator, trace readers, BlueZ (sd-bus).
-        .target(name: "MoonRunnerSensors", dependencies: ["MoonRunnerCore", "CGPS", "CI2C", "CZlib", "CSystemd"]),
+        .target(name: "MoonRunnerSensors", dependencies: [
+            "MoonRunnerCore", "MoonRunnerThreads", "CGPS", "CI2C", "CZlib", "CSystemd",
+        ]),
         // SQLite (WAL) store.
         .target(name: "MoonRunnerStore", dependencies: [
-            "MoonRunnerCore", "CZlib", .product(name: "GRDB", package: "GRDB.swift"),
+            "MoonRunnerCore", "CZlib", "CMalloc", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         // File writers (GPX, TCX, FIT, GeoJSON, CSV, SVG).
         .target(name: "MoonRunnerExport", dependencies: ["MoonRunnerCore"]),
@@ -46,12 +56,12 @@ let package = Package(
         // Daemon shell: config, wiring, control server, lifecycle.
         .target(name: "MoonRunnerDaemon", dependencies: [
             "MoonRunnerCore", "MoonRunnerSensors", "MoonRunnerStore", "MoonRunnerExport",
-            "MoonRunnerProtocol", "CSystemd",
+            "MoonRunnerProtocol", "CSystemd", "CMalloc",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            .product(name: "Yams", package: "Yams"),
+            "MoonRunnerYAML",
         ]),
         .executableTarget(name: "moonrunnerd", dependencies: [
             "MoonRunnerDaemon", "MoonRunnerCore",
@@ -59,14 +69,17 @@ let package = Package(
         ]),
         .executableTarget(name: "moonrunner", dependencies: [
             "MoonRunnerCore", "MoonRunnerSensors", "MoonRunnerProtocol", "MoonRunnerExport", "MoonRunnerClient",
+            "MoonRunnerAnnouncer",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        // The announcer: a watcher of the control socket that speaks through espeak-ng and ALSA.
-        .executableTarget(name: "moonrunner-announce", dependencies: [
-            "MoonRunnerAnnounce", "MoonRunnerClient", "MoonRunnerProtocol", "MoonRunnerCore", "CProcessFD",
+        // The announcer's shell: a watcher of the control socket that speaks through espeak-ng and
+        // ALSA. A library so that `moonrunner` can run it too (the package's moonrunner-announce is a link).
+        .target(name: "MoonRunnerAnnouncer", dependencies: [
+            "MoonRunnerAnnounce", "MoonRunnerClient", "MoonRunnerProtocol", "MoonRunnerCore", "MoonRunnerThreads",
+            "MoonRunnerYAML", "CProcessFD",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "Yams", package: "Yams"),
         ]),
+        .executableTarget(name: "moonrunner-announce", dependencies: ["MoonRunnerAnnouncer"]),
         .executableTarget(name: "moonrunner-bench", dependencies: ["MoonRunnerCore", "MoonRunnerSensors"]),
 
         // Test support: starting helper processes safely from parallel tests; a
@@ -84,7 +97,7 @@ let package = Package(
         .testTarget(name: "MoonRunnerProtocolTests", dependencies: ["MoonRunnerProtocol"]),
         .testTarget(name: "MoonRunnerDaemonTests", dependencies: ["MoonRunnerDaemon"]),
         .testTarget(name: "MoonRunnerAnnounceTests", dependencies: [
-            "MoonRunnerAnnounce", "MoonRunnerTestSupport", .product(name: "Yams", package: "Yams"),
+            "MoonRunnerAnnounce", "MoonRunnerYAML", "MoonRunnerTestSupport", .product(name: "Yams", package: "Yams"),
         ]),
         .testTarget(name: "EndToEndTests", dependencies: ["MoonRunnerCore", "MoonRunnerProtocol", "MoonRunnerStore", "MoonRunnerSensors", "MoonRunnerTestSupport"]),
     ],

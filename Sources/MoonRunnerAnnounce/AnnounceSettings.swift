@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MoonRunnerCore
 
 /// What the announcer says and how (`/etc/moonrunner/announce.yaml`).

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The part of `STATUS.course` the announcer needs to say the way back
 /// (added to the daemon by the courses work; absent before it).

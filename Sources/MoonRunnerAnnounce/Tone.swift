@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The sound cues: short sine tones, made here rather than shipped as files.
 public enum Tone {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import MoonRunnerProtocol
 
 /// A blocking client of the control socket: fine for a command-line tool,

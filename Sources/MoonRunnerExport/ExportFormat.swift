@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MoonRunnerCore
 
 /// The file formats a session can be exported to, for `?EXPORT` and the CLI.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MoonRunnerCore
 
 /// GPX 1.1 (topografix.com/GPX/1/1): one `<trk>`, one `<trkseg>` per moving

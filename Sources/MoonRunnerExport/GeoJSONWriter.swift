@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MoonRunnerCore
 
 /// GeoJSON (RFC 7946): a FeatureCollection with one Feature per moving

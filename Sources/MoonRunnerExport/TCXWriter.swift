@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MoonRunnerCore
 
 /// Garmin Training Center Database v2 (TCX): one Activity, one Lap per lap

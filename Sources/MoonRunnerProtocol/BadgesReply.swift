@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MoonRunnerCore
 
 /// A session as the badge table shows it.

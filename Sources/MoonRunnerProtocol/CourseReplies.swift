@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A course of the library as replies show it.
 public struct CourseInfo: Codable, Sendable, Equatable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What `?COURSE_ADD` announces: the file that `chunks` `?COURSE_DATA`
 /// lines will carry, `bytes` bytes in all, each piece `encoding`-encoded.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An exported session file as the daemon hands it to the control server.
 public struct ExportFile: Sendable, Equatable {

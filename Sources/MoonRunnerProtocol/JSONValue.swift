@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A JSON value, for request parameters and echoed ids.
 public enum JSONValue: Sendable, Equatable, Codable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MoonRunnerCore
 
 /// `STATUS.course`: the course being followed and where the wearer is on it.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MoonRunnerCore
 
 /// Protocol version announced in `VERSION`. Minor bumps add fields; major

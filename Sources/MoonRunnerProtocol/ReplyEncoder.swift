@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Encodes replies as single JSON lines: keys sorted, so that the same
 /// reply is always the same text, except `class`, which comes first as in

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MoonRunnerCore
 
 /// One request line of the control socket, gpsd style: `?NAME;` or

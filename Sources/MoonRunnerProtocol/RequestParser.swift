@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MoonRunnerCore
 
 /// Parses request lines. Strict about the frame and the parameters (a typo in

@@ -1,3 +1,4 @@
+import CMalloc
 import Dispatch
 import Foundation
 import GRDB
@@ -56,9 +57,21 @@ public final class SessionStore: Sendable {
     /// Commits in the journal that the database has not taken in yet.
     private struct Held: Sendable {
         var batches: [CommitBatch] = []
+        /// How many of `batches` a consolidation is writing now (they must stay as they are).
+        var inFlight = 0
         var nextSeq: UInt64 = 1
         var since = Monotonic.seconds()
         var consolidationError: String?
+
+        /// A commit of the session the last held batch belongs to is merged into it
+        /// (`CommitBatch.absorb`), unless a consolidation is writing that batch.
+        mutating func hold(_ batch: CommitBatch) {
+            if batches.count > inFlight, let last = batches.indices.last, batches[last].sessionID == batch.sessionID {
+                batches[last].absorb(batch)
+            } else {
+                batches.append(batch)
+            }
+        }
     }
 
     /// Opens (creating if needed) the store in `directory`. A database that
@@ -131,6 +144,12 @@ public final class SessionStore: Sendable {
     private static func open(_ path: String) throws -> DatabasePool {
         var config = Configuration()
         config.busyMode = .timeout(5)
+        // Each connection's page cache fills up to SQLite's default 2 MB as the database
+        // grows, and stays: growth of the daemon's memory over a long session that
+        // nothing needs (consolidation appends, reads are a session at a time; issue 21,
+        // footprint.py). 512 KiB each, and two readers instead of GRDB's five.
+        config.maximumReaderCount = 2
+        config.prepareDatabase { db in try db.execute(sql: "PRAGMA cache_size = -512") }
         let pool = try DatabasePool(path: path, configuration: config)
         // GRDB sets synchronous=NORMAL with WAL; a committed batch must survive
         // a power cut, so the (single) writer connection gets FULL.
@@ -167,31 +186,42 @@ public final class SessionStore: Sendable {
         let payload = try JournalEntry(seq: seq, batch: batch).encoded()
         try await onJournalQueue { try journal.append(payload) }
         let due = held.withLock { h -> Bool in
-            h.batches.append(batch)
+            h.hold(batch)
             h.nextSeq = seq + 1
             return Monotonic.seconds() - h.since >= consolidationInterval
         }
         if due || batch.endTime != nil || batch.snapshot.state == .stopped {
             await consolidate()
+            // The batches held until now are freed: their pages go back to the system
+            // (glibc returns only the top of its main heap by itself), so what the daemon
+            // holds stays what it holds between two consolidations (issue 21, footprint.py).
+            _ = malloc_trim(0)
         }
     }
 
     /// The database takes in what the journal holds, and the journal is emptied.
     public func consolidate() async {
         guard let journal else { return }
-        let (batches, upTo) = held.withLock { ($0.batches, $0.nextSeq - 1) }
+        let (batches, upTo) = held.withLock { h in
+            h.inFlight = h.batches.count
+            return (h.batches, h.nextSeq - 1)
+        }
         guard !batches.isEmpty else { return }
         do {
             try await pool.write { db in try Self.apply(batches, upTo: upTo, in: db) }
             held.withLock { h in
                 h.batches.removeFirst(min(batches.count, h.batches.count))
+                h.inFlight = 0
                 h.since = Monotonic.seconds()
                 h.consolidationError = nil
             }
             // Already in the database: a journal that fails to empty is taken in again, skipped by number.
             try await onJournalQueue { try journal.reset() }
         } catch {
-            held.withLock { $0.consolidationError = "\(error)" }
+            held.withLock { h in
+                h.inFlight = 0
+                h.consolidationError = "\(error)"
+            }
         }
     }
 

@@ -35,6 +35,23 @@ public struct CommitBatch: Sendable {
     public var rowCount: Int {
         points.count + rejected.count + events.count + stepSeconds.count + heartRate.count + rrIntervals.count
     }
+
+    /// Takes a later batch of the same session in: its rows after these, and its
+    /// snapshot and end instead of these, which is what the database keeps when it
+    /// applies the two in order (rows are inserted, step seconds add up, the session
+    /// row is overwritten). The store holds commits this way until the database takes
+    /// them in, so it keeps one snapshot, not one per commit: 900 of them in a half
+    /// hour at one commit every 2 s, 2.5 MB an hour that stayed resident (issue 21).
+    public mutating func absorb(_ later: CommitBatch) {
+        points += later.points
+        rejected += later.rejected
+        events += later.events
+        stepSeconds += later.stepSeconds
+        heartRate += later.heartRate
+        rrIntervals += later.rrIntervals
+        snapshot = later.snapshot
+        endTime = later.endTime ?? endTime
+    }
 }
 
 /// A session row.

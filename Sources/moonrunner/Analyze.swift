@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import MoonRunnerCore
 import MoonRunnerExport
 import MoonRunnerProtocol
@@ -85,7 +86,7 @@ struct Analyze: ParsableCommand {
             throw ValidationError("--zone-model must be max, reserve or bpm")
         }
         p.zoneModel = m
-        let bounds = zoneBounds.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+        let bounds = zoneBounds.split(separator: ",").compactMap { Double(String($0).trimmingSpacesAndTabs()) }
         guard bounds.count == 4, zip(bounds, bounds.dropFirst()).allSatisfy({ $0 < $1 }), bounds.allSatisfy({ $0 > 0 }) else {
             throw ValidationError("--zone-bounds must be four increasing numbers, e.g. 60,70,80,90")
         }
@@ -120,7 +121,7 @@ struct Analyze: ParsableCommand {
             } catch let e as CourseFileError {
                 fail("\(course): \(e.message)", code: ExitCodes.dataError)
             } catch {
-                fail("\(course): \(error.localizedDescription)", code: ExitCodes.dataError)
+                fail("\(course): \(fileErrorText(error))", code: ExitCodes.dataError)
             }
         }
         var analysis = TraceAnalysis(config: config, activity: Activity(rawValue: activity) ?? .run, startAt: start,
@@ -225,7 +226,7 @@ struct Analyze: ParsableCommand {
             print("Elapsed   \(Formatting.duration(summary.elapsed))   Moving \(Formatting.duration(summary.moving))")
             print("Pace      \(Formatting.pace(speed: summary.moving > 0 ? summary.distance / summary.moving : 0, units))")
             print("Steps     \(summary.steps)   cadence \(Int(summary.cadence.rounded())) spm")
-            print(String(format: "Elevation +%.0f m / -%.0f m", summary.elevationGain, summary.elevationLoss)
+            print("Elevation +\(summary.elevationGain.fixed(0)) m / -\(summary.elevationLoss.fixed(0)) m"
                   + " (\(summary.altitudeSource.rawValue))")
             print("Calories  \(Int(summary.caloriesKcal.rounded())) kcal (\(summary.caloriesMethod == .heartRate ? "from heart rate" : "ACSM, from speed"))")
             if let average = summary.hrAverage, let maximum = summary.hrMax {
@@ -236,20 +237,20 @@ struct Analyze: ParsableCommand {
             print("Pauses    \(summary.pauses.count)")
             if let timeline = summary.courseTimeline, let name = followed?.name {
                 let last = timeline.last
-                print("Course    \(name): " + (last?.progress.map { String(format: "%.0f m done, %.0f m to go", $0, last?.toGo ?? 0) }
+                print("Course    \(name): " + (last?.progress.map { "\($0.fixed(0)) m done, \((last?.toGo ?? 0).fixed(0)) m to go" }
                     ?? "off course at the end"))
                 for e in summary.events where e.kind.isNavigation {
-                    print(String(format: "  %.2f s  %@", e.time, e.kind.rawValue) + (e.detail.map { " (\($0))" } ?? ""))
+                    print("  \(e.time.fixed(2)) s  \(e.kind.rawValue)" + (e.detail.map { " (\($0))" } ?? ""))
                 }
             }
             for p in summary.pauses {
-                print(String(format: "  %.2f – %.2f s (detected at %.2f)", p.start, p.end, p.detectedAt))
+                print("  \(p.start.fixed(2)) – \(p.end.fixed(2)) s (detected at \(p.detectedAt.fixed(2)))")
             }
         }
     }
 
     private func fail(_ message: String, code: Int32) -> Never {
-        FileHandle.standardError.write(Data("moonrunner analyze: \(message)\n".utf8))
-        Foundation.exit(code)
+        OutputFile.standardError.write("moonrunner analyze: \(message)\n")
+        Glibc.exit(code)
     }
 }

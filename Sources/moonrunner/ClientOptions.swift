@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import MoonRunnerClient
 import MoonRunnerCore
 import MoonRunnerProtocol
@@ -61,8 +62,8 @@ struct ClientOptions: ParsableArguments {
             throw fail("\(error)", ExitCodes.unavailable)
         }
         if let v = client.version, v.protoMajor != ProtocolVersion.major {
-            FileHandle.standardError.write(Data(("moonrunner: warning: moonrunnerd speaks protocol \(v.protoMajor).\(v.protoMinor), "
-                + "this moonrunner \(ProtocolVersion.major).\(ProtocolVersion.minor); use matching versions\n").utf8))
+            OutputFile.standardError.write("moonrunner: warning: moonrunnerd speaks protocol \(v.protoMajor).\(v.protoMinor), "
+                + "this moonrunner \(ProtocolVersion.major).\(ProtocolVersion.minor); use matching versions\n")
         }
         return client
     }
@@ -110,12 +111,12 @@ struct ClientOptions: ParsableArguments {
 
 /// Prints `message` on stderr (unless quiet) and returns the exit to throw.
 func fail(_ message: String, _ code: Int32, quiet: Bool = false) -> ExitCode {
-    if !quiet { FileHandle.standardError.write(Data("moonrunner: \(message)\n".utf8)) }
+    if !quiet { OutputFile.standardError.write("moonrunner: \(message)\n") }
     return ExitCode(code)
 }
 
 /// Writes a line straight to standard output (unbuffered), so that a pipe
 /// sees each update as it happens.
 func out(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    OutputFile.standardOutput.write(line + "\n")
 }

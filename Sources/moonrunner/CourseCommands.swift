@@ -1,5 +1,7 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
+import MoonRunnerCore
 import MoonRunnerProtocol
 
 // The course library: ?COURSES, ?COURSE, ?COURSE_DELETE and the upload
@@ -41,10 +43,10 @@ struct CourseAdd: ParsableCommand {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: file))
         } catch {
-            throw fail("cannot read \(file): \(error.localizedDescription)", ExitCodes.ioError)
+            throw fail("cannot read \(file): \(fileErrorText(error))", ExitCodes.ioError)
         }
         guard !data.isEmpty else { throw fail("\(file) is empty: not a course", ExitCodes.dataError) }
-        let ext = (file as NSString).pathExtension.lowercased()
+        let ext = URL(filePath: file, directoryHint: .notDirectory).pathExtension.lowercased()
         let kind = format?.lowercased() ?? (RequestParser.courseFormats.contains(ext) ? ext : nil)
         let lines = CourseUpload.lines(for: data, name: name, format: kind)
         let client = try options.connect()

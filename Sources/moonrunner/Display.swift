@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import MoonRunnerCore
 import MoonRunnerProtocol
 
@@ -55,13 +56,11 @@ enum Display {
     /// `+12 m / -8 m`, or feet in imperial units.
     static func elevation(_ gain: Double, _ loss: Double, _ units: UnitSystem) -> String {
         let (factor, unit) = units == .metric ? (1.0, "m") : (1 / 0.3048, "ft")
-        return String(format: "+%.0f %@ / -%.0f %@", gain * factor, unit, loss * factor, unit)
+        return "+\((gain * factor).fixed(0)) \(unit) / -\((loss * factor).fixed(0)) \(unit)"
     }
 
     static func date(_ t: Double) -> String {
-        let f = DateFormatter()
-        f.dateFormat = "yyyy-MM-dd HH:mm"
-        return f.string(from: Date(timeIntervalSince1970: t))
+        LocalTime.dateAndMinute(t)
     }
 
     static func sessions(_ list: [SessionInfo], units: UnitSystem) -> String {

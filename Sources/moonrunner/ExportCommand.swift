@@ -1,5 +1,7 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
+import MoonRunnerCore
 import MoonRunnerProtocol
 
 struct Export: ParsableCommand {
@@ -65,7 +67,7 @@ struct Export: ParsableCommand {
             throw fail("\(error)", ExitCodes.ioError)
         }
         if let path = output, !toStdout {
-            FileHandle.standardError.write(Data("wrote \(header.bytes) bytes of \(header.format) (session #\(header.session)) to \(path)\n".utf8))
+            OutputFile.standardError.write("wrote \(header.bytes) bytes of \(header.format) (session #\(header.session)) to \(path)\n")
         }
     }
 }
@@ -77,19 +79,24 @@ final class FileSink {
 
     private let target: String?
     private let temporary: String?
-    private let handle: FileHandle
+    private let handle: OutputFile
 
     init(path: String?) throws {
         guard let path else {
             target = nil
             temporary = nil
-            handle = FileHandle.standardOutput
+            handle = OutputFile.standardOutput
             return
         }
-        let dir = (path as NSString).deletingLastPathComponent
-        let temp = (dir.isEmpty ? "." : dir) + "/.\((path as NSString).lastPathComponent).\(getpid()).part"
-        guard FileManager.default.createFile(atPath: temp, contents: nil), let h = FileHandle(forWritingAtPath: temp) else {
-            throw fail("cannot write \(path): \(String(cString: strerror(errno)))", ExitCodes.ioError)
+        let slash = path.lastIndex(of: "/")
+        let dir = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? ""
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let temp = (dir.isEmpty ? "." : dir) + "/.\(name).\(getpid()).part"
+        let h: OutputFile
+        do {
+            h = try OutputFile.create(path: temp)
+        } catch {
+            throw fail("cannot write \(path): \(error)", ExitCodes.ioError)
         }
         target = path
         temporary = temp
@@ -100,13 +107,13 @@ final class FileSink {
         do {
             try handle.write(contentsOf: data)
         } catch {
-            throw Failure(description: "cannot write \(target ?? "standard output"): \(error.localizedDescription)")
+            throw Failure(description: "cannot write \(target ?? "standard output"): \(fileErrorText(error))")
         }
     }
 
     func finish() throws {
         guard let target, let temporary else { return }
-        try? handle.close()
+        handle.close()
         guard rename(temporary, target) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(temporary)
@@ -116,7 +123,7 @@ final class FileSink {
 
     func abandon() {
         guard let temporary else { return }
-        try? handle.close()
+        handle.close()
         unlink(temporary)
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import MoonRunnerProtocol
 
 // Read-only views of the daemon: ?BADGES, ?CONFIG, ?VERSION.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import MoonRunnerCore
 import MoonRunnerProtocol
 
@@ -49,15 +50,15 @@ extension Display {
         var parts: [String] = []
         if let c = s.course {
             if let done = c.progressM, let left = c.toGoM {
-                parts.append(String(format: "course %.0f/%.0f m to go %.0f m", done, c.lengthM, left)
+                parts.append("course \(done.fixed(0))/\(c.lengthM.fixed(0)) m to go \(left.fixed(0)) m"
                     + (c.onCourse ? "" : " off"))
             } else if let d = c.distanceToCourseM, let b = c.bearingToCourseDeg {
-                parts.append(String(format: "course off %.0f m back %.0f°", d, b))
+                parts.append("course off \(d.fixed(0)) m back \(b.fixed(0))°")
             }
         }
-        if let h = s.home { parts.append(String(format: "home %.0f m %.0f°", h.distanceM, h.bearingDeg)) }
+        if let h = s.home { parts.append("home \(h.distanceM.fixed(0)) m \(h.bearingDeg.fixed(0))°") }
         if let d = s.destination, let dist = d.distanceM, let b = d.bearingDeg {
-            parts.append(String(format: "dest %.0f m %.0f°", dist, b))
+            parts.append("dest \(dist.fixed(0)) m \(b.fixed(0))°")
         }
         return parts.isEmpty ? "" : " " + parts.joined(separator: " ")
     }
@@ -80,13 +81,13 @@ extension Display {
             "Length    \(Formatting.distance(c.lengthM, units))",
             "Climb     \(elevation(c.climbM, c.descentM, units))",
             "Points    \(c.points)",
-            String(format: "Bounds    %.5f,%.5f – %.5f,%.5f", c.bounds.minLat, c.bounds.minLon, c.bounds.maxLat, c.bounds.maxLon),
+            "Bounds    \(c.bounds.minLat.fixed(5)),\(c.bounds.minLon.fixed(5)) – \(c.bounds.maxLat.fixed(5)),\(c.bounds.maxLon.fixed(5))",
             "Added     \(date(c.createdAt))",
         ].joined(separator: "\n")
     }
 
     private static func elevationGain(_ gain: Double, _ units: UnitSystem) -> String {
         let (factor, unit) = units == .metric ? (1.0, "m") : (1 / 0.3048, "ft")
-        return String(format: "+%.0f %@", gain * factor, unit)
+        return "+\((gain * factor).fixed(0)) \(unit)"
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import MoonRunnerCore
 import MoonRunnerProtocol
 
@@ -37,7 +38,7 @@ struct Start: ParsableCommand {
     }
 
     static func point(_ text: String) -> GeoPoint? {
-        let parts = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let parts = text.split(separator: ",").map { $0.trimmingSpacesAndTabs() }
         guard parts.count == 2, let lat = Double(parts[0]), let lon = Double(parts[1]) else { return nil }
         let p = GeoPoint(latitude: lat, longitude: lon)
         return p.isValid ? p : nil

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import MoonRunnerCore
 
 /// Reads adaptive step detector parameters from JSON: one object of

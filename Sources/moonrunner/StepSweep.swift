@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import MoonRunnerCore
 import MoonRunnerSensors
 
@@ -46,8 +47,8 @@ struct StepSweep: ParsableCommand {
                 recordings.append(samples)
             }
         } catch {
-            FileHandle.standardError.write(Data("moonrunner step-sweep: \(error)\n".utf8))
-            Foundation.exit(ExitCodes.dataError)
+            OutputFile.standardError.write("moonrunner step-sweep: \(error)\n")
+            Glibc.exit(ExitCodes.dataError)
         }
         for (n, set) in sets.enumerated() {
             var config = EngineConfig()

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 import MoonRunnerCore
 import MoonRunnerProtocol
 
@@ -80,7 +81,7 @@ struct LiveScreen {
             signal(sig, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
             source.setEventHandler {
-                FileHandle.standardOutput.write(Data((Self.esc + "?25h\n").utf8))
+                OutputFile.standardOutput.write(Self.esc + "?25h\n")
                 exit(128 + sig)
             }
             source.resume()
@@ -122,12 +123,10 @@ struct LiveScreen {
     }
 
     private func clock(_ t: Double) -> String {
-        let f = DateFormatter()
-        f.dateFormat = "HH:mm:ss"
-        return f.string(from: Date(timeIntervalSince1970: t))
+        LocalTime.clock(t)
     }
 
     private func write(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        OutputFile.standardOutput.write(text)
     }
 }

@@ -7,6 +7,7 @@ import MoonRunnerDaemon
 @main
 enum MoonrunnerDaemonMain {
     static func main() async {
+        MemoryBudget.apply()
         await MoonrunnerDaemonCommand.main(processArguments())
     }
 
@@ -29,7 +30,18 @@ struct MoonrunnerDaemonCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "moonrunnerd",
         abstract: "The MoonRunner daemon: GPS + IMU → steps, auto-pause, distance → journaled sessions.",
-        discussion: "Flags override the configuration file. An invalid value exits with code 78 (EX_CONFIG).")
+        discussion: """
+            Flags override the configuration file (moonrunner.yaml(5); the package's is \
+            /etc/moonrunner/moonrunner.yaml). An invalid value exits with code 78 (EX_CONFIG), naming the key.
+
+            Under systemd (moonrunnerd.service, Type=notify) it sends READY=1 once the store is open and the \
+            control socket listens, STATUS= every second and WATCHDOG=1; moonrunnerd.socket may pass the socket. \
+            SIGTERM or SIGINT commits the session and exits; after a crash or power cut the next start resumes \
+            the open session or closes it with everything committed.
+
+            Files: the store in the state directory (/var/lib/moonrunner: moonrunner.journal, moonrunner.sqlite), \
+            the control socket (/run/moonrunner/moonrunner.sock). Clients: moonrunner(1), moonrunner-announce(1).
+            """)
 
     @Option(help: "Configuration file (YAML).") var config: String?
     @Option(help: "State directory (database).") var stateDir: String?

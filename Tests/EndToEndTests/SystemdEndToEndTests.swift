@@ -120,7 +120,7 @@ struct SystemdEndToEndTests {
         let dir = try Paths.tempDir("unit")
         defer { try? FileManager.default.removeItem(at: dir) }
         var text = try String(contentsOf: unit, encoding: .utf8)
-        text = text.replacingOccurrences(of: "/usr/local/bin/moonrunnerd", with: Paths.daemon)
+        text = text.replacingOccurrences(of: "/usr/sbin/moonrunnerd", with: Paths.daemon)
         try text.write(to: dir.appendingPathComponent("moonrunnerd.service"), atomically: true, encoding: .utf8)
         try FileManager.default.copyItem(at: Paths.root.appendingPathComponent("systemd/moonrunnerd.socket"),
                                          to: dir.appendingPathComponent("moonrunnerd.socket"))
@@ -128,7 +128,9 @@ struct SystemdEndToEndTests {
                              ["verify", dir.appendingPathComponent("moonrunnerd.service").path,
                               dir.appendingPathComponent("moonrunnerd.socket").path], timeout: 60)
         let complaints = (verify.out + verify.err).split(separator: "\n").filter {
-            $0.contains("moonrunnerd") && !$0.contains("Failed to") // the build machine may lack a running systemd
+            // The build machine may lack a running systemd; the man pages come with the package
+            // (deb_check.py verifies the installed units with them).
+            $0.contains("moonrunnerd") && !$0.contains("Failed to") && !$0.contains("Command 'man ")
         }
         #expect(verify.status == 0 || complaints.isEmpty, "\(verify.out) \(verify.err)")
         #expect(complaints.isEmpty, "\(complaints)")

@@ -1,7 +1,7 @@
 import Foundation
 import MoonRunnerCore
 import Testing
-import Yams
+import MoonRunnerYAML
 @testable import MoonRunnerAnnounce
 
 @Suite("Announcer settings and phrase tables")
@@ -22,7 +22,7 @@ struct AnnounceSettingsTests {
         let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("config/announce.yaml").path
         let text = try String(contentsOfFile: path, encoding: .utf8)
-        #expect(try AnnounceConfigReader.read(try Yams.load(yaml: text)) == AnnounceSettings())
+        #expect(try AnnounceConfigReader.read(try YAMLReader.load(text)) == AnnounceSettings())
         let flat = text.split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("#") }.joined(separator: "\n")
         for key in AnnounceConfigReader.knownKeys {
             #expect(flat.contains("\(key.split(separator: ".").last ?? ""):"), "config/announce.yaml does not document \(key)")

@@ -19,6 +19,21 @@ struct ConfigLoaderTests {
         }
     }
 
+    @Test("moonrunner.yaml(5) documents every key the validator knows, and no key it does not")
+    func manPage() throws {
+        let page = URL(fileURLWithPath: Self.repoConfig).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("man/moonrunner.yaml.5").path
+        let text = try String(contentsOfFile: page, encoding: .utf8)
+        // Each key is the head of an entry in the page's KEYS lists: `.It Sy store.retention_days`.
+        let documented = Set(text.split(separator: "\n").filter { $0.hasPrefix(".It Sy ") }
+            .map { String($0.dropFirst(".It Sy ".count)).trimmingCharacters(in: .whitespaces) })
+        for key in ConfigLoader.knownKeys {
+            #expect(documented.contains(key), "man/moonrunner.yaml.5 does not document \(key)")
+        }
+        #expect(documented.subtracting(ConfigLoader.knownKeys).isEmpty,
+                "man/moonrunner.yaml.5 documents keys the daemon refuses: \(documented.subtracting(ConfigLoader.knownKeys))")
+    }
+
     @Test("values are applied")
     func applies() throws {
         let c = try ConfigLoader.parse(yaml: """

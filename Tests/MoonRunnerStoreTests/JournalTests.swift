@@ -40,6 +40,45 @@ struct JournalTests {
         #expect(store.consolidationError == nil)
     }
 
+    @Test("commits held for the database are merged per session: every row, the newest snapshot, step seconds added up")
+    func heldCommitsMerge() async throws {
+        let dir = try tempStoreDir()
+        let store = try SessionStore(directory: dir)
+        let id = try await store.createSession(activity: .run, snapshot: snapshot())
+        var first = Self.batch(id, from: 0)
+        first.events = [SessionEvent(kind: .lap, time: 1001, detectedAt: 1001, cause: "command", state: .recording)]
+        try await store.commit(first)
+        var second = Self.batch(id, from: 3)
+        second.stepSeconds = [StepSecondSample(second: 1000, steps: 3, cadence: 130)]  // the same second as the first's
+        try await store.commit(second)
+        try await store.commit(Self.batch(id, from: 6))
+        let times = { try await store.points(session: id).map(\.time) }
+        #expect(try await times() == (0..<9).map(Double.init))
+        #expect(try await store.session(id: id)?.updatedAt == 1009, "the newest snapshot")
+        #expect(try await store.events(session: id).map(\.kind) == [.lap])
+        #expect(try await store.stepSeconds(session: id).map(\.steps) == [5, 2], "2 + 3 in second 1000, then 1006's 2")
+
+        await store.consolidate()
+        #expect(Self.journalSize(dir) == 0)
+        #expect(try await times() == (0..<9).map(Double.init))
+        #expect(try await store.session(id: id)?.updatedAt == 1009)
+        #expect(try await store.stepSeconds(session: id).map(\.steps) == [5, 2])
+        #expect(try await store.events(session: id).count == 1)
+    }
+
+    @Test("absorbing a later batch keeps both's rows in order and the later snapshot and end")
+    func absorb() {
+        var a = Self.batch(1, from: 0)
+        var later = Self.batch(1, from: 3)
+        later.endTime = 1006
+        a.absorb(later)
+        #expect(a.points.map(\.time) == [0, 1, 2, 3, 4, 5])
+        #expect(a.stepSeconds.map(\.second) == [1000, 1003])
+        #expect(a.snapshot.lastTime == 1006 && a.endTime == 1006)
+        a.absorb(Self.batch(1, from: 6))
+        #expect(a.endTime == 1006, "a batch without an end keeps the one before")
+    }
+
     @Test("a session's end is consolidated at once")
     func endConsolidates() async throws {
         let dir = try tempStoreDir()

@@ -1,97 +1,292 @@
 #!/usr/bin/env python3
-"""What moonrunnerd costs a Pi: installed size and memory (issue 11).
+"""What moonrunnerd costs a Pi Zero 2 W (512 MB): size, memory, start-up (issues 11 and 21).
 
-Installs the binaries as `make install` does (stripped, into a scratch DESTDIR),
-reports their sizes and the shared Swift libraries they need (which a dynamic
-build expects to find on the system, a `--static-swift-stdlib` one carries),
-then runs the daemon recording a session at 1x (gpsfake replaying the bundled
-walk, the emulated IMU at 100 Hz) and reads /proc/PID/status after `--seconds`:
-VmRSS, and its anonymous and file-backed parts.
+1. Binary sizes: each shipped executable unstripped and stripped (as the
+   package installs it), whether it carries ICU's data, and, with --deb-dir,
+   the .deb's size and Installed-Size. Targets: .deb <= 25 MB, Installed-Size
+   <= 90 MB.
+2. Start to READY=1: the daemon started as systemd would (NOTIFY_SOCKET), the
+   time from exec to its READY=1, over --starts starts on an empty state
+   folder. Target <= 1 s.
+3. Pss after --minutes recorded minutes (1 Hz GPS, 100 Hz IMU): gpsfake
+   replaying the bundled walk and the emulated IMU replaying its trace, both
+   at --speed x, the real CLI starting a session; /proc/PID/smaps_rollup read
+   once the session's own clock has --minutes on it. A replay at N x delivers
+   the same fixes and samples as real time, N times sooner, and the store's
+   commit and consolidation intervals (wall-clock seconds) are divided by N:
+   what the daemon keeps per recorded minute (track, steps, the journal not
+   yet in the database) is what it keeps at 1x. Target Pss <= 20 MB.
+4. Growth over a long session: the walk repeated (each copy's times shifted
+   on) to --hours recorded hours at --growth-speed x with --watchers watchers
+   attached; anonymous memory (Pss_Anon) sampled every recorded 30 minutes and
+   its slope fitted over hours 1 to the end (the first hour holds the start-up
+   and the store's warm-up). Target <= 0.3 MB per recorded hour.
 
-    footprint.py --bin .build/release [--seconds 60]
+    footprint.py --bin .build/release [--deb-dir .build/deb] [--minutes 10] [--speed 10]
+                 [--hours 6] [--growth-speed 30] [--watchers 8] [--check]
 """
 import argparse
+import datetime
 import json
 import os
 import re
 import shutil
+import socket
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 
+from replay_rig import end_gpsfake, free_port, listening, start_gpsfake, stop_daemon, wait_for
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEMO = os.path.join(ROOT, "Tests", "Fixtures", "demo")
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from replay_rig import end_gpsfake, free_port, start_gpsfake, stop_daemon, wait_for  # noqa: E402
+# What the package ships as files (moonrunner-announce is a link to moonrunner).
+SHIPPED = ("moonrunnerd", "moonrunner")
+TARGETS = {"pss_mb": 20.0, "growth_mb_per_h": 0.3, "ready_s": 1.0, "deb_mb": 25.0, "installed_mb": 90.0}
 
 
-def swift_libraries(binary):
-    """Shared libraries of the Swift toolchain the binary loads, and their total size."""
-    out = subprocess.run(["ldd", binary], capture_output=True, text=True).stdout
-    libs = []
-    for line in out.splitlines():
-        m = re.search(r"=> (\S+)", line)
-        if m and ("swift" in m.group(1) or "Foundation" in m.group(1) or "dispatch" in m.group(1)
-                  or "BlocksRuntime" in m.group(1)):
-            libs.append(os.path.realpath(m.group(1)))
-    return libs, sum(os.path.getsize(p) for p in set(libs))
+def sizes(bin_dir, deb_dir, work):
+    """Each shipped binary's size unstripped and stripped, and the package's."""
+    figures = {}
+    for name in SHIPPED:
+        src = os.path.join(bin_dir, name)
+        if not os.path.exists(src):
+            continue
+        dst = os.path.join(work, name + ".stripped")
+        subprocess.run(["install", "-s", "-m", "0755", src, dst], check=True)
+        icu = "icudt" in subprocess.run(["nm", "--defined-only", src], capture_output=True, text=True).stdout
+        figures[name] = (os.path.getsize(src), os.path.getsize(dst))
+        print(f"{name:<20} {os.path.getsize(src) / 1e6:6.1f} MB unstripped, {os.path.getsize(dst) / 1e6:6.1f} MB "
+              f"stripped{'  (carries ICU data)' if icu else ''}")
+    print(f"{'shipped, stripped':<20} {sum(s for _, s in figures.values()) / 1e6:6.1f} MB "
+          "(moonrunner-announce is a link to moonrunner)")
+    debs = sorted(f for f in os.listdir(deb_dir) if re.match(r"moonrunner_.*\.deb$", f)) if deb_dir and \
+        os.path.isdir(deb_dir) else []
+    if not debs:
+        return None, None
+    deb = os.path.join(deb_dir, debs[-1])
+    installed_kib = int(subprocess.run(["dpkg-deb", "-f", deb, "Installed-Size"], capture_output=True, text=True,
+                                       check=True).stdout)
+    print(f"{debs[-1]}: {os.path.getsize(deb) / 1e6:.1f} MB; Installed-Size {installed_kib} KiB "
+          f"({installed_kib * 1024 / 1e6:.1f} MB)")
+    return os.path.getsize(deb) / 1e6, installed_kib * 1024 / 1e6
 
 
-def status_kb(pid):
-    fields = {}
+def ready_seconds(bin_dir, work, starts):
+    """Exec to READY=1 on NOTIFY_SOCKET, as systemd measures a Type=notify service."""
+    times = []
+    for i in range(starts):
+        path = os.path.join(work, f"notify-{i}.sock")
+        notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        notify.bind(path)
+        notify.settimeout(10)
+        state = os.path.join(work, f"ready-state-{i}")
+        t0 = time.monotonic()
+        daemon = subprocess.Popen([os.path.join(bin_dir, "moonrunnerd"), "--state-dir", state, "--socket",
+                                   os.path.join(work, f"ready-{i}.sock"), "--gpsd", f"127.0.0.1:{free_port()}",
+                                   "--imu", f"replay:{os.path.join(DEMO, 'walk-imu.csv.gz')},loop"],
+                                  env=dict(os.environ, NOTIFY_SOCKET=path),
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            while True:
+                message = notify.recv(4096).decode()
+                if "READY=1" in message.split("\n"):
+                    times.append(time.monotonic() - t0)
+                    break
+        finally:
+            stop_daemon(daemon)
+            notify.close()
+    print(f"start to READY=1: median {statistics.median(times) * 1000:.0f} ms, max {max(times) * 1000:.0f} ms "
+          f"over {starts} starts (empty state folder)")
+    return max(times)
+
+
+def memory(pid):
+    """kB figures from smaps_rollup (Pss and its anonymous/file parts) and status (RssAnon, threads)."""
+    out = {}
+    with open(f"/proc/{pid}/smaps_rollup") as f:
+        for line in f:
+            k, _, v = line.partition(":")
+            if k in ("Rss", "Pss", "Pss_Anon", "Pss_File", "Pss_Shmem", "Anonymous"):
+                out[k] = int(v.split()[0])
     with open(f"/proc/{pid}/status") as f:
         for line in f:
             k, _, v = line.partition(":")
-            if k in ("VmRSS", "RssAnon", "RssFile"):
-                fields[k] = int(v.split()[0])
-    return fields
+            if k in ("RssAnon", "RssFile", "Threads"):
+                out[k] = int(v.split()[0])
+    return out
+
+
+def repeated_walk(work, copies):
+    """The demo walk `copies` times over, each copy's times moved on by the walk's length, so
+    the receiver's clock runs on for hours (gpsfake's own loop would start the clock over)."""
+    lines = open(os.path.join(DEMO, "walk.nmea")).read().split("\n")
+    stamps = [l.split(",")[1] for l in lines if l.startswith("$GPGGA")]
+    first, last = (datetime.datetime.strptime(s, "%H%M%S.%f") for s in (stamps[0], stamps[-1]))
+    period = int((last - first).total_seconds()) + 1
+    path = os.path.join(work, f"walk-x{copies}.nmea")
+    with open(path, "w") as out:
+        for k in range(copies):
+            for line in lines:
+                if line.startswith("$"):
+                    out.write(shifted(line, k * period) + "\n")
+    return path
+
+
+def shifted(sentence, seconds):
+    """An NMEA sentence with its time (and RMC's date) moved on by `seconds`, its checksum renewed."""
+    body = sentence[1:sentence.index("*")]
+    f = body.split(",")
+    if f[0] in ("GPGGA", "GPGST", "GPRMC") and f[1]:
+        date = f[9] if f[0] == "GPRMC" else "010100"
+        t = datetime.datetime.strptime(date + f[1], "%d%m%y%H%M%S.%f") + datetime.timedelta(seconds=seconds)
+        f[1] = t.strftime("%H%M%S.") + f[1].split(".")[1]
+        if f[0] == "GPRMC":
+            f[9] = t.strftime("%d%m%y")
+    body = ",".join(f)
+    checksum = 0
+    for c in body:
+        checksum ^= ord(c)
+    return f"${body}*{checksum:02X}"
+
+
+class Recording:
+    """gpsfake and the daemon recording a session at `speed` x, with `watchers` watchers attached."""
+
+    def __init__(self, bin_dir, work, nmea, speed, watchers):
+        self.bin, self.sock, self.state = bin_dir, os.path.join(work, "mr.sock"), os.path.join(work, "state")
+        port = free_port()
+        truth = json.load(open(os.path.join(DEMO, "walk.truth.json")))
+        self.gpsfake = start_gpsfake(nmea, port, work, 1.0 / (speed * truth["nmea_sentences_per_epoch"]))
+        self.daemon, self.watchers = None, []
+        wait_for(lambda: listening(port), 20, "gpsd")
+        cfg = os.path.join(work, "config.yaml")
+        # The store's intervals are wall-clock seconds: divided by the speed, it commits and
+        # takes the journal into the database per recorded hour as often as at 1x (what it
+        # holds in memory until then is what is being measured).
+        with open(cfg, "w") as f:
+            f.write(f"imu:\n  rate_hz: 100\nsocket:\n  max_clients: {watchers + 16}\n"
+                    f"store:\n  commit_interval_s: {max(0.1, 2 / speed):g}\n"
+                    f"  consolidate_interval_s: {max(10, 1800 / speed):g}\n")
+        self.daemon = subprocess.Popen([os.path.join(bin_dir, "moonrunnerd"), "--config", cfg, "--state-dir",
+                                        os.path.join(work, "state"), "--socket", self.sock, "--gpsd",
+                                        f"127.0.0.1:{port}", "--imu",
+                                        f"replay:{os.path.join(DEMO, 'walk-imu.csv.gz')},speed={speed:g},loop"],
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_for(lambda: os.path.exists(self.sock), 15, "moonrunnerd's socket")
+        self.cli("start", "--activity", "walk")
+        for _ in range(watchers):
+            # A real client that reads every STATUS (`moonrunner watch`, piped: one line per update).
+            self.watchers.append(subprocess.Popen([os.path.join(bin_dir, "moonrunner"), "--socket", self.sock,
+                                                   "watch"], stdout=subprocess.DEVNULL,
+                                                  stderr=subprocess.DEVNULL))
+
+    def cli(self, *args):
+        return subprocess.run([os.path.join(self.bin, "moonrunner"), "--socket", self.sock, *args],
+                              capture_output=True, text=True, check=True).stdout
+
+    def recorded_s(self):
+        return json.loads(self.cli("status", "--json"))["elapsed_s"]
+
+    def wait_recorded(self, seconds, wall_limit):
+        """Asks twice a second (a client of its own would be part of what is measured if it asked more)."""
+        end = time.monotonic() + wall_limit
+        while self.recorded_s() < seconds:
+            if time.monotonic() > end:
+                raise RuntimeError(f"timed out waiting for {seconds / 60:.0f} recorded minutes")
+            time.sleep(0.5)
+
+    def close(self):
+        for w in self.watchers:
+            w.terminate()
+        for w in self.watchers:
+            w.wait(5)
+        stop_daemon(self.daemon)
+        end_gpsfake(self.gpsfake)
+
+
+def mb(kb):
+    return kb / 1024
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--bin", required=True)
-    p.add_argument("--seconds", type=float, default=60)
+    p.add_argument("--bin", required=True, help="the release build folder")
+    p.add_argument("--deb-dir", help="where `make deb` put the package (its size is reported when there)")
+    p.add_argument("--minutes", type=float, default=10, help="recorded minutes before Pss is read")
+    p.add_argument("--speed", type=float, default=10)
+    p.add_argument("--hours", type=float, default=6, help="recorded hours of the long session (0: skip)")
+    p.add_argument("--growth-speed", type=float, default=30)
+    p.add_argument("--watchers", type=int, default=8)
+    p.add_argument("--starts", type=int, default=5)
+    p.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
     a = p.parse_args()
     work = tempfile.mkdtemp(prefix="mr-footprint-")
+    missed = []
     try:
-        installed = {}
-        for name in ("moonrunnerd", "moonrunner", "moonrunner-announce"):
-            src = os.path.join(a.bin, name)
-            if not os.path.exists(src):
-                continue
-            dst = os.path.join(work, name)
-            subprocess.run(["install", "-s", "-m", "0755", src, dst], check=True)
-            installed[name] = (os.path.getsize(src), os.path.getsize(dst))
-        libs, lib_bytes = swift_libraries(os.path.join(work, "moonrunnerd"))
-        for name, (before, after) in installed.items():
-            print(f"{name:<20} {before / 1e6:6.1f} MB unstripped, {after / 1e6:6.1f} MB installed (stripped)")
-        print(f"Swift libraries moonrunnerd loads from the system: {len(set(libs))}, {lib_bytes / 1e6:.1f} MB"
-              + ("" if libs else " (a static build carries them)"))
+        deb_mb, installed_mb = sizes(a.bin, a.deb_dir, work)
+        if deb_mb is not None and deb_mb > TARGETS["deb_mb"]:
+            missed.append(f".deb {deb_mb:.1f} MB > {TARGETS['deb_mb']} MB")
+        if installed_mb is not None and installed_mb > TARGETS["installed_mb"]:
+            missed.append(f"Installed-Size {installed_mb:.1f} MB > {TARGETS['installed_mb']} MB")
+        ready = ready_seconds(a.bin, work, a.starts)
+        if ready > TARGETS["ready_s"]:
+            missed.append(f"READY=1 after {ready:.2f} s > {TARGETS['ready_s']} s")
 
-        gps_port = free_port()
-        sock = os.path.join(work, "mr.sock")
-        daemon = subprocess.Popen([os.path.join(work, "moonrunnerd"), "--state-dir", os.path.join(work, "state"),
-                                   "--socket", sock, "--gpsd", f"127.0.0.1:{gps_port}",
-                                   "--imu", f"replay:{os.path.join(DEMO, 'walk-imu.csv.gz')},loop"],
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        truth = json.load(open(os.path.join(DEMO, "walk.truth.json")))
-        gpsfake = start_gpsfake(os.path.join(DEMO, "walk.nmea"), gps_port, work,
-                                1 / truth["nmea_sentences_per_epoch"])
+        run = Recording(a.bin, os.path.join(work), os.path.join(DEMO, "walk.nmea"), a.speed, 0)
         try:
-            wait_for(lambda: os.path.exists(sock), 15, "moonrunnerd's socket")
-            subprocess.run([os.path.join(work, "moonrunner"), "--socket", sock, "start", "--activity", "walk"],
-                           check=True, capture_output=True)
-            time.sleep(a.seconds)
-            rss = status_kb(daemon.pid)
-            print(f"moonrunnerd recording at 1x after {a.seconds:.0f} s: RSS {rss['VmRSS'] / 1024:.1f} MB "
-                  f"(anonymous {rss['RssAnon'] / 1024:.1f} MB, file-backed {rss['RssFile'] / 1024:.1f} MB)")
+            run.wait_recorded(a.minutes * 60, a.minutes * 60 / a.speed * 3 + 60)
+            m = memory(run.daemon.pid)
         finally:
-            stop_daemon(daemon)
-            end_gpsfake(gpsfake)
+            run.close()
+        print(f"moonrunnerd after {a.minutes:g} recorded min at {a.speed:g}x: Pss {mb(m['Pss']):.1f} MB "
+              f"(anonymous {mb(m['Pss_Anon']):.1f}, file-backed {mb(m['Pss_File']):.1f}), "
+              f"Rss {mb(m['Rss']):.1f} MB, {m['Threads']} threads")
+        if mb(m["Pss"]) > TARGETS["pss_mb"]:
+            missed.append(f"Pss {mb(m['Pss']):.1f} MB > {TARGETS['pss_mb']} MB")
+
+        if a.hours > 0:
+            long_work = os.path.join(work, "long")
+            os.makedirs(long_work)
+            nmea = repeated_walk(long_work, int(a.hours * 3600 / 1000) + 2)
+            run = Recording(a.bin, long_work, nmea, a.growth_speed, a.watchers)
+            samples = []
+            try:
+                step = 1800
+                for k in range(0, int(a.hours * 3600 / step) + 1):
+                    run.wait_recorded(max(k * step, 60), step / a.growth_speed * 4 + 120)
+                    m = memory(run.daemon.pid)
+                    samples.append((run.recorded_s() / 3600, m["Pss_Anon"], m["Pss"]))
+                    journal = os.path.getsize(os.path.join(run.state, "moonrunner.journal"))
+                    print(f"  {samples[-1][0]:5.2f} h recorded: Pss_Anon {mb(m['Pss_Anon']):6.2f} MB, "
+                          f"Pss {mb(m['Pss']):6.2f} MB, {m['Threads']} threads, journal {journal / 1e6:.2f} MB",
+                          flush=True)
+            finally:
+                run.close()
+            late = [s for s in samples if s[0] >= 1]
+            slope = fit_slope([s[0] for s in late], [mb(s[1]) for s in late])
+            early = (mb(samples[1][1]) - mb(samples[0][1])) / (samples[1][0] - samples[0][0]) if len(samples) > 1 \
+                else float("nan")
+            print(f"anonymous memory growth with {a.watchers} watchers at {a.growth_speed:g}x: "
+                  f"{slope:.3f} MB per recorded hour over hours 1-{a.hours:g} "
+                  f"(first half hour: {early:.2f} MB/h, start-up included)")
+            if slope > TARGETS["growth_mb_per_h"]:
+                missed.append(f"growth {slope:.3f} MB/h > {TARGETS['growth_mb_per_h']} MB/h")
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    return 0
+    for m in missed:
+        print(f"target missed: {m}")
+    return 1 if a.check and missed else 0
+
+
+def fit_slope(xs, ys):
+    """Least-squares slope of ys over xs."""
+    if len(xs) < 2:
+        return float("nan")
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
 
 
 if __name__ == "__main__":

@@ -39,7 +39,7 @@ enum Clock {
 
     /// `value` with at most `decimals` decimals, trailing zeros dropped: "4.02", "3", "12.5".
     static func decimal(_ value: Double, decimals: Int) -> String {
-        var digits = String(format: "%.\(decimals)f", value)
+        var digits = value.fixed(decimals)
         if digits.contains(".") {
             while digits.hasSuffix("0") { digits.removeLast() }
             if digits.hasSuffix(".") { digits.removeLast() }

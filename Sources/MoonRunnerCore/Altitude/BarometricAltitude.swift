@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// Pressure altitude in the ICAO standard atmosphere (troposphere): the
 /// height at which the standard atmosphere has this pressure.

@@ -1,5 +1,3 @@
-import Foundation
-
 /// A configuration value that cannot be used. The message names the key,
 /// the value, and what is allowed; the daemon exits with EX_CONFIG (78).
 public struct ConfigError: Error, Equatable, CustomStringConvertible, Sendable {
@@ -21,8 +19,17 @@ public struct ConfigError: Error, Equatable, CustomStringConvertible, Sendable {
     public static let exitCode: Int32 = 78
 }
 
+/// A YAML null as a reader hands it over: Yams's `NSNull` (the daemon makes it
+/// conform) or the announcer's `ConfigNull`, so that Core needs no Foundation.
+public protocol ConfigNullValue {}
+
+/// The null of readers that do without Foundation.
+public struct ConfigNull: ConfigNullValue, Sendable, Equatable {
+    public init() {}
+}
+
 /// Strict checks of configuration values as a YAML reader hands them over
-/// (`Any`: String, Int, Double, Bool, NSNull, nested maps), shared by the
+/// (`Any`: String, Int, Double, Bool, a `ConfigNullValue`, nested maps), shared by the
 /// daemon's and the announcer's config files: each failure names the key,
 /// the value and what is allowed.
 public enum ConfigChecks {
@@ -38,16 +45,16 @@ public enum ConfigChecks {
     }
 
     public static func describe(_ v: Any) -> String {
-        if v is NSNull { return "null" }
+        if v is any ConfigNullValue { return "null" }
         return "\(v)"
     }
 
     public static func string(_ k: String, _ v: Any, nonEmpty: Bool) throws(ConfigError) -> String {
         guard let s = v as? String else {
-            if v is NSNull && !nonEmpty { return "" }
+            if v is any ConfigNullValue && !nonEmpty { return "" }
             throw ConfigError(key: k, value: describe(v), allowed: "a string")
         }
-        if nonEmpty && s.trimmingCharacters(in: .whitespaces).isEmpty {
+        if nonEmpty && s.trimmingSpacesAndTabs().isEmpty {
             throw ConfigError(key: k, value: s, allowed: "a non-empty string")
         }
         return s

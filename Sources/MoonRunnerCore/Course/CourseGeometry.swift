@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// Where a position falls on a course: the nearest point of one segment.
 public struct CourseProjection: Sendable, Equatable {

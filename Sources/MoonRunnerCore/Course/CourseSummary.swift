@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// What `course show` tells about a course: its length, climb and extent.
 public struct CourseSummary: Sendable, Equatable {

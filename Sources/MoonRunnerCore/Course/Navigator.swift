@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// Settings of navigation during a session.
 public struct NavigationConfig: Sendable, Equatable {
@@ -175,7 +175,7 @@ public struct Navigator: Sendable {
         }
         if let target = destination, !arrived, Heading(from: here, to: target).distance <= config.arriveRadius {
             arrived = true
-            emit(.arrived, t, String(format: "%.6f,%.6f", target.latitude, target.longitude))
+            emit(.arrived, t, "\(target.latitude.fixed(6)),\(target.longitude.fixed(6))")
         }
         // Mutated in place (optional chaining), so its buffers are not copied.
         guard let (match, transition) = matcher?.update(latitude: latitude, longitude: longitude, sigma: sigma,

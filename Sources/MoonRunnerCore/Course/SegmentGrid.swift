@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// A uniform grid over a course's plane listing, per cell, the segments
 /// whose bounding box touches it (compressed rows: one array of cell starts,

@@ -1,4 +1,3 @@
-import Foundation
 
 /// Metric or imperial display.
 public enum UnitSystem: String, Sendable, Codable, CaseIterable {
@@ -13,14 +12,14 @@ public enum UnitSystem: String, Sendable, Codable, CaseIterable {
 public enum Formatting {
     /// Distance with two decimals and its unit.
     public static func distance(_ metres: Double, _ units: UnitSystem = .metric) -> String {
-        String(format: "%.2f %@", metres / units.metresPerUnit, units.distanceSymbol)
+        "\((metres / units.metresPerUnit).fixed(2)) \(units.distanceSymbol)"
     }
 
     /// hh:mm:ss, hours unbounded.
     public static func duration(_ seconds: Double) -> String {
         guard seconds.isFinite, seconds >= 0 else { return "--:--:--" }
         let s = Int(seconds.rounded(.down))
-        return String(format: "%02d:%02d:%02d", s / 3600, (s / 60) % 60, s % 60)
+        return "\((s / 3600).zeroPadded(2)):\(((s / 60) % 60).zeroPadded(2)):\((s % 60).zeroPadded(2))"
     }
 
     /// m:ss min/km (or min/mi) from a speed in m/s; `--:--` when not moving.
@@ -29,12 +28,12 @@ public enum Formatting {
         guard speed.isFinite, speed > 0.05 else { return "--:-- \(unit)" }
         let secondsPerUnit = Int((units.metresPerUnit / speed).rounded())
         guard secondsPerUnit < 100 * 60 else { return "--:-- \(unit)" }
-        return String(format: "%d:%02d %@", secondsPerUnit / 60, secondsPerUnit % 60, unit)
+        return "\(secondsPerUnit / 60):\((secondsPerUnit % 60).zeroPadded(2)) \(unit)"
     }
 
     /// Speed in km/h or mph with one decimal.
     public static func speed(_ mps: Double, _ units: UnitSystem = .metric) -> String {
         let v = mps.isFinite ? mps * 3600 / units.metresPerUnit : 0
-        return String(format: "%.1f %@", v, units == .metric ? "km/h" : "mph")
+        return "\(v.fixed(1)) \(units == .metric ? "km/h" : "mph")"
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// What the filter made of one fix.
 public struct GPSFilterOutput: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// Places the recorded track so that its length is the distance the session
 /// counted: what a site recomputes from an uploaded GPX is what the wearer saw.

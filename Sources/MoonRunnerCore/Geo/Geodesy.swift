@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// Distances and local projections on the WGS-84 sphere approximation that
 /// running distances need (errors well under 0.1 % at these scales).

@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// Running estimate of how much the body moves, from the IMU: the standard
 /// deviation of |a| and the mean rotation rate over roughly the last second.

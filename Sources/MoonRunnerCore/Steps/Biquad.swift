@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// A second-order IIR section (transposed direct form II), designed for the
 /// sample rate it runs at so that filters stay rate-independent.

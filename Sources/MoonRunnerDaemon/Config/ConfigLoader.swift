@@ -1,7 +1,7 @@
 import Foundation
 import MoonRunnerCore
 import MoonRunnerSensors
-import Yams
+import MoonRunnerYAML
 
 /// Reads `moonrunner.yaml` into a `DaemonConfig`, strictly: unknown keys,
 /// wrong types and out-of-range values are errors that name the key.
@@ -89,7 +89,7 @@ public enum ConfigLoader {
                              source: String = "config") throws(ConfigError) -> DaemonConfig {
         let root: Any?
         do {
-            root = try Yams.load(yaml: text)
+            root = try YAMLReader.load(text)
         } catch {
             throw ConfigError(key: "(file)", value: source, allowed: "valid YAML: \(error)")
         }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MoonRunnerCore
 
 /// The file formats a course is read from: the export formats' mirror image.
@@ -18,7 +18,7 @@ public enum CourseFileFormat: String, Sendable, CaseIterable {
 
     /// The format a file name's extension names.
     public init?(fileName: String) {
-        let ext = (fileName as NSString).pathExtension.lowercased()
+        let ext = URL(filePath: fileName, directoryHint: .notDirectory).pathExtension.lowercased()
         self.init(rawValue: ext)
     }
 }
@@ -63,13 +63,13 @@ public enum CourseFile {
         } catch {
             throw CourseFileError("\(kind.rawValue.uppercased()): \(error.message)")
         }
-        let given = name?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
-        let own = course.name.trimmingCharacters(in: .whitespacesAndNewlines)
+        let given = name?.trimmingSpacesAndNewlines() ?? ""
+        let own = course.name.trimmingSpacesAndNewlines()
         course.name = String((given.isEmpty ? (own.isEmpty ? "course" : own) : given).prefix(200))
         return course
     }
 
     private static func describe(_ bytes: Data) -> String {
-        bytes.map { b in (0x20..<0x7F).contains(b) ? String(UnicodeScalar(b)) : String(format: "\\x%02x", b) }.joined()
+        bytes.map { b in (0x20..<0x7F).contains(b) ? String(UnicodeScalar(b)) : "\\x\(b.hex(width: 2))" }.joined()
     }
 }

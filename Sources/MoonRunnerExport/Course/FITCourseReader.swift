@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MoonRunnerCore
 
 /// FIT courses (and activities) as Garmin Connect, Strava and gpsbabel write
@@ -69,8 +69,8 @@ enum FITCourseReader {
         let stored = UInt16(b[end]) | UInt16(b[end + 1]) << 8
         let computed = FITCRC.checksum(b[start..<end])
         guard stored == computed else {
-            throw CourseFileError(String(format: "FIT: the file's CRC is wrong (stored 0x%04X, computed 0x%04X): the file is damaged",
-                                         stored, computed))
+            throw CourseFileError("FIT: the file's CRC is wrong (stored 0x\(stored.hex(width: 4, uppercase: true)), "
+                                          + "computed 0x\(computed.hex(width: 4, uppercase: true))): the file is damaged")
         }
         return end
     }

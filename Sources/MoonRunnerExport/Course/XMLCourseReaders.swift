@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MoonRunnerCore
 
 /// Walks an XML document keeping the path of open elements and the text of
@@ -53,7 +53,7 @@ struct XMLCourseWalker {
     }
 
     func number() -> Double? {
-        Double(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        Double(text.trimmingSpacesAndNewlines())
     }
 
     func error(_ message: String) -> CourseFileError {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Why a file is not well-formed XML, with the line it happened on.
 struct XMLSyntaxError: Error, Sendable, Equatable {

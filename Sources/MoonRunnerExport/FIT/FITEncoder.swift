@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// FIT base types used by MoonRunner (FIT protocol, "base type" byte: bit 7
 /// set for multi-byte types whose byte order matters).

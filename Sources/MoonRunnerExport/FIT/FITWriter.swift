@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MoonRunnerCore
 
 /// A FIT activity file written by MoonRunner's own encoder: file_id, timer

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MoonRunnerCore
 
 /// The two charts under the map, sharing one distance axis: pace as bars
@@ -92,7 +92,7 @@ struct ProfileChart {
             let ty = y(unit / pace)
             svg.line(left, ty, right, ty, stroke: "#e3e8ee", width: 1)
             let s = Int(pace.rounded())
-            svg.text(String(format: "%d:%02d", s / 60, s % 60), x: left - 8, y: ty + 4, size: 11,
+            svg.text("\(s / 60):\((s % 60).zeroPadded(2))", x: left - 8, y: ty + 4, size: 11,
                      fill: "#5b6773", anchor: .end)
             pace += step
             drawn += 1
@@ -105,7 +105,7 @@ struct ProfileChart {
                        into svg: inout SVGCanvas) {
         let points = session.points
         let gain = session.stats.elevationGain, loss = session.stats.elevationLoss
-        let detail = gain > 0 || loss > 0 ? String(format: "metres · climb +%.0f m · descent −%.0f m", gain, loss)
+        let detail = gain > 0 || loss > 0 ? "metres · climb +\(gain.fixed(0)) m · descent −\(loss.fixed(0)) m"
             : "metres"
         header("Elevation", detail: detail, top: top, into: &svg)
         let bottom = top + height
@@ -149,7 +149,7 @@ struct ProfileChart {
         while tick <= hi + 1e-9 {
             let ty = y(tick)
             svg.line(left, ty, right, ty, stroke: "#e3e8ee", width: 1)
-            svg.text(String(format: "%.0f", tick), x: left - 8, y: ty + 4, size: 11, fill: "#5b6773", anchor: .end)
+            svg.text(tick.fixed(0), x: left - 8, y: ty + 4, size: 11, fill: "#5b6773", anchor: .end)
             tick += step
         }
         let binWidth = plotWidth / Double(binCount)
@@ -184,7 +184,7 @@ struct ProfileChart {
     private func yAxisTitle(_ title: String, top: Double, bottom: Double, into svg: inout SVGCanvas) {
         let cx = left - 52, cy = (top + bottom) / 2
         svg.text(title, x: cx, y: cy, size: 11, fill: "#5b6773", anchor: .middle,
-                 extra: String(format: "transform=\"rotate(-90 %.1f %.1f)\"", cx, cy))
+                 extra: "transform=\"rotate(-90 \(cx.fixed(1)) \(cy.fixed(1)))\"")
     }
 
     /// Distance ticks at round numbers of km (mi), and the axis title.
@@ -196,7 +196,7 @@ struct ProfileChart {
         while tick <= length + 1e-9 {
             let tx = x(tick * units.metresPerUnit)
             svg.line(tx, bottom, tx, bottom + 5, stroke: "#8a96a3", width: 1)
-            let label = step < 1 ? String(format: step < 0.25 ? "%.1f" : "%.2f", tick) : String(format: "%.0f", tick)
+            let label = tick.fixed(step < 1 ? (step < 0.25 ? 1 : 2) : 0)
             svg.text(label, x: tx, y: bottom + 18, size: 11, fill: "#5b6773", anchor: .middle)
             tick += step
         }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import MoonRunnerCore
 
 /// The map panel of the route picture: the track projected on a local

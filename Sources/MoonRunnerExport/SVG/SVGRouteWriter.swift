@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MoonRunnerCore
 
 /// A picture of a session for people: a title with the date and the key
@@ -93,11 +93,11 @@ public enum SVGRouteWriter {
             (Formatting.pace(speed: speed, units), "average pace"),
             (Formatting.duration(session.elapsed), "elapsed"),
         ]
-        tiles.append((gain > 0 ? String(format: "+%.0f m", gain) : "–", "climb"))
+        tiles.append((gain > 0 ? "+\(gain.fixed(0)) m" : "–", "climb"))
         let steps = session.totalSteps
-        tiles.append((steps > 0 && moving > 0 ? String(format: "%.0f spm", Double(steps) / moving * 60) : "–",
+        tiles.append((steps > 0 && moving > 0 ? "\((Double(steps) / moving * 60).fixed(0)) spm" : "–",
                       "cadence"))
-        tiles.append((String(format: "%.0f kcal", session.calories), "energy"))
+        tiles.append(("\(session.calories.fixed(0)) kcal", "energy"))
 
         let tileWidth = contentWidth / Double(tiles.count)
         for (k, tile) in tiles.enumerated() {
@@ -121,8 +121,7 @@ public enum SVGRouteWriter {
         let days = UTCTime.floorDiv(Int64(t.rounded(.down)), 86_400).0
         let weekday = weekdayNames[Int(UTCTime.floorDiv(days, 7).1)]
         let month = monthNames[Int(max(1, min(12, u.month))) - 1]
-        return String(format: "%@ %d %@ %d, %02d:%02d UTC", weekday, Int(u.day), month, Int(u.year),
-                      Int(u.hour), Int(u.minute))
+        return "\(weekday) \(Int(u.day)) \(month) \(Int(u.year)), \(Int(u.hour).zeroPadded(2)):\(Int(u.minute).zeroPadded(2)) UTC"
     }
 
     /// Segment speeds (see `SpeedColourScale.segmentSpeeds`) averaged over
@@ -154,6 +153,6 @@ public enum SVGRouteWriter {
     static func paceText(speed: Double, units: UnitSystem) -> String {
         guard speed.isFinite, speed > 0.05 else { return "–" }
         let s = Int((units.metresPerUnit / speed).rounded())
-        return String(format: "%d:%02d", s / 60, s % 60)
+        return "\(s / 60):\((s % 60).zeroPadded(2))"
     }
 }

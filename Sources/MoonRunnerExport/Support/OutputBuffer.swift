@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A growing byte buffer the text writers append to: no intermediate
 /// strings per point, no quadratic concatenation, numbers formatted with

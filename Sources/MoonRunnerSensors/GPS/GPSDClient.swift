@@ -1,5 +1,8 @@
 import CGPS
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import MoonRunnerThreads
 import MoonRunnerCore
 import Synchronization
 
@@ -43,9 +46,7 @@ public final class GPSDClient: Sendable {
     public func start() {
         // A write to a socket gpsd closed must be an error, not a signal that kills us.
         signal(SIGPIPE, SIG_IGN)
-        let thread = Thread { [self] in run() }
-        thread.name = "gpsd-client"
-        thread.start()
+        NamedThread.start(name: "gpsd-client") { [self] in run() }
     }
 
     public func stop() {

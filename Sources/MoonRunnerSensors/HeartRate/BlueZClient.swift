@@ -1,5 +1,7 @@
 import CSystemd
-import Foundation
+import FoundationEssentials
+import Glibc
+import MoonRunnerThreads
 import MoonRunnerCore
 import Synchronization
 
@@ -56,9 +58,7 @@ public final class BlueZClient: HeartRateSource, @unchecked Sendable {
     public var status: HeartRateSourceStatus { shared.withLock { $0 } }
 
     public func start() {
-        let thread = Thread { [self] in run() }
-        thread.name = "moonrunner-bluez"
-        thread.start()
+        NamedThread.start(name: "moonrunner-bluez") { [self] in run() }
     }
 
     public func stop() {

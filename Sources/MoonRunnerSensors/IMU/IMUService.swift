@@ -1,5 +1,6 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 import MoonRunnerCore
 import Synchronization
 
@@ -94,10 +95,11 @@ public final class IMUService: Sendable {
                       address: address, gyroEnabled: true, config: config, clock: clock,
                       source: spec.description, deviceLabel: "at \(I2CError.hex(address)) on \(path)")
         case let .replay(path, _, loop, faults):
-            let reader = try IMUTraceReader(path: path)
+            let reader = try IMUTraceReader(path: path, bufferSize: IMUTraceReader.replayBufferSize)
             let hasGyro = reader.hasGyro
-            let reopen: (@Sendable () throws -> any IMUSampleSource)? =
-                loop ? { @Sendable () throws -> any IMUSampleSource in try IMUTraceReader(path: path) } : nil
+            let reopen: (@Sendable () throws -> any IMUSampleSource)? = loop ? { @Sendable () throws -> any IMUSampleSource in
+                try IMUTraceReader(path: path, bufferSize: IMUTraceReader.replayBufferSize)
+            } : nil
             let emulator = MPU6050Emulator(clock: clock.now, source: reader, reopen: reopen,
                                            receiverOffset: clock.receiverOffset)
             let bus: any I2CBus = faults.isEmpty ? emulator : ScheduledFaultBus(device: emulator, plan: faults, clock: clock.now)

@@ -1,5 +1,7 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
+import MoonRunnerThreads
 import Synchronization
 
 /// The life of a sensor service's thread (IMU, barometer): started once, asked
@@ -30,9 +32,7 @@ final class SensorThread: Sendable {
             return true
         }
         guard first else { return false }
-        let thread = Thread(block: body)
-        thread.name = name
-        thread.start()
+        NamedThread.start(name: name, body)
         return true
     }
 

@@ -1,5 +1,6 @@
 import CZlib
-import Foundation
+import FoundationEssentials
+import Glibc
 import MoonRunnerCore
 
 /// Reader for barometer traces: CSV with header `t,pressure_pa,temperature_c`
@@ -101,7 +102,7 @@ public enum BaroTraceReader {
         var text = String(decoding: UnsafeBufferPointer(rebasing: b[from..<to]), as: UTF8.self)
         if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
         return text.split(separator: ",", omittingEmptySubsequences: false).map {
-            $0.trimmingCharacters(in: CharacterSet(charactersIn: " \t\"'"))
+            $0.trimmingScalars(where: { " \t\"'".unicodeScalars.contains($0) })
         }
     }
 

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import MoonRunnerCore
 
 /// Reads a GPS trace in gpsd's own JSON (one object per line, as
@@ -22,7 +23,7 @@ public enum GPSTraceReader {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw ReadError(path: path, reason: "cannot read (\(error.localizedDescription))")
+            throw ReadError(path: path, reason: "cannot read (\(fileErrorText(error)))")
         }
         return try parse(data, path: path)
     }
@@ -33,32 +34,32 @@ public enum GPSTraceReader {
         var lastTime = -Double.infinity
         var objects = 0
         var lineNumber = 0
+        let decoder = JSONDecoder()
         for lineBytes in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
             lineNumber += 1
             let trimmed = lineBytes.drop(while: { $0 == 32 || $0 == 9 || $0 == 13 })
             guard trimmed.first == UInt8(ascii: "{") else { continue }
-            guard let obj = try? JSONSerialization.jsonObject(with: Data(trimmed)) as? [String: Any] else {
+            guard let obj = try? decoder.decode(Report.self, from: Data(trimmed)) else {
                 // gpspipe output can end in a torn line when it was killed; skip it.
                 continue
             }
             objects += 1
-            let cls = obj["class"] as? String
-            let time = (obj["time"] as? String).flatMap { GPSDTime.parse(Substring($0)) } ?? .nan
+            let time = obj.time.flatMap { GPSDTime.parse(Substring($0)) } ?? .nan
             if time.isFinite { lastTime = max(lastTime, time) }
-            switch cls {
+            switch obj.class {
             case "TPV":
-                let fix = GPSFix(time: time, mode: obj["mode"] as? Int ?? 0,
-                                 latitude: num(obj["lat"]), longitude: num(obj["lon"]),
-                                 altitude: num(obj["altMSL"] ?? obj["alt"]), eph: num(obj["eph"]),
-                                 epv: num(obj["epv"]), speed: num(obj["speed"]), track: num(obj["track"]),
-                                 climb: num(obj["climb"]))
+                let fix = GPSFix(time: time, mode: obj.mode ?? 0,
+                                 latitude: obj.lat, longitude: obj.lon,
+                                 altitude: obj.altMSL ?? obj.alt ?? .nan, eph: obj.eph,
+                                 epv: obj.epv, speed: obj.speed, track: obj.track,
+                                 climb: obj.climb)
                 let at = time.isFinite ? time : lastTime
                 for e in assembler.addTPV(fix, at: at) where e.at.isFinite {
                     out.append(Entry(fix: e.fix, at: e.at))
                 }
             case "GST":
                 if time.isFinite {
-                    assembler.addGST(time: time, lat: num(obj["lat"]), lon: num(obj["lon"]), alt: num(obj["alt"]))
+                    assembler.addGST(time: time, lat: obj.lat, lon: obj.lon, alt: obj.alt ?? .nan)
                 }
             default:
                 continue
@@ -71,10 +72,36 @@ public enum GPSTraceReader {
         return out
     }
 
-    private static func num(_ v: Any?) -> Double {
-        if let d = v as? Double { return d }
-        if let i = v as? Int { return Double(i) }
-        if let n = v as? NSNumber { return n.doubleValue }
-        return .nan
+    /// The members of a gpsd report that matter here. Each is read on its own
+    /// and a member of the wrong type counts as absent (NaN), so one odd value
+    /// does not cost the report (as a JSON object read member by member did).
+    private struct Report: Decodable {
+        var `class`: String?
+        var time: String?
+        var mode: Int?
+        var lat = Double.nan, lon = Double.nan, eph = Double.nan, epv = Double.nan
+        var speed = Double.nan, track = Double.nan, climb = Double.nan
+        var alt: Double?, altMSL: Double?
+
+        private enum Key: String, CodingKey {
+            case `class`, time, mode, lat, lon, eph, epv, speed, track, climb, alt, altMSL
+        }
+
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: Key.self)
+            func number(_ k: Key) -> Double? { (try? c.decodeIfPresent(Double.self, forKey: k)) ?? nil }
+            `class` = (try? c.decodeIfPresent(String.self, forKey: .class)) ?? nil
+            time = (try? c.decodeIfPresent(String.self, forKey: .time)) ?? nil
+            mode = (try? c.decodeIfPresent(Int.self, forKey: .mode)) ?? nil
+            lat = number(.lat) ?? .nan
+            lon = number(.lon) ?? .nan
+            eph = number(.eph) ?? .nan
+            epv = number(.epv) ?? .nan
+            speed = number(.speed) ?? .nan
+            track = number(.track) ?? .nan
+            climb = number(.climb) ?? .nan
+            alt = number(.alt)
+            altMSL = number(.altMSL)
+        }
     }
 }

@@ -1,5 +1,6 @@
 import CZlib
-import Foundation
+import FoundationEssentials
+import Glibc
 import MoonRunnerCore
 
 /// IMU trace errors are trace-file errors (file, line, what was expected).
@@ -39,20 +40,24 @@ public final class IMUTraceReader {
     private var requiredColumns: Int
     private var closed = false
 
-    /// Buffer size: large reads keep zlib and the kernel out of the profile.
-    private static let bufferSize = 1 << 20
+    /// Buffer size for reading a whole trace (`analyze`): large reads keep zlib and the kernel out of the profile.
+    public static let throughputBufferSize = 1 << 20
+    /// Buffer size for a replay in the daemon (at most 1000 rows a second): 64 KiB is some 1500 rows.
+    /// zlib keeps three times the size besides, so the 1 MiB one stayed resident as 4 MiB of a
+    /// replaying daemon's memory (issue 21, measured with `footprint.py`).
+    public static let replayBufferSize = 1 << 16
 
-    /// Opens `path` (plain or gzip) and reads the header.
-    public init(path: String) throws {
+    /// Opens `path` (plain or gzip) and reads the header. `bufferSize` bounds the longest line.
+    public init(path: String, bufferSize: Int = IMUTraceReader.throughputBufferSize) throws {
         self.path = path
         guard let f = gzopen(path, "rb") else {
             let code = errno
             throw IMUTraceError(path: path, line: 0,
                                 message: "cannot open: \(String(cString: strerror(code)))")
         }
-        _ = gzbuffer(f, UInt32(IMUTraceReader.bufferSize))
+        _ = gzbuffer(f, UInt32(bufferSize))
         file = f
-        buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: IMUTraceReader.bufferSize,
+        buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bufferSize,
                                                         alignment: 16)
         // Until the header is known, no slots; initialise lets before using self's methods.
         var headerColumns: [String] = []
@@ -223,7 +228,7 @@ public final class IMUTraceReader {
         var text = String(decoding: line, as: UTF8.self)
         if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
         return text.split(separator: ",", omittingEmptySubsequences: false).map {
-            $0.trimmingCharacters(in: CharacterSet(charactersIn: " \t\"'"))
+            $0.trimmingScalars(where: { " \t\"'".unicodeScalars.contains($0) })
         }
     }
 

@@ -1,11 +1,13 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import MoonRunnerThreads
 import MoonRunnerAnnounce
 import MoonRunnerProtocol
 
 /// What the reader thread and the speaker thread share: the announcer's
 /// state and the queue of what is to be said, behind one lock.
 final class Shared: @unchecked Sendable {
-    private let condition = NSCondition()
+    private let condition = Condition()
     private var announcer: Announcer
     private var queue: SpeechQueue
     /// The daemon's clock minus ours, from the last STATUS (its `time` is the
@@ -47,7 +49,7 @@ final class Shared: @unchecked Sendable {
             let (next, dropped) = queue.next(at: now)
             Self.logDropped(dropped, why: "stale")
             if let next, !announcer.quiet { return next }
-            _ = condition.wait(until: Date().addingTimeInterval(0.25))
+            condition.wait(seconds: 0.25)
         }
     }
 

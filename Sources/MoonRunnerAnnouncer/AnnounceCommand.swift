@@ -1,13 +1,19 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import MoonRunnerAnnounce
 import MoonRunnerCore
-import Yams
+import MoonRunnerThreads
+import MoonRunnerYAML
 
-/// `moonrunner-announce`: speaks what the daemon's watchers hear.
-@main
-struct AnnounceCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+/// `moonrunner-announce`: speaks what the daemon's watchers hear. Its `main()`
+/// runs from the `moonrunner-announce` executable and from `moonrunner` when
+/// called by that name (the package's /usr/bin/moonrunner-announce is a link
+/// to /usr/bin/moonrunner: one Swift runtime on the wearer's SD card, not two).
+public struct AnnounceCommand: ParsableCommand {
+    public init() {}
+
+    public static let configuration = CommandConfiguration(
         commandName: "moonrunner-announce",
         abstract: "Speak the live session: splits, pauses, laps, badges, course, GPS, a summary at stop.",
         discussion: """
@@ -32,7 +38,7 @@ struct AnnounceCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Write NNNN.wav and NNNN.txt here instead of playing.", valueName: "dir"))
     var output: String?
 
-    func run() throws {
+    public func run() throws {
         let settings: AnnounceSettings
         do {
             settings = try loadSettings()
@@ -46,7 +52,7 @@ struct AnnounceCommand: ParsableCommand {
             do {
                 try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
             } catch {
-                Log.line("cannot create --output \(output): \(error.localizedDescription)")
+                Log.line("cannot create --output \(output): \(fileErrorText(error))")
                 throw ExitCode(73)
             }
             directory = url
@@ -63,8 +69,8 @@ struct AnnounceCommand: ParsableCommand {
 
         let shared = Shared(settings: settings)
         let speaker = Speaker(settings: settings, output: directory)
-        Thread.detachNewThread { speaker.run(shared) }
-        Thread.detachNewThread { WatchLoop(socket: path, shared: shared).run() }
+        NamedThread.start(name: "speaker") { speaker.run(shared) }
+        NamedThread.start(name: "watch") { WatchLoop(socket: path, shared: shared).run() }
         Log.line("speaking \(settings.language.rawValue) (voice \(settings.espeakVoice)) "
             + (directory.map { "into \($0.path)" } ?? "on ALSA device \(settings.alsaDevice)"))
         var received: Int32 = 0
@@ -80,11 +86,11 @@ struct AnnounceCommand: ParsableCommand {
             do {
                 text = try String(contentsOfFile: file, encoding: .utf8)
             } catch {
-                throw ConfigError(key: "--config", value: file, allowed: "a readable YAML file (\(error.localizedDescription))")
+                throw ConfigError(key: "--config", value: file, allowed: "a readable YAML file (\(fileErrorText(error)))")
             }
             let document: Any?
             do {
-                document = try Yams.load(yaml: text)
+                document = try YAMLReader.load(text)
             } catch {
                 throw ConfigError(key: "(file)", value: file, allowed: "valid YAML: \(error)")
             }

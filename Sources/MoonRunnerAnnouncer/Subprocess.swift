@@ -1,5 +1,6 @@
 import CProcessFD
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A helper program (espeak-ng, aplay) started with posix_spawnp, with our
 /// ends of its standard input and output as pipes. Our ends are

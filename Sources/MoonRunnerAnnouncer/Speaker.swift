@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import MoonRunnerAnnounce
 
 /// Says announcements one after another: cue tone, then the voice, to the
@@ -67,15 +68,15 @@ final class Speaker: @unchecked Sendable {
         // Cue only, or the voice failed: the tone (if any) still goes out.
         if !opened { ok = open(22_050) }
         let done = sink.finish(text: a.text) && ok
-        let said = String(format: "%04d", number)
+        let said = number.zeroPadded(4)
         if output != nil { number += 1 }
         // latency_s: the daemon's decision (detected_at, on our clock through the last
         // STATUS) to the first audio sample; meaningful at 1x. own_s: this announcer's
         // part, from the line's arrival.
-        let latency = firstAudio.flatMap { first in decided.map { String(format: "%.3f", first - $0) } } ?? "-"
+        let latency = firstAudio.flatMap { first in decided.map { (first - $0).fixed(3) } } ?? "-"
         Log.line("\(done ? "said" : "failed") \(said) \(a.trigger) latency_s=\(latency) "
-            + "own_s=\(String(format: "%.3f", firstAudioMonotonic - a.receivedAt)) "
-            + "total_s=\(String(format: "%.3f", Monotonic.now() - a.receivedAt)): \(a.text.isEmpty ? "(tone)" : a.text)")
+            + "own_s=\((firstAudioMonotonic - a.receivedAt).fixed(3)) "
+            + "total_s=\((Monotonic.now() - a.receivedAt).fixed(3)): \(a.text.isEmpty ? "(tone)" : a.text)")
     }
 
     private func complain(_ why: String) {

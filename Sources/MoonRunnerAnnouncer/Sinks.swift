@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import MoonRunnerAnnounce
 
 /// Where the audio of one announcement goes.
@@ -16,7 +17,7 @@ protocol AudioSink {
 struct DirectorySink: AudioSink {
     let directory: URL
     let number: Int
-    private var handle: FileHandle?
+    private var fd: Int32 = -1
     private var rate = 22_050
     private var bytes = 0
 
@@ -25,36 +26,29 @@ struct DirectorySink: AudioSink {
         self.number = number
     }
 
-    var name: String { String(format: "%04d", number) }
+    var name: String { number.zeroPadded(4) }
     private var partial: URL { directory.appendingPathComponent(name + ".wav.part") }
 
     mutating func begin(rate: Int) -> Bool {
         self.rate = rate
-        guard FileManager.default.createFile(atPath: partial.path, contents: Data(WAV.header(rate: rate, dataBytes: 0))) else {
-            return false
-        }
-        handle = try? FileHandle(forWritingTo: partial)
-        _ = try? handle?.seekToEnd()
-        return handle != nil
+        fd = open(partial.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+        guard fd >= 0, Self.write(fd, WAV.header(rate: rate, dataBytes: 0)) else { return false }
+        return true
     }
 
     mutating func write(_ pcm: [UInt8]) -> Bool {
-        guard let handle else { return false }
-        do {
-            try handle.write(contentsOf: pcm)
-            bytes += pcm.count
-            return true
-        } catch {
-            return false
-        }
+        guard fd >= 0, Self.write(fd, pcm) else { return false }
+        bytes += pcm.count
+        return true
     }
 
     mutating func finish(text: String) -> Bool {
-        guard let handle else { return false }
+        guard fd >= 0 else { return false }
+        defer { fd = -1 }
+        let header = WAV.header(rate: rate, dataBytes: bytes)
+        let rewritten = header.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) } == header.count
+        guard close(fd) == 0, rewritten else { return false }
         do {
-            try handle.seek(toOffset: 0)
-            try handle.write(contentsOf: WAV.header(rate: rate, dataBytes: bytes))
-            try handle.close()
             // The sound first: whoever sees NNNN.txt finds NNNN.wav beside it.
             try FileManager.default.moveItem(at: partial, to: directory.appendingPathComponent(name + ".wav"))
             try Data((text + "\n").utf8).write(to: directory.appendingPathComponent(name + ".txt"), options: .atomic)
@@ -62,6 +56,18 @@ struct DirectorySink: AudioSink {
         } catch {
             return false
         }
+    }
+
+    /// All of `bytes` at the descriptor's position (short writes and EINTR continued).
+    private static func write(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+        var done = 0
+        while done < bytes.count {
+            let n = bytes[done...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return false }
+            done += n
+        }
+        return true
     }
 
     /// The number after the highest `NNNN.wav` already in `directory`, so a

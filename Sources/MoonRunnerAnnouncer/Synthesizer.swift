@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import MoonRunnerAnnounce
 
 /// espeak-ng as a command: text in, a 16-bit mono WAV stream out, handed

@@ -1,0 +1,329 @@
+#!/usr/bin/env python3
+"""The Debian package in a clean Debian 12 root (issue 21): install, upgrade,
+remove, purge, and the installed units as systemd sees them. As root.
+
+piuparts wants to run in its own chroots with its own mirror handling and, for
+the upgrade, the previous version from an archive; this does the same steps
+with debootstrap and dpkg, with the previous version built here:
+
+1. A minimal bookworm root (debootstrap --variant=minbase), made once and kept
+   as a tarball in --cache; each run unpacks a fresh copy.
+2. The package's dependencies from Debian's archive (apt, the ones its Depends
+   names), the root's file list taken as the baseline.
+3. The previous version's package: the source at --previous (git archive)
+   with this tree's packaging (debian/, Makefile, man/, systemd/) and a lower
+   version, built once (a full release build) and kept in --cache. It is installed (dpkg -i, timed), its
+   configuration edited, and its daemon records a session into the store.
+4. The new package over it (dpkg -i, timed): the edited config survives, the
+   units are enabled as intended, the binaries run in this clean root (they
+   need only bookworm's libraries), and the new daemon reads the session the
+   old one wrote.
+5. systemd-analyze verify and security --offline=true on the installed units.
+6. dpkg -r keeps the store and the config; dpkg -P leaves nothing of the
+   package (the service users stay, as Debian's policy has it).
+7. A fresh install of the new package alone (dpkg -i, timed), then purged.
+
+    deb_check.py --deb-dir .build/deb --previous COMMIT --cache .build/deb-check
+"""
+import argparse
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+MIRROR = "http://deb.debian.org/debian"
+# Files the package may leave after purge: the service users and groups it made
+# (Debian never removes a system user) and the package manager's own records.
+EXPECTED_AFTER_PURGE = ("/etc/passwd", "/etc/group", "/etc/shadow", "/etc/gshadow", "/etc/passwd-", "/etc/group-",
+                        "/etc/shadow-", "/etc/gshadow-", "/etc/subuid", "/etc/subgid", "/var/lib/dpkg/",
+                        "/var/log/", "/var/cache/", "/var/lib/apt/", "/tmp/", "/proc/", "/root/", "/run/",
+                        "/etc/ld.so.cache", "/var/cache/man/", "/var/lib/systemd/catalog/")
+
+
+class Check:
+    """Counts what passed and failed, and prints each as it goes."""
+
+    def __init__(self):
+        self.passed, self.failed = 0, []
+
+    def __call__(self, ok, what):
+        print(("ok   " if ok else "FAIL ") + what, flush=True)
+        if ok:
+            self.passed += 1
+        else:
+            self.failed.append(what)
+
+
+def run(cmd, **kw):
+    kw.setdefault("check", True)
+    return subprocess.run(cmd, **kw)
+
+
+def base_tarball(cache):
+    """A minimal bookworm root, debootstrapped once."""
+    tar = os.path.join(cache, "bookworm-minbase.tar")
+    if os.path.exists(tar):
+        return tar
+    root = os.path.join(cache, "base-root")
+    if not os.path.exists(os.path.join(root, "usr/bin/dpkg")):
+        shutil.rmtree(root, ignore_errors=True)
+        run(["debootstrap", "--variant=minbase", "bookworm", root, MIRROR])
+    with tarfile.open(tar + ".part", "w") as t:
+        t.add(root, arcname=".")
+    os.rename(tar + ".part", tar)
+    shutil.rmtree(root, ignore_errors=True)
+    return tar
+
+
+class Chroot:
+    """A fresh copy of the base root with /proc mounted and services kept from starting."""
+
+    def __init__(self, tar, where):
+        self.dir = where
+        shutil.rmtree(where, ignore_errors=True)
+        os.makedirs(where)
+        with tarfile.open(tar) as t:
+            t.extractall(where, filter="fully_trusted")
+        shutil.copy("/etc/resolv.conf", os.path.join(where, "etc/resolv.conf"))
+        # No init runs here: maintainer scripts must not try to start services.
+        policy = os.path.join(where, "usr/sbin/policy-rc.d")
+        with open(policy, "w") as f:
+            f.write("#!/bin/sh\nexit 101\n")
+        os.chmod(policy, 0o755)
+        run(["mount", "-t", "proc", "proc", os.path.join(where, "proc")])
+
+    def sh(self, command, check=True, capture=False):
+        env = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "DEBIAN_FRONTEND": "noninteractive", "LC_ALL": "C.UTF-8"}
+        return run(["chroot", self.dir, "/bin/sh", "-c", command], check=check, env=env,
+                   capture_output=capture, text=True)
+
+    def path(self, p):
+        return os.path.join(self.dir, p.lstrip("/"))
+
+    def files(self):
+        """Every path in the root, for comparing before and after."""
+        out = set()
+        for top, dirs, names in os.walk(self.dir):
+            if top == self.path("/proc"):
+                dirs[:] = []
+                continue
+            for n in dirs + names:
+                out.add("/" + os.path.relpath(os.path.join(top, n), self.dir))
+        return out
+
+    def close(self):
+        proc = self.path("/proc")
+        subprocess.run(["umount", "-l", proc])
+        if os.path.ismount(proc):
+            raise RuntimeError(f"{proc} is still mounted; not removing {self.dir}")
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def previous_package(cache, commit):
+    """The package of the source at `commit` with this tree's packaging, a lower version; built once."""
+    short = run(["git", "-C", ROOT, "rev-parse", "--short", commit], capture_output=True, text=True).stdout.strip()
+    out = os.path.join(cache, "previous", short)
+    debs = glob.glob(os.path.join(out, "moonrunner_*.deb"))
+    if debs:
+        return debs[0]
+    src = os.path.join(cache, "previous-src")
+    shutil.rmtree(src, ignore_errors=True)
+    os.makedirs(src)
+    # The commit's files (git archive: no second work tree registered in the repository).
+    archive = subprocess.Popen(["git", "-C", ROOT, "archive", commit], stdout=subprocess.PIPE)
+    run(["tar", "-x", "-C", src], stdin=archive.stdout)
+    archive.wait()
+    try:
+        for part in ("debian", "man", "systemd"):
+            shutil.rmtree(os.path.join(src, part), ignore_errors=True)
+            # The packaging's own files, not what an earlier dpkg-buildpackage left in debian/.
+            shutil.copytree(os.path.join(ROOT, part), os.path.join(src, part),
+                            ignore=shutil.ignore_patterns(".debhelper", "moonrunner", "files", "*.substvars",
+                                                          "debhelper-build-stamp", "*.debhelper.log"))
+        shutil.copy(os.path.join(ROOT, "Makefile"), os.path.join(src, "Makefile"))
+        version = run(["dpkg-parsechangelog", "-l", os.path.join(ROOT, "debian/changelog"), "-S", "Version"],
+                      capture_output=True, text=True).stdout.strip()
+        upstream = version.rsplit("-", 1)[0]
+        with open(os.path.join(src, "debian/changelog"), "w") as f:
+            f.write(f"moonrunner ({upstream}~git.{short}-1) unstable; urgency=medium\n\n"
+                    f"  * The source at {short}, before the packaging, with it added (deb_check.py).\n\n"
+                    " -- MoonRunner developers <moonrunner@users.noreply.github.com>  Tue, 24 Nov 2026 18:00:00 +0000\n")
+        # Before the packaging the announcer was its own binary, not a link to moonrunner.
+        run(["make", "-C", src, "deb", "COMMANDS=moonrunner moonrunner-announce", "LINKS="])
+        os.makedirs(out, exist_ok=True)
+        for f in glob.glob(os.path.join(src, ".build/deb/moonrunner_*.deb")):
+            shutil.copy(f, out)
+    finally:
+        shutil.rmtree(src, ignore_errors=True)
+    return glob.glob(os.path.join(out, "moonrunner_*.deb"))[0]
+
+
+def depends(deb):
+    """The first alternative of each Depends entry, without versions."""
+    field = run(["dpkg-deb", "-f", deb, "Depends"], capture_output=True, text=True).stdout
+    return [d.split("|")[0].split("(")[0].strip() for d in field.split(",") if d.strip()]
+
+
+def timed(root, command):
+    t0 = time.monotonic()
+    r = root.sh(command, check=False, capture=True)
+    return time.monotonic() - t0, r
+
+
+def record_session(root, tag):
+    """Runs the installed daemon on the package's state folder with the demo IMU
+    replayed (no gpsd here: the GPS is reported lost), records a short session."""
+    sock = f"/run/mr-{tag}.sock"
+    root.sh(f"rm -f {sock}")
+    daemon = subprocess.Popen(["chroot", root.dir, "/usr/sbin/moonrunnerd", "--config", "/etc/moonrunner/moonrunner.yaml",
+                               "--socket", sock, "--gpsd", "127.0.0.1:9", "--imu",
+                               "replay:/tmp/walk-imu.csv.gz,speed=10,loop"],
+                              stdout=subprocess.DEVNULL, stderr=open(root.path(f"/tmp/{tag}.log"), "w"))
+    try:
+        for _ in range(200):
+            if os.path.exists(root.path(sock)):
+                break
+            time.sleep(0.05)
+        return daemon, sock
+    except Exception:
+        daemon.kill()
+        raise
+
+
+def stop(daemon):
+    daemon.terminate()
+    try:
+        daemon.wait(15)
+    except subprocess.TimeoutExpired:
+        daemon.kill()
+        daemon.wait(5)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--deb-dir", required=True)
+    p.add_argument("--previous", required=True, help="the commit whose source is the previous version")
+    p.add_argument("--cache", required=True)
+    a = p.parse_args()
+    if os.geteuid() != 0:
+        sys.exit("deb_check.py: needs root (debootstrap, chroot, mount)")
+    os.makedirs(a.cache, exist_ok=True)
+    new = glob.glob(os.path.join(a.deb_dir, "moonrunner_*.deb"))[0]
+    old = previous_package(a.cache, a.previous)
+    print(f"new: {os.path.basename(new)}; previous: {os.path.basename(old)}", flush=True)
+    check = Check()
+    root = Chroot(base_tarball(a.cache), os.path.join(a.cache, "root"))
+    try:
+        archives = os.path.join(a.cache, "apt-archives")
+        os.makedirs(archives, exist_ok=True)
+        for f in glob.glob(os.path.join(archives, "*.deb")):
+            shutil.copy(f, root.path("/var/cache/apt/archives/"))
+        deps = sorted(set(depends(new)) | set(depends(old)))
+        root.sh("apt-get update -qq && apt-get install -y -qq --no-install-recommends " + " ".join(deps)
+                + " >/tmp/deps.log")
+        for f in glob.glob(root.path("/var/cache/apt/archives/*.deb")):
+            shutil.copy(f, archives)
+        baseline = root.files()
+        for deb in (old, new):
+            shutil.copy(deb, root.path("/tmp/"))
+        shutil.copy(os.path.join(ROOT, "Tests/Fixtures/demo/walk-imu.csv.gz"), root.path("/tmp/"))
+        old_deb, new_deb = "/tmp/" + os.path.basename(old), "/tmp/" + os.path.basename(new)
+
+        # The previous version, its config edited, a session recorded.
+        seconds, r = timed(root, f"dpkg -i {old_deb}")
+        check(r.returncode == 0, f"previous version installs ({seconds:.1f} s)")
+        root.sh("sed -i 's/^body_mass_kg: 70 /body_mass_kg: 64 /' /etc/moonrunner/moonrunner.yaml")
+        daemon, sock = record_session(root, "old")
+        cli = f"moonrunner --socket {sock}"
+        started = root.sh(f"{cli} start --activity walk && sleep 4 && {cli} lap && sleep 2 && {cli} stop",
+                          check=False, capture=True)
+        old_sessions = root.sh(f"{cli} sessions --json", check=False, capture=True).stdout
+        stop(daemon)
+        check(started.returncode == 0 and '"sessions"' in old_sessions,
+              "the previous daemon recorded a session: " + old_sessions.strip()[:160])
+
+        # The new version over it.
+        seconds, r = timed(root, f"dpkg -i --force-confdef --force-confold {new_deb}")
+        print(r.stdout + r.stderr, flush=True)
+        check(r.returncode == 0, f"upgrade installs ({seconds:.1f} s; target 5 s)")
+        check(seconds <= 5, f"dpkg -i of the upgrade within 5 s ({seconds:.1f} s)")
+        check("body_mass_kg: 64" in open(root.path("/etc/moonrunner/moonrunner.yaml")).read(),
+              "the edited /etc/moonrunner/moonrunner.yaml survived the upgrade")
+        for f in ("/usr/sbin/moonrunnerd", "/usr/bin/moonrunner", "/usr/bin/moonrunner-announce",
+                  "/usr/share/man/man1/moonrunner.1.gz", "/usr/share/man/man5/moonrunner.yaml.5.gz",
+                  "/usr/share/man/man8/moonrunnerd.8.gz", "/usr/lib/sysusers.d/moonrunner.conf"):
+            check(os.path.exists(root.path(f)), f"{f} installed")
+        ids = root.sh("id moonrunner; id moonrunner-announce", check=False, capture=True).stdout
+        check("(i2c)" in ids and "(audio)" in ids and ids.count("(moonrunner)") >= 2,
+              "service users and their groups: " + " | ".join(ids.split("\n")))
+        enabled = root.sh("ls /etc/systemd/system/*.wants/", check=False, capture=True).stdout
+        check("moonrunnerd.socket" in enabled and "moonrunnerd.service" in enabled
+              and "moonrunner-announce" not in enabled,
+              "the socket and the daemon enabled, the announcer not")
+        runs = root.sh("moonrunner --help >/dev/null && moonrunnerd --help >/dev/null"
+                       " && moonrunner-announce --help | grep -q 'USAGE: moonrunner-announce'"
+                       " && ldd /usr/sbin/moonrunnerd /usr/bin/moonrunner", check=False, capture=True)
+        print(runs.stdout + runs.stderr, flush=True)
+        check(runs.returncode == 0 and "not found" not in runs.stdout,
+              "the binaries run in a clean bookworm (only its libraries)")
+        daemon, sock = record_session(root, "new")
+        new_sessions = root.sh(f"moonrunner --socket {sock} sessions --json", check=False, capture=True).stdout
+        shown = root.sh(f"moonrunner --socket {sock} show 1", check=False, capture=True)
+        stop(daemon)
+        try:
+            kept = json.loads(old_sessions)["sessions"] == json.loads(new_sessions)["sessions"]
+        except (ValueError, KeyError):
+            kept = False
+        check(kept and shown.returncode == 0, "the new daemon reads the session the previous one wrote:\n"
+              + shown.stdout.strip())
+
+        # The units as bookworm's systemd reads them, in the root (no systemd runs as PID 1 here);
+        # man-db for their Documentation=man: pages (installed only now: its trigger, which indexes
+        # every installed page again, is timed on its own).
+        before_man_db = root.files()
+        root.sh("apt-get install -y -qq --no-install-recommends man-db >/tmp/man-db.log")
+        baseline |= root.files() - before_man_db - {f for f in root.files() if "moonrunner" in f}
+        seconds, r = timed(root, "mandb --quiet")
+        print(f"man-db's index (its trigger runs it after each dpkg -i on a system with man-db): {seconds:.1f} s",
+              flush=True)
+        verify = root.sh("systemd-analyze verify $(ls /lib/systemd/system/moonrunner* /usr/lib/systemd/system/moonrunner* "
+                         "2>/dev/null)", check=False, capture=True)
+        print(verify.stdout + verify.stderr, flush=True)
+        complaints = [l for l in (verify.stdout + verify.stderr).splitlines() if "moonrunner" in l]
+        check(verify.returncode == 0 and not complaints, "systemd-analyze verify on the installed units")
+        for unit in ("moonrunnerd.service", "moonrunner-announce.service"):
+            sec = run(["systemd-analyze", "security", "--offline=true", f"--root={root.dir}", unit],
+                      check=False, capture_output=True, text=True)
+            verdict = [line for line in sec.stdout.splitlines() if "Overall exposure level" in line]
+            print(f"{unit}: {verdict[0].strip() if verdict else sec.stderr.strip()}", flush=True)
+            check(bool(verdict), f"systemd-analyze security --offline rates {unit}")
+
+        # Remove keeps the wearer's data and the configuration; purge leaves nothing.
+        root.sh("dpkg -r moonrunner >/tmp/remove.log")
+        check(os.path.isdir(root.path("/var/lib/moonrunner")) and os.path.exists(
+            root.path("/etc/moonrunner/moonrunner.yaml")) and not os.path.exists(root.path("/usr/sbin/moonrunnerd")),
+              "dpkg -r removes the binaries and keeps /var/lib/moonrunner and /etc/moonrunner")
+        root.sh("dpkg -P moonrunner >/tmp/purge.log")
+        left = sorted(f for f in root.files() - baseline if not f.startswith(EXPECTED_AFTER_PURGE))
+        check(not left, "dpkg -P leaves nothing of the package" + (f": {left[:20]}" if left else ""))
+        users = root.sh("getent passwd moonrunner moonrunner-announce", check=False, capture=True).stdout
+        print("left by design (Debian keeps system users): " + " | ".join(users.split("\n")), flush=True)
+
+        # A fresh install of the new version alone.
+        seconds, r = timed(root, f"dpkg -i {new_deb}")
+        check(r.returncode == 0, f"fresh install of the new version ({seconds:.1f} s)")
+        check(seconds <= 5, f"dpkg -i of a fresh install within 5 s ({seconds:.1f} s)")
+        root.sh("dpkg -P moonrunner >/dev/null")
+    finally:
+        root.close()
+    print(f"{check.passed} passed, {len(check.failed)} failed")
+    return 1 if check.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
