@@ -27,7 +27,7 @@ public enum ConfigLoader {
         },
         "hr.zone_bounds": { c, k, v throws(ConfigError) in c.hrZoneBounds = try zoneBounds(k, v) },
         "hr.max_bpm": { c, k, v throws(ConfigError) in
-            c.hrMaxBPM = v is NSNull ? nil : try double(k, v, 100...230)
+            c.hrMaxBPM = v is any ConfigNullValue ? nil : try double(k, v, 100...230)
         },
         "hr.resting_bpm": { c, k, v throws(ConfigError) in c.hrRestingBPM = try double(k, v, 25...120) },
         "hr.age": { c, k, v throws(ConfigError) in c.hrAge = try double(k, v, 5...110) },
