@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
@@ -38,15 +38,20 @@ let package = Package(
         .target(name: "MoonRunnerExport", dependencies: ["MoonRunnerCore"]),
         // Socket protocol request/response types shared by daemon and CLI.
         .target(name: "MoonRunnerProtocol", dependencies: ["MoonRunnerCore"]),
-        // A blocking client of the control socket (the CLI, the announcer).
+        // A blocking client of the control socket (the CLI, the announcer), and
+        // where every client finds the socket (--socket, $MOONRUNNER_SOCKET, the default).
         .target(name: "MoonRunnerClient", dependencies: ["MoonRunnerProtocol"]),
+        // Unix-socket pieces over SwiftNIO that more than one program needs: the
+        // line framing (the daemon's server, the web app's daemon link and admin
+        // socket) and the peer credentials policy (who may change state).
+        .target(name: "MoonRunnerSocket", dependencies: [.product(name: "NIOCore", package: "swift-nio")]),
         // What the announcer says and when: phrase tables per language, number
         // wording, staleness; pure, no sockets, no sound.
         .target(name: "MoonRunnerAnnounce", dependencies: ["MoonRunnerCore", "MoonRunnerProtocol"]),
         // Daemon shell: config, wiring, control server, lifecycle.
         .target(name: "MoonRunnerDaemon", dependencies: [
             "MoonRunnerCore", "MoonRunnerSensors", "MoonRunnerStore", "MoonRunnerExport",
-            "MoonRunnerProtocol", "CSystemd",
+            "MoonRunnerProtocol", "MoonRunnerSocket", "CSystemd",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MoonRunnerAnnounce
+import MoonRunnerClient
 import MoonRunnerCore
 import Yams
 
@@ -51,7 +52,7 @@ struct AnnounceCommand: ParsableCommand {
             }
             directory = url
         }
-        let path = socket ?? ProcessInfo.processInfo.environment["MOONRUNNER_SOCKET"] ?? "/run/moonrunner/moonrunner.sock"
+        let path = SocketPath.resolve(socket)
 
         // SIGPIPE from a sound player that died is an error code, not the end;
         // SIGTERM and SIGINT are taken by sigwait below, in this thread only.
