@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "moonrunner", targets: ["moonrunner"]),
         .executable(name: "moonrunner-bench", targets: ["moonrunner-bench"]),
         .executable(name: "moonrunner-announce", targets: ["moonrunner-announce"]),
+        .executable(name: "moonrunner-web", targets: ["moonrunner-web"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -17,6 +18,11 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        // The web app: no swift-configuration (the settings are moonrunner.yaml's `web:`).
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.1"),
     ],
     targets: [
         // System libraries: thin module maps over the C APIs.
@@ -72,6 +78,27 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Yams", package: "Yams"),
         ]),
+        // The phone web app: a client of the control socket (one watcher fanned
+        // out to every phone), its pages, pairing and tokens. Templates and
+        // static files are compiled into the binary (no bundle at run time).
+        .target(name: "MoonRunnerWeb", dependencies: [
+            "MoonRunnerCore", "MoonRunnerProtocol", "MoonRunnerClient", "MoonRunnerExport", "MoonRunnerAnnounce", "MoonRunnerSocket",
+            "CZlib",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Mustache", package: "swift-mustache"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "MultipartKit", package: "multipart-kit"),
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Yams", package: "Yams"),
+        ], resources: [.embedInCode("Templates"), .embedInCode("Public")]),
+        .executableTarget(name: "moonrunner-web", dependencies: [
+            "MoonRunnerWeb",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
         .executableTarget(name: "moonrunner-bench", dependencies: ["MoonRunnerCore", "MoonRunnerSensors"]),
 
         // Test support: starting helper processes safely from parallel tests.
@@ -84,6 +111,11 @@ let package = Package(
         .testTarget(name: "MoonRunnerDaemonTests", dependencies: ["MoonRunnerDaemon"]),
         .testTarget(name: "MoonRunnerAnnounceTests", dependencies: [
             "MoonRunnerAnnounce", "MoonRunnerTestSupport", .product(name: "Yams", package: "Yams"),
+        ]),
+        .testTarget(name: "MoonRunnerWebTests", dependencies: [
+            "MoonRunnerWeb", "MoonRunnerTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "EndToEndTests", dependencies: ["MoonRunnerCore", "MoonRunnerProtocol", "MoonRunnerStore", "MoonRunnerSensors", "MoonRunnerTestSupport"]),
     ],

@@ -19,6 +19,16 @@ struct ConfigLoaderTests {
         }
     }
 
+    @Test("the web: section is moonrunner-web's: the daemon leaves it to the web app's own strict reader")
+    func webSection() throws {
+        let c = try ConfigLoader.parse(yaml: """
+            units: imperial
+            web: {listen: "127.0.0.1:9000", whatever_the_web_app_says: 1}
+            """)
+        #expect(c.units == .imperial)
+        #expect(throws: ConfigError.self) { _ = try ConfigLoader.parse(yaml: "wbe: {listen: x}") }
+    }
+
     @Test("values are applied")
     func applies() throws {
         let c = try ConfigLoader.parse(yaml: """
