@@ -11,6 +11,13 @@ struct RouteMap {
     private let ys: [Double]
     /// Pixels per metre.
     let pixelsPerMetre: Double
+    /// The shortest step drawn, pixels: 0.8 (sub-pixel steps add nothing),
+    /// longer when the track's drawn length would need more than
+    /// `maxDrawnSteps` of those (a 10-hour session of laps draws its 50 laps
+    /// over one another: every 12 px of them there is still no visible
+    /// corner, and the picture stays a few tens of KB instead of half a MB).
+    let minStep: Double
+    static let maxDrawnSteps = 4000.0
     static let padding = 36.0
     /// Room under the route for the scale bar and the legend, so they never cover it.
     static let bottomPadding = 84.0
@@ -22,6 +29,7 @@ struct RouteMap {
             xs = []
             ys = []
             pixelsPerMetre = 1
+            minStep = 0.8
             return
         }
         var minLat = first.latitude, maxLat = first.latitude, minLon = first.longitude, maxLon = first.longitude
@@ -53,6 +61,11 @@ struct RouteMap {
         let middle = pad + (h - pad - bottom) / 2
         xs = east.map { width / 2 + ($0 - cx) * s }
         ys = north.map { middle - ($0 - cy) * s }
+        var length = 0.0
+        for i in points.indices.dropFirst() where !points[i].newSegment {
+            length += hypot(xs[i] - xs[i - 1], ys[i] - ys[i - 1])
+        }
+        minStep = max(0.8, length / Self.maxDrawnSteps)
     }
 
     func draw(session: ExportSession, track: ExportTrack, speeds: [Double], scale: SpeedColourScale,
@@ -92,7 +105,7 @@ struct RouteMap {
             for i in points.indices {
                 let starts = track.distance.startsStretch(i)
                 let isLast = i + 1 == points.count || track.distance.startsStretch(i + 1)
-                guard starts || isLast || hypot(xs[i] - lastX, ys[i] - lastY) >= 0.8 else { continue }
+                guard starts || isLast || hypot(xs[i] - lastX, ys[i] - lastY) >= minStep else { continue }
                 svg.out.write(starts ? "M" : "L")
                 svg.point(xs[i], ys[i])
                 lastX = xs[i]
@@ -164,8 +177,9 @@ struct RouteMap {
         }
     }
 
-    /// Runs of segments with the same quantised colour become one polyline;
-    /// points less than 0.8 px from the last one drawn are skipped.
+    /// Runs of segments with the same quantised colour become one polyline
+    /// (a run goes on at least `minStep` pixels before its colour may
+    /// change); points less than `minStep` from the last one drawn are skipped.
     private func drawColouredRuns(points: [TrackPoint], track: ExportTrack, speeds: [Double],
                                   scale: SpeedColourScale, into svg: inout SVGCanvas) {
         let levels = 48.0
@@ -186,10 +200,15 @@ struct RouteMap {
             svg.out.write("\" points=\"")
             svg.point(xs[i - 1], ys[i - 1])
             var lastX = xs[i - 1], lastY = ys[i - 1]
+            var drawn = 0.0
             var j = i
-            while j < points.count && !track.distance.startsStretch(j) && level(j) == runLevel {
-                let isLast = j + 1 >= points.count || track.distance.startsStretch(j + 1) || level(j + 1) != runLevel
-                if isLast || hypot(xs[j] - lastX, ys[j] - lastY) >= 0.8 {
+            func continues(_ k: Int) -> Bool {
+                k < points.count && !track.distance.startsStretch(k) && (level(k) == runLevel || drawn < minStep)
+            }
+            while continues(j) {
+                drawn += hypot(xs[j] - xs[j - 1], ys[j] - ys[j - 1])
+                let isLast = !continues(j + 1)
+                if isLast || hypot(xs[j] - lastX, ys[j] - lastY) >= minStep {
                     svg.out.write(" ")
                     svg.point(xs[j], ys[j])
                     lastX = xs[j]
