@@ -99,7 +99,7 @@ let package = Package(
             "MoonRunnerWeb",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .executableTarget(name: "moonrunner-bench", dependencies: ["MoonRunnerCore", "MoonRunnerSensors"]),
+        .executableTarget(name: "moonrunner-bench", dependencies: ["MoonRunnerCore", "MoonRunnerSensors", "MoonRunnerStore"]),
 
         // Test support: starting helper processes safely from parallel tests.
         .target(name: "MoonRunnerTestSupport", path: "Tests/Support"),
@@ -116,6 +116,7 @@ let package = Package(
             "MoonRunnerWeb", "MoonRunnerTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "EndToEndTests", dependencies: ["MoonRunnerCore", "MoonRunnerProtocol", "MoonRunnerStore", "MoonRunnerSensors", "MoonRunnerTestSupport"]),
     ],

@@ -42,6 +42,9 @@ struct WebCommand: AsyncParsableCommand {
     var logLevel = "notice"
 
     func run() async throws {
+        // Everything this app writes is UTC (the pages' times, the Date header): GMT as its own
+        // zone keeps ICU's time zone data out of its memory (2.3 MB of RSS, measured).
+        setenv("TZ", "GMT", 1)
         let settings: WebSettings
         do {
             settings = try loadSettings()

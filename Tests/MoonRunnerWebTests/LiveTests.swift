@@ -114,8 +114,8 @@ struct LiveTests {
             let cookie = try await client.pair(web.devices)
             try await client.get("/", cookie: cookie) { r in
                 let html = String(buffer: r.body)
-                #expect(html.contains(#"data-field="distance_m" data-value="1234.5">1.23 km<"#))
-                #expect(html.contains(#"data-field="elapsed_s" data-value="600">00:10:00<"#))
+                #expect(html.contains(#"data-field="distance_m" data-value="1234.5"><span class="n">1.23</span> <span class="u">km</span>"#))
+                #expect(html.contains(#"data-field="elapsed_s" data-value="600"><span class="n">00:10:00</span> <span class="u"></span>"#))
                 #expect(html.contains(#"data-field="state" data-value="paused">Paused<"#))
                 #expect(html.contains(#"action="/session/resume" data-states="paused">"#), "resume shows when paused")
                 #expect(html.contains(#"action="/session/pause" data-states="recording autoPaused" hidden>"#))
@@ -137,7 +137,7 @@ struct LiveTests {
             try await client.get("/", cookie: cookie + "; lang=en; units=imperial", headers: [.acceptLanguage: "zh-CN"]) { r in
                 let html = String(buffer: r.body)
                 #expect(html.contains(#"<html lang="en">"#))
-                #expect(html.contains(#"data-value="1234.5">0.77 mi<"#), "1234.5 m is 0.77 mi")
+                #expect(html.contains(#"data-value="1234.5"><span class="n">0.77</span> <span class="u">mi</span>"#), "1234.5 m is 0.77 mi")
             }
             let csrf = try await client.csrf("/settings", cookie: cookie)
             try await client.post("/settings", ["csrf": csrf, "lang": "zh", "units": "imperial"], cookie: cookie) { r in
@@ -173,6 +173,7 @@ struct LiveTests {
         let en = spec.figure(in: status, phrases: .english, units: .metric)
         let zh = spec.figure(in: status, phrases: .chinese, units: .metric)
         #expect(en == Figure(key: "hr_bpm", label: "Heart rate", text: "142 bpm", value: "142"))
+        #expect(en.number == "142" && en.unit == "bpm")
         #expect(zh.label == "心率")
         let absent = FigureSpec("hr_missing", .count("bpm"), .words(en: "x", zh: "x")).figure(in: status, phrases: .english, units: .metric)
         #expect(absent.text == "–" && absent.value == "")

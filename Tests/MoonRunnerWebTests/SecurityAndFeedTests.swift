@@ -3,6 +3,7 @@ import HTTPTypes
 import HummingbirdTesting
 import MoonRunnerCore
 import MoonRunnerProtocol
+import GRDB
 import NIOCore
 import Testing
 @testable import MoonRunnerWeb
@@ -125,6 +126,64 @@ struct SecurityAndFeedTests {
         running.cancel()
         #expect(items.first == .link(up: false, reason: "connecting to moonrunnerd"))
         #expect(items.contains { if case let .link(false, why) = $0 { why.contains("not running") } else { false } })
+    }
+
+    @Test("the wait before reconnecting doubles from 0.25 s to 5 s and starts over once the daemon answered")
+    func backoff() {
+        var b = Backoff()
+        #expect((0..<7).map { _ in b.wait() } == [0.25, 0.5, 1, 2, 4, 5, 5])
+        b.reset()
+        #expect(b.wait() == 0.25)
+    }
+
+    @Test("with tiles the session page adds the tiled map, Leaflet from the Pi, and keeps the drawn route")
+    func tiles() async throws {
+        var settings = WebSettings()
+        settings.tiles = .url(template: "https://tile.example.invalid/{z}/{x}/{y}.png")
+        settings.leafletDir = "/usr/share/javascript/leaflet"
+        let web = try TestWeb(settings: settings)
+        let hasLeaflet = FileManager.default.fileExists(atPath: "/usr/share/javascript/leaflet/leaflet.js")
+        try await web.test { client in
+            let cookie = try await client.pair(web.devices)
+            try await client.get("/sessions/12", cookie: cookie) { r in
+                let html = String(buffer: r.body)
+                #expect(r.status == .ok)
+                #expect(html.contains(#"data-tiles="https://tile.example.invalid/{z}/{x}/{y}.png""#))
+                #expect(html.contains(#"<script src="/leaflet/leaflet.js""#) && html.contains(#"<img src="/sessions/12/pictures/map"#))
+                #expect(r.headers[.contentSecurityPolicy]?.contains("img-src 'self' https://tile.example.invalid") == true)
+            }
+            if hasLeaflet {
+                try await client.get("/leaflet/leaflet.js", cookie: cookie) { r in #expect(r.status == .ok) }
+                try await client.get("/leaflet/images/layers.png", cookie: cookie) { r in #expect(r.status == .ok) }
+            }
+            try await client.get("/tiles/1/0/0", cookie: cookie) { r in #expect(r.status == .notFound, "no MBTiles here") }
+        }
+    }
+
+    @Test("an MBTiles file's tiles are served at /tiles/z/x/y, rows counted from the north")
+    func mbtiles() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("area-\(UUID().uuidString).mbtiles")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let db = try DatabaseQueue(path: file.path)
+        try await db.write { db in
+            try db.execute(sql: "CREATE TABLE metadata (name TEXT, value TEXT); INSERT INTO metadata VALUES ('format', 'png')")
+            try db.execute(sql: "CREATE TABLE tiles (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_data BLOB)")
+            // z 1: TMS row 0 is the south, XYZ y 1.
+            try db.execute(sql: "INSERT INTO tiles VALUES (1, 0, 0, ?)", arguments: [Data("south-west".utf8)])
+        }
+        var settings = WebSettings()
+        settings.tiles = .mbtiles(path: file.path)
+        let web = try TestWeb(settings: settings)
+        try await web.test { client in
+            let cookie = try await client.pair(web.devices)
+            try await client.get("/tiles/1/0/1", cookie: cookie) { r in
+                #expect(r.status == .ok && String(buffer: r.body) == "south-west")
+                #expect(r.headers[.contentType] == "image/png")
+            }
+            try await client.get("/tiles/1/0/0", cookie: cookie) { r in #expect(r.status == .notFound) }
+            try await client.get("/tiles/1/5/0", cookie: cookie) { r in #expect(r.status == .notFound, "x beyond the zoom") }
+            try await client.get("/tiles/1/0/1", cookie: nil, headers: [.accept: "*/*"]) { r in #expect(r.status == .unauthorized) }
+        }
     }
 
     @Test("an SSE frame puts every line of its data behind `data:` and ends with a blank line")

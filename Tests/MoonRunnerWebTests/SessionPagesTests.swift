@@ -29,25 +29,68 @@ struct SessionPagesTests {
                     checked += 1
                 }
                 #expect(checked >= 12)
-                #expect(html.contains("<svg") && html.contains("Pace (min/km)") && html.contains("Cadence (spm)"))
-                #expect(html.contains(">GPS lost<"), "the GPS outage is marked on the map")
                 for format in ExportFormat.allCases { #expect(html.contains("/sessions/12/export.\(format.rawValue)")) }
+                for kind in PictureKind.allCases {
+                    #expect(html.contains("<img src=\"/sessions/12/pictures/\(kind.rawValue)?v="), "\(kind)")
+                }
             }
         }
     }
 
-    @Test("the session page's map and charts are drawn from the CSV export, once per session and units")
-    func drawnOnce() async throws {
+    @Test("the pictures are the export module's SVGs: route with the GPS outage marked, pace, elevation, cadence, split bars")
+    func pictures() async throws {
         let web = try TestWeb()
         try await web.test { client in
             let cookie = try await client.pair(web.devices)
-            for _ in 0..<3 { try await client.get("/sessions/12", cookie: cookie) { r in #expect(r.status == .ok) } }
-            try await client.get("/sessions/12", cookie: cookie + "; units=imperial") { r in
-                #expect(String(buffer: r.body).contains("Pace (min/mi)"))
+            for (kind, must) in [("map", ">GPS lost<"), ("pace", "Pace (min/km)"), ("elevation", "Elevation (m)"),
+                                 ("cadence", "Cadence (spm)"), ("splits", ">1<")] {
+                try await client.get("/sessions/12/pictures/\(kind)", cookie: cookie) { r in
+                    #expect(r.status == .ok && r.headers[.contentType] == "image/svg+xml", "\(kind)")
+                    let svg = String(buffer: r.body)
+                    #expect(svg.hasPrefix("<svg xmlns=\"http://www.w3.org/2000/svg\"") && svg.contains(must), "\(kind): \(must)")
+                }
+            }
+            try await client.get("/sessions/12/pictures/pace", cookie: cookie + "; lang=zh; units=imperial") { r in
+                #expect(String(buffer: r.body).contains("配速 (min/mi)"))
+            }
+            try await client.get("/sessions/12/pictures/nope", cookie: cookie) { r in #expect(r.status == .notFound) }
+            try await client.get("/sessions/99/pictures/map", cookie: cookie) { r in #expect(r.status == .notFound) }
+        }
+    }
+
+    @Test("a stopped session is read from the daemon once for its page and all its pictures, in any units")
+    func readOnce() async throws {
+        let web = try TestWeb()
+        try await web.test { client in
+            let cookie = try await client.pair(web.devices)
+            for units in ["metric", "metric", "imperial"] {
+                try await client.get("/sessions/12", cookie: cookie + "; units=\(units)") { r in #expect(r.status == .ok) }
+                for kind in PictureKind.allCases {
+                    try await client.get("/sessions/12/pictures/\(kind.rawValue)", cookie: cookie + "; units=\(units)") { r in
+                        #expect(r.status == .ok)
+                    }
+                }
             }
         }
-        let exports = web.daemon.requests.filter { if case .export = $0 { true } else { false } }
-        #expect(exports == [.export(id: 12, format: "csv"), .export(id: 12, format: "csv")])
+        let reads = web.daemon.requests.filter {
+            switch $0 {
+            case .export, .session: true
+            default: false
+            }
+        }
+        #expect(reads == [.session(id: 12), .export(id: 12, format: "csv")])
+    }
+
+    @Test("a session deleted elsewhere is not shown from what the web app kept")
+    func keptButDeleted() async throws {
+        let web = try TestWeb()
+        try await web.test { client in
+            let cookie = try await client.pair(web.devices)
+            try await client.get("/sessions/12", cookie: cookie) { r in #expect(r.status == .ok) }
+            _ = web.daemon.answer(#"?DELETE={"id":12};"#)  // as `moonrunner delete 12` would
+            try await client.get("/sessions/12", cookie: cookie) { r in #expect(r.status == .notFound) }
+            try await client.get("/sessions/12/pictures/map", cookie: cookie) { r in #expect(r.status == .notFound) }
+        }
     }
 
     @Test("an unknown session is a 404 page, for the page, a download and a delete")
@@ -61,6 +104,9 @@ struct SessionPagesTests {
             }
             try await client.get("/sessions/404/export.gpx", cookie: cookie) { r in #expect(r.status == .notFound) }
             try await client.get("/sessions/12/export.exe", cookie: cookie) { r in #expect(r.status == .notFound) }
+            try await client.get("/sessions/11/export.gpx", cookie: cookie) { r in #expect(r.status == .notFound, "an id below one") }
+            try await client.get("/sessions/9223372036854775807/export.gpx", cookie: cookie) { r in #expect(r.status == .notFound) }
+            try await client.get("/sessions/-3/export.gpx", cookie: cookie) { r in #expect(r.status == .notFound) }
             try await client.get("/sessions/abc", cookie: cookie) { r in #expect(r.status == .notFound) }
             let csrf = try await client.csrf(cookie: cookie)
             try await client.post("/sessions/404/delete", ["csrf": csrf], cookie: cookie) { r in #expect(r.status == .notFound) }

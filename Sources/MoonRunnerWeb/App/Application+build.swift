@@ -16,6 +16,12 @@ public func buildApplication(settings: WebSettings, link: any DaemonLink, device
     let app = try WebApp(settings: settings, link: link, feed: feed, devices: devices)
     // A revoked phone's live views end at once, not at its next request.
     await devices.setOnRevoke { id in await feed.endStreams(ofDevice: id) }
+    // A session that has just stopped is read at once: its page is the next the runner opens;
+    // so is the newest one when the daemon is first reached.
+    await feed.setOnEvent { event in
+        if event.event == "stop", let id = event.session { await app.warm(session: id) }
+    }
+    await feed.setOnConnect { await app.warmNewest() }
     let router = buildRouter(app)
     var services: [any Service] = [feed]
     if adminSocket { services.append(AdminServer(settings: settings, devices: devices, logger: logger)) }
@@ -61,7 +67,7 @@ extension WebApp {
         self.feed = feed
         self.devices = devices
         renderer = try PageRenderer()
-        pictures = PictureCache()
+        sessions = SessionCache()
         if case let .mbtiles(path) = settings.tiles {
             tiles = try MBTiles(path: path)
         } else {

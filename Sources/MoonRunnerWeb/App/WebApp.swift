@@ -15,7 +15,7 @@ public struct WebApp: Sendable {
     public let feed: StatusFeed
     public let devices: DeviceStore
     let renderer: PageRenderer
-    let pictures: PictureCache
+    let sessions: SessionCache
     let tiles: MBTiles?
     /// Leaflet's files, loaded at start when tiles are configured.
     let leaflet: [String: Assets.File]

@@ -34,10 +34,10 @@ struct BadgesPage {
         let tier: String
         let tierClass: String
         let earned: String
-        let earnedSession: String
+        let earnedSession: String?
         let best: String
-        let bestSession: String
-        let needs: String
+        let bestSession: String?
+        let needs: String?
     }
 
     let layout: Layout
@@ -64,9 +64,9 @@ struct BadgesPage {
             }
             return Row(key: b.badge, name: p.badgeName(b.name), distance: Formatting.distance(b.distanceM, units), tier: tier,
                        tierClass: b.tier ?? "none", earned: b.earned.map { DateText.day($0.startTime) } ?? "–",
-                       earnedSession: b.earned.map { String($0.session) } ?? "",
+                       earnedSession: b.earned.map { String($0.session) },
                        best: b.best.map { Formatting.pace(speed: $0.avgSpeedMps, units) } ?? "–",
-                       bestSession: b.best.map { String($0.session) } ?? "", needs: needs.joined(separator: " · "))
+                       bestSession: b.best.map { String($0.session) }, needs: needs.isEmpty ? nil : needs.joined(separator: " · "))
         }
         next = reply.next.map {
             "\(p[.nextBadge]): \(p.badgeName($0.name)) · " + p.format(.toGoShort, ["distance": Formatting.distance($0.leftM, units)])

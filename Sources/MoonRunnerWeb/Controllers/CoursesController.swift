@@ -149,7 +149,7 @@ struct CoursesPage {
          notice: String?, error: String?) {
         self.layout = layout
         self.p = Dictionary(uniqueKeysWithValues: [Phrase.name, .length, .climb, .added, .follow, .delete, .deleteReally,
-                                                   .cancel, .upload, .file, .noCourses, .run, .walk, .points]
+                                                   .cancel, .upload, .file, .noCourses, .run, .walk, .coursePoints]
             .map { ($0.rawValue, p[$0]) })
         rows = courses.map { c in
             Row(id: c.id, name: c.name, length: Formatting.distance(c.lengthM, units), lengthValue: FigureText.numberText(c.lengthM),

@@ -4,6 +4,7 @@ import Hummingbird
 import MoonRunnerCore
 import MoonRunnerProtocol
 import NIOCore
+import ServiceLifecycle
 
 /// The run screen: `GET /` (the page), `GET /live` (its updates, Server-Sent
 /// Events), and the controls, each a POST that asks the daemon and goes back
@@ -53,10 +54,16 @@ struct LiveController {
         let subscription = await feed.subscribe(device: context.device?.id)
         let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-store"]
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+            // The stream ends when the phone leaves, when the server stops (so the phone sees a
+            // finished stream, not a broken one, and reconnects) and when the phone is revoked.
             try await request.body.consumeWithInboundCloseHandler { _ in
-                try await writer.write(ByteBuffer(string: EventFrame.retry(milliseconds: 2000)))
-                for await item in subscription.items {
-                    try await writer.write(ByteBuffer(string: EventFrame.frame(for: item, phrases: p, units: units)))
+                try await withGracefulShutdownHandler {
+                    try await writer.write(ByteBuffer(string: EventFrame.retry(milliseconds: 2000)))
+                    for await item in subscription.items {
+                        try await writer.write(ByteBuffer(string: EventFrame.frame(for: item, phrases: p, units: units)))
+                    }
+                } onGracefulShutdown: {
+                    Task { await feed.unsubscribe(subscription.id) }
                 }
             } onInboundClosed: {
                 Task { await feed.unsubscribe(subscription.id) }

@@ -21,6 +21,7 @@ struct SessionsController {
         group.get("/sessions", use: history)
         group.get("/sessions/{id}", use: session)
         group.get("/sessions/{id}/export.{format}", use: export)
+        group.get("/sessions/{id}/pictures/{kind}", use: picture)
         group.post("/sessions/{id}/delete", use: delete)
     }
 
@@ -52,58 +53,83 @@ struct SessionsController {
 
     @Sendable func session(_ request: Request, context: WebContext) async throws -> HTML {
         let p = app.phrases(context), units = await app.units(context)
-        guard let id = context.parameters.get("id", as: Int64.self) else { return notFound(context, "") }
-        let reply: SessionReply, json: JSONValue, badges: BadgesReply?
+        guard let id = context.parameters.get("id", as: Int64.self), id > 0, id < .max else { return notFound(context, "") }
+        let session: CachedSession, badges: BadgesReply?
         do {
-            let lines = try await app.link.requests([DaemonRequest(command: .session(id: id)).line, DaemonRequest(command: .badges).line])
-            reply = try DaemonReply.decode(SessionReply.self, lines.first ?? "")
-            json = try JSONValue.parse(lines[0])
+            let lines = try await app.link.requests([DaemonRequest(command: .sessions(limit: 1, before: id + 1)).line,
+                                                     DaemonRequest(command: .badges).line])
+            guard let info = try DaemonReply.decode(SessionsReply.self, lines.first ?? "").sessions.first, info.id == id else {
+                return notFound(context, String(id))
+            }
             badges = lines.count > 1 ? try? DaemonReply.decode(BadgesReply.self, lines[1]) : nil
+            session = try await app.session(info)
         } catch let e as RequestError where e.code == .notFound {
             return notFound(context, String(id))
         } catch {
             return app.failure(error, context)
         }
-        let key = PictureCache.Key(session: id, points: reply.points, state: reply.session.state, units: units,
-                                   language: p.language)
-        var drawings = await app.pictures.drawings(for: key)
-        if drawings == nil, reply.points > 0 {
-            do {
-                let csv = CSVBuffer()
-                try await app.link.export(id: id, format: ExportFormat.csv.rawValue) { await csv.append($0) }
-                let track = try CSVTrackReader.read(await csv.bytes)
-                let made = SessionDrawings(reply, track: track, units: units, labels: p.charts)
-                await app.pictures.store(made, for: key)
-                drawings = made
-            } catch {
-                // The figures still show; the page says the track could not be drawn.
-                context.logger.warning("session \(id): no drawings: \(error)")
-            }
-        } else if drawings == nil {
-            let made = SessionDrawings(reply, track: CSVTrackReader.Track(points: [], cadence: []), units: units,
-                                       labels: p.charts)
-            drawings = made
-        }
         let earned = Self.badges(of: id, in: badges, phrases: p)
         let model = SessionPage(layout: app.layout(p[.sessionTitle] + " #\(id)", page: "session", context,
                                                    leaflet: app.settings.tiles != .none),
-                                reply: reply, json: json, badges: earned, drawings: drawings, phrases: p, units: units,
+                                reply: session.reply, json: session.json, badges: earned, phrases: p, units: units,
                                 csrf: app.csrf(context), tiles: app.settings.tiles, attribution: app.settings.tileAttribution)
         return app.renderer.page(model, template: "session")
     }
 
+    /// A picture of a session (`map`, `pace`, `elevation`, `cadence`,
+    /// `splits`, at `/sessions/ID/pictures/KIND`), drawn from its track and kept, gzipped, with a stopped session.
+    @Sendable func picture(_ request: Request, context: WebContext) async throws -> Response {
+        let p = app.phrases(context), units = await app.units(context)
+        guard let id = context.parameters.get("id", as: Int64.self), id > 0, id < .max,
+              let kind = context.parameters.get("kind").flatMap(PictureKind.init(rawValue:)) else {
+            return try notFound(context, "").response(from: request, context: context)
+        }
+        let picture: Picture, stopped: Bool
+        do {
+            let list = try await app.link.decoded(SessionsReply.self, for: DaemonRequest(command: .sessions(limit: 1, before: id + 1)))
+            guard let info = list.sessions.first, info.id == id else {
+                return try notFound(context, String(id)).response(from: request, context: context)
+            }
+            stopped = info.state == "stopped"
+            let key = PictureKey(kind: kind, units: units, language: p.language)
+            if stopped, let kept = await app.sessions.picture(id, key), await app.sessions.session(info) != nil {
+                picture = kept
+            } else {
+                let session = try await app.sessionWithTrack(info)
+                picture = Picture(kind.draw(session.reply, track: session.track ?? .init(points: [], cadence: []), units: units,
+                                            labels: p.charts))
+                if stopped { await app.sessions.keep(picture, id, key) }
+            }
+        } catch {
+            return try app.failure(error, context).response(from: request, context: context)
+        }
+        var headers: HTTPFields = [
+            .contentType: "image/svg+xml",
+            // The address names the session's version (points, end, units, language): a stopped one is for keeps.
+            .cacheControl: stopped ? "private, max-age=86400" : "no-store",
+            .vary: "Accept-Encoding",
+        ]
+        if let gz = picture.gzipped, Gzip.accepted(request.headers[.acceptEncoding]) {
+            headers[.contentEncoding] = "gzip"
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: gz)))
+        }
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: picture.svg)))
+    }
+
     /// Relays `?EXPORT`: the session is looked up first (an unknown one is a
-    /// 404 page), then the file streams to the phone piece by piece, as the
-    /// daemon sends it (never held whole in memory).
+    /// 404 page, before any header is sent), then the file streams to the
+    /// phone piece by piece, as the daemon sends it (never held whole in memory).
     @Sendable func export(_ request: Request, context: WebContext) async throws -> Response {
-        guard let id = context.parameters.get("id", as: Int64.self), let name = context.parameters.get("format"),
-              let format = ExportFormat(rawValue: name.lowercased()) else {
+        guard let id = context.parameters.get("id", as: Int64.self), id > 0, id < .max,
+              let name = context.parameters.get("format"), let format = ExportFormat(rawValue: name.lowercased()) else {
             return try notFound(context, "").response(from: request, context: context)
         }
         do {
-            _ = try await app.link.decoded(SessionReply.self, for: DaemonRequest(command: .session(id: id)))
-        } catch let e as RequestError where e.code == .notFound {
-            return try notFound(context, String(id)).response(from: request, context: context)
+            // The cheap way to know it exists: the newest session below id + 1 (no track is read).
+            let list = try await app.link.decoded(SessionsReply.self, for: DaemonRequest(command: .sessions(limit: 1, before: id + 1)))
+            guard list.sessions.first?.id == id else {
+                return try notFound(context, String(id)).response(from: request, context: context)
+            }
         } catch {
             return try app.failure(error, context).response(from: request, context: context)
         }
@@ -138,7 +164,7 @@ struct SessionsController {
         }
         do {
             _ = try await app.link.decoded(DeletedReply.self, for: DaemonRequest(command: .delete(id: id)))
-            await app.pictures.forget(session: id)
+            await app.sessions.forget(session: id)
             return WebApp.redirect("/sessions")
         } catch let e as RequestError where e.code == .notFound {
             return try notFound(context, String(id)).response(from: request, context: context)
@@ -171,4 +197,55 @@ struct SessionsController {
 actor CSVBuffer {
     private(set) var bytes: [UInt8] = []
     func append(_ data: Data) { bytes.append(contentsOf: data) }
+}
+
+extension WebApp {
+    /// A session's SESSION reply: kept when it is stopped and unchanged, else asked.
+    func session(_ info: SessionInfo) async throws -> CachedSession {
+        if let kept = await sessions.session(info) { return kept }
+        if let underway = await sessions.loadUnderWay(info.id), let loaded = try? await underway.value, loaded.info == info {
+            return loaded
+        }
+        return try await askSession(info)
+    }
+
+    /// The SESSION reply from the daemon (kept when the session is stopped).
+    private func askSession(_ info: SessionInfo) async throws -> CachedSession {
+        if let kept = await sessions.session(info) { return kept }
+        let line = try await link.request(DaemonRequest(command: .session(id: info.id)))
+        let reply = try DaemonReply.decode(SessionReply.self, line)
+        let entry = CachedSession(info: info, line: line, reply: reply, json: try JSONValue.parse(line), track: nil)
+        await sessions.keep(entry)
+        return entry
+    }
+
+    /// A session with its track (the CSV export read back), loaded once however many pictures ask.
+    func sessionWithTrack(_ info: SessionInfo) async throws -> CachedSession {
+        try await sessions.withTrack(info) { [self] in
+            var entry = try await askSession(info)
+            guard entry.reply.points > 0 else {
+                entry.track = CSVTrackReader.Track(points: [], cadence: [])
+                return entry
+            }
+            let csv = CSVBuffer()
+            try await link.export(id: info.id, format: ExportFormat.csv.rawValue) { await csv.append($0) }
+            entry.track = try CSVTrackReader.read(await csv.bytes)
+            return entry
+        }
+    }
+
+    /// Loads a session that has just stopped, so that its page, the next one
+    /// the runner opens, is ready (a 10-hour session takes the daemon a
+    /// fraction of a second to read).
+    func warmNewest() async {
+        guard let list = try? await link.decoded(SessionsReply.self, for: DaemonRequest(command: .sessions(limit: 1, before: nil))),
+              let info = list.sessions.first, info.state == "stopped" else { return }
+        _ = try? await sessionWithTrack(info)
+    }
+
+    func warm(session id: Int64) async {
+        guard let list = try? await link.decoded(SessionsReply.self, for: DaemonRequest(command: .sessions(limit: 1, before: id + 1))),
+              let info = list.sessions.first, info.id == id, info.state == "stopped" else { return }
+        _ = try? await sessionWithTrack(info)
+    }
 }

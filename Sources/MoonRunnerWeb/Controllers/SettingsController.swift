@@ -55,7 +55,7 @@ struct SettingsPage {
     let p: [String: String]
     let languages: [Choice]
     let units: [Choice]
-    let device: String
+    let device: String?
     let csrf: String
     let saved: Bool
 
@@ -68,7 +68,7 @@ struct SettingsPage {
                      Choice(value: "zh", label: "简体中文", checked: language == .zh)]
         self.units = [Choice(value: "metric", label: p[.metric], checked: units == .metric),
                       Choice(value: "imperial", label: p[.imperial], checked: units == .imperial)]
-        self.device = device.map { "\($0.name) · \(p[.paired]) \(DateText.day($0.pairedAt))" } ?? ""
+        self.device = device.map { "\($0.name) · \(p[.paired]) \(DateText.day($0.pairedAt))" }
         self.csrf = csrf
         self.saved = saved
     }

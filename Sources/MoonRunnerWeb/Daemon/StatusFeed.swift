@@ -52,6 +52,8 @@ public actor StatusFeed: Service {
     private let reconnects: Bool
     private var subscribers: [UInt64: (device: String?, continuation: AsyncStream<FeedItem>.Continuation)] = [:]
     private var nextID: UInt64 = 0
+    private var onEvent: @Sendable (EventReply) async -> Void = { _ in }
+    private var onConnect: @Sendable () async -> Void = {}
     public private(set) var lastStatus: FeedItem?
     public private(set) var linkState = FeedItem.link(up: false, reason: "connecting to moonrunnerd")
     public private(set) var facts = DaemonFacts()
@@ -75,6 +77,16 @@ public actor StatusFeed: Service {
         if let lastStatus { continuation.yield(lastStatus) }
         if !running && !reconnects && stopped { continuation.finish() }
         return Subscription(id: nextID, items: stream)
+    }
+
+    /// Called with every EVENT, after the phones got it (the web app reads a just-stopped session).
+    public func setOnEvent(_ handler: @escaping @Sendable (EventReply) async -> Void) {
+        onEvent = handler
+    }
+
+    /// Called each time the daemon answers a new connection (the web app reads the newest session).
+    public func setOnConnect(_ handler: @escaping @Sendable () async -> Void) {
+        onConnect = handler
     }
 
     public func unsubscribe(_ id: UInt64) {
@@ -116,16 +128,15 @@ public actor StatusFeed: Service {
     /// Connects, watches, and after a failure waits 0.25 s doubling to 5 s
     /// (afresh once the daemon answered again) before the next try.
     private func loop() async throws {
-        var backoff = 0.25
+        var backoff = Backoff()
         var outage = false
         while !Task.isCancelled {
             await connectOnce(logging: !outage)
             let wasUp = takeAnswered()
             outage = !wasUp
             guard reconnects, !Task.isCancelled else { break }
-            if wasUp { backoff = 0.25 }
-            try await Task.sleep(for: .seconds(backoff))
-            backoff = min(backoff * 2, 5)
+            if wasUp { backoff.reset() }
+            try await Task.sleep(for: .seconds(backoff.wait()))
         }
     }
 
@@ -134,6 +145,8 @@ public actor StatusFeed: Service {
         do {
             let config = try await link.request(DaemonRequest(command: .config))
             if let reply = try? ReplyEncoder.decode(ConfigReply.self, from: config) { facts = DaemonFacts(config: reply.config) }
+            let connected = onConnect
+            Task { await connected() }
             try await link.converse([DaemonRequest(command: .watch(enable: true)).line], silence: Self.silence) { @Sendable line in
                 await self.receive(line)
                 return !Task.isCancelled
@@ -172,6 +185,8 @@ public actor StatusFeed: Service {
         case "EVENT":
             guard let event = try? ReplyEncoder.decode(EventReply.self, from: line) else { return }
             broadcast(.event(event))
+            let handler = onEvent
+            Task { await handler(event) }
         default:
             return
         }

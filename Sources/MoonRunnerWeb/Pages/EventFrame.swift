@@ -23,8 +23,9 @@ public enum EventFrame {
         case let .status(_, json):
             return frame(event: "status", data: LiveView(status: json, phrases: p, units: units).json)
         case let .event(e):
+            // The state comes with the event, so a transition shows at once, not with the next STATUS.
             return frame(event: "event", data: JSONValue.object([
-                "event": .string(e.event), "state": .string(e.state),
+                "event": .string(e.event), "state": .string(e.state), "stateText": .string(p.stateName(e.state)),
                 "text": .string(EventWords.text(e, phrases: p, units: units)),
             ]).serialized)
         case let .link(up, reason):

@@ -7,11 +7,31 @@ import MoonRunnerProtocol
 public struct Figure: Sendable, Equatable {
     public var key: String
     public var label: String
-    public var text: String
+    public var text: String {
+        didSet { (number, unit) = Self.split(text) }
+    }
     /// The member's raw value as the reply has it ("" when null or absent).
     public var value: String
-    /// A figure with no value yet (shown dimmed).
-    public var empty: Bool { value.isEmpty }
+    /// The text in two parts, the unit drawn smaller: `1.23` and `km`.
+    public private(set) var number: String
+    public private(set) var unit: String
+
+    public init(key: String, label: String, text: String, value: String) {
+        self.key = key
+        self.label = label
+        self.text = text
+        self.value = value
+        (number, unit) = Self.split(text)
+    }
+
+    /// `1.23 km` → (`1.23`, `km`), `5:12 min/km` → (`5:12`, `min/km`); text
+    /// that does not start with a number stays whole. The pages' script
+    /// splits the live updates by the same rule.
+    static func split(_ text: String) -> (String, String) {
+        guard let first = text.first, first.isNumber || "-+−".contains(first),
+              let space = text.firstIndex(of: " ") else { return (text, "") }
+        return (String(text[..<space]), String(text[text.index(after: space)...]))
+    }
 }
 
 /// How a reply member becomes text for people, in the phone's units. Every
@@ -116,6 +136,11 @@ public enum FigureText {
     /// A number as JSON writes it (whole numbers without a point), without an encoder per value.
     public static func numberText(_ v: Double) -> String {
         v.rounded() == v && abs(v) < 9e15 ? String(Int64(v)) : "\(v)"
+    }
+
+    /// A pace without its unit, `5:12` (for tables whose header names the unit).
+    public static func paceNumber(speed: Double, _ units: UnitSystem) -> String {
+        Figure.split(Formatting.pace(speed: speed, units)).0
     }
 
     /// `+12 m` or `+39 ft`.

@@ -16,8 +16,8 @@ struct SessionsPage {
         let moving: String
         let movingValue: String
         let pace: String
-        let badge: String
-        let note: String
+        let badge: String?
+        let note: String?
     }
 
     struct Total {
@@ -55,13 +55,13 @@ struct SessionsPage {
             if let s = b.gold?.session { earned[s, default: []].append("\(name) (\(p[.tierGold]))") }
         }
         rows = sessions.map { s in
-            let note = s.interrupted ? p[.interrupted] : (s.state == "stopped" ? "" : p[.recordingNow])
+            let note = s.interrupted ? p[.interrupted] : (s.state == "stopped" ? nil : p[.recordingNow])
             return Row(id: s.id, iso: DateText.iso(s.startTime), startValue: FigureText.numberText(s.startTime),
                        date: DateText.readable(s.startTime, offsetMinutes: offset), activity: p.activityName(s.activity),
                        distance: Formatting.distance(s.distanceM, units), distanceValue: FigureText.numberText(s.distanceM),
                        moving: Formatting.duration(s.movingS), movingValue: FigureText.numberText(s.movingS),
                        pace: Formatting.pace(speed: s.movingS > 0 ? s.distanceM / s.movingS : 0, units),
-                       badge: (earned[s.id] ?? []).joined(separator: ", "), note: note)
+                       badge: earned[s.id].map { $0.joined(separator: ", ") }, note: note)
         }
         empty = sessions.isEmpty && before == nil
         older = sessions.count == pageSize ? sessions.last.map { String($0.id) } : nil

@@ -51,22 +51,35 @@
     banner.hidden = !text;
   }
 
+  // The state pill and the controls that fit the state.
+  function applyState(state, text) {
+    live.dataset.state = state;
+    var pill = live.querySelector('[data-field="state"]');
+    pill.className = "pill state-" + state;
+    pill.dataset.value = state;
+    if (text && pill.textContent !== text) pill.textContent = text;
+    live.querySelectorAll("[data-states]").forEach(function (el) {
+      el.hidden = el.dataset.states.split(" ").indexOf(state) < 0;
+    });
+  }
+
   function apply(u) {
-    live.dataset.state = u.state;
     Object.keys(u.figures).forEach(function (key) {
       var text = u.figures[key][0], value = u.figures[key][1];
       live.querySelectorAll('[data-field="' + key + '"]').forEach(function (el) {
-        if (el.textContent !== text) el.textContent = text;
         if (el.dataset.value !== value) el.dataset.value = value;
+        if (el.textContent === text) return;
+        // A figure's number and its unit (drawn smaller), split as the server splits them.
+        var n = el.querySelector(".n"), u = el.querySelector(".u");
+        if (!n || !u) { el.textContent = text; return; }
+        var m = /^([-+\u2212\d][^ ]*) (.+)$/.exec(text);
+        n.textContent = m ? m[1] : text;
+        u.textContent = m ? m[2] : "";
       });
     });
-    var pill = live.querySelector('[data-field="state"]');
-    pill.className = "pill state-" + u.state;
+    applyState(u.state);
     live.querySelectorAll("[data-if]").forEach(function (el) {
       el.hidden = !u.flags[el.dataset.if];
-    });
-    live.querySelectorAll("[data-states]").forEach(function (el) {
-      el.hidden = el.dataset.states.split(" ").indexOf(u.state) < 0;
     });
     var next = live.querySelector("[data-quiet-next]");
     var button = live.querySelector('[data-action="quiet"]');
@@ -84,6 +97,7 @@
     });
     source.addEventListener("event", function (ev) {
       var e = JSON.parse(ev.data);
+      applyState(e.state, e.stateText);
       toast.textContent = e.text;
       toast.hidden = false;
       clearTimeout(toastTimer);

@@ -26,7 +26,10 @@ public enum CSRF {
 /// The Origin check of every POST: a browser names the page that sent a
 /// form; it must be this server as the request addressed it (its `Host`).
 /// A missing Origin is refused too (every browser this app supports sends
-/// one on POST).
+/// one on POST), and so is `null`. Under the `Referrer-Policy: no-referrer`
+/// header a browser sends `Origin: null` with a form, so the pages set
+/// `<meta name="referrer" content="same-origin">`: their own forms then
+/// carry their origin, and still no referrer leaves the Pi.
 public enum OriginCheck {
     public static func sameOrigin(origin: String?, host: String?) -> Bool {
         guard let origin, let host, !host.isEmpty else { return false }

@@ -50,7 +50,7 @@ public enum Phrase: String, Sendable, CaseIterable {
     case maxSpeed, bestPace, elevationSource, barometric, gpsAltitude, badgesEarned, courseFollowed, finished, notFinished
     case downloads, delete, deleteConfirm, deleteReally, points, mapLegend, tilesUnavailable
     // Courses
-    case coursesTitle, noCourses, length, added, upload, uploadHint, file, name, follow, courseDeleted, courseAdded
+    case coursesTitle, noCourses, coursePoints, length, added, upload, uploadHint, file, name, follow, courseDeleted, courseAdded
     case uploadTooLarge, notACourse, brokenUpload, noFile
     // Badges
     case badgesTitle, tier, tierEarned, tierSilver, tierGold, notEarned, earnedBy, best, silverNeeds, goldNeeds
