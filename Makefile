@@ -7,19 +7,21 @@ PREFIX     ?= /usr/local
 SPEED      ?= 10
 DEB_PKGS   := libgps-dev libi2c-dev libsystemd-dev zlib1g-dev pkg-config gpsd gpsd-clients python3 \
               python3-pip gpsbabel librsvg2-bin systemd util-linux faketime \
-              espeak-ng sox alsa-utils
+              espeak-ng sox alsa-utils \
+              chromium chromium-driver fonts-noto-cjk qrencode libjs-leaflet
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEBUG_BIN   = .build/debug
 RELEASE_BIN = .build/release
 
-.PHONY: all deps build release run test unit-test accuracy bench soak announce-latency install uninstall clean
+.PHONY: all deps build release run test unit-test accuracy bench soak announce-latency web-browser web-screens install uninstall clean
 
 all: build
 
-PY_PKGS    := garmin-fit-sdk gpxpy
+PY_PKGS    := garmin-fit-sdk gpxpy selenium
 
-## Installs the missing Debian packages and the Python readers the export
-## tests check against (nothing when all are present).
+## Installs the missing Debian packages, the Python readers the export
+## tests check against and Selenium for the web app's browser tests
+## (nothing when all are present).
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
@@ -29,7 +31,7 @@ deps:
 	  $(SUDO) apt-get -o DPkg::Lock::Timeout=600 update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends $$missing; \
 	fi
-	@python3 -c "import garmin_fit_sdk, gpxpy" 2>/dev/null || { \
+	@python3 -c "import garmin_fit_sdk, gpxpy, selenium" 2>/dev/null || { \
 	  echo "installing Python packages: $(PY_PKGS)"; \
 	  python3 -m pip install -q $(PY_PKGS) 2>/dev/null || \
 	  python3 -m pip install -q --break-system-packages $(PY_PKGS); }
@@ -54,6 +56,7 @@ test: deps
 	$(SWIFT) build --build-tests
 	MOONRUNNER_BIN=$(DEBUG_BIN) MOONRUNNER_DATA=$(DATA) $(SWIFT) test --skip-build --skip EndToEndTests
 	MOONRUNNER_BIN=$(DEBUG_BIN) MOONRUNNER_DATA=$(DATA) $(SWIFT) test --skip-build --filter EndToEndTests --no-parallel
+	$(MAKE) --no-print-directory web-browser BIN=$(DEBUG_BIN)
 	$(SWIFT) build -c release
 	$(MAKE) --no-print-directory accuracy BIN=$(RELEASE_BIN)
 
@@ -71,11 +74,25 @@ accuracy:
 	python3 Tests/Tools/eval_steps.py --bin $(BIN)/moonrunner --data $(DATA) --cv --check
 	python3 Tests/Tools/eval_live.py --bin $(BIN) --data $(DATA) --speed 40 --check
 
+## The web app in a real browser (Chromium at a phone's size) against the
+## real daemon replaying the demo walk: pairing, live figures, controls, the
+## session page against `moonrunner show`, the GPX download against
+## `moonrunner export`, a course upload, 中文 and imperial, revocation, no
+## console errors and no request leaving 127.0.0.1 (about a minute).
+web-browser:
+	python3 Tests/Tools/web_browser.py --bin $(BIN)
+
+## A PNG of every page of the web app, light and dark, English and Chinese,
+## in .build/web-screens/.
+web-screens: release
+	python3 Tests/Tools/web_screens.py --bin $(RELEASE_BIN) --out .build/web-screens
+
 ## Speed figures, release build.
 bench: release
 	$(RELEASE_BIN)/moonrunner-bench --bin $(RELEASE_BIN)/moonrunner
 	python3 Tests/Tools/socket_load.py --bin $(RELEASE_BIN) --check
 	python3 Tests/Tools/store_writes.py --bin $(RELEASE_BIN) --speed 10 --minutes 10 --check 10
+	python3 Tests/Tools/web_bench.py --bin $(RELEASE_BIN) --check
 
 ## Long-running proofs (more trials than `make test`).
 soak: deps
@@ -94,11 +111,11 @@ install: release
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)/etc/moonrunner $(DESTDIR)/etc/systemd/system \
 	  $(DESTDIR)$(PREFIX)/share/doc/moonrunner
 	install -s -m 0755 $(RELEASE_BIN)/moonrunnerd $(RELEASE_BIN)/moonrunner $(RELEASE_BIN)/moonrunner-announce \
-	  $(DESTDIR)$(PREFIX)/bin/
+	  $(RELEASE_BIN)/moonrunner-web $(DESTDIR)$(PREFIX)/bin/
 	[ -f $(DESTDIR)/etc/moonrunner/moonrunner.yaml ] || install -m 0644 config/moonrunner.yaml $(DESTDIR)/etc/moonrunner/
 	[ -f $(DESTDIR)/etc/moonrunner/announce.yaml ] || install -m 0644 config/announce.yaml $(DESTDIR)/etc/moonrunner/
 	install -m 0644 systemd/moonrunnerd.service systemd/moonrunnerd.socket systemd/moonrunner-announce.service \
-	  $(DESTDIR)/etc/systemd/system/
+	  systemd/moonrunner-web.service $(DESTDIR)/etc/systemd/system/
 	install -m 0644 README.md $(DESTDIR)$(PREFIX)/share/doc/moonrunner/
 	getent group i2c >/dev/null || groupadd --system i2c
 	getent group moonrunner >/dev/null || groupadd --system moonrunner
@@ -108,15 +125,19 @@ install: release
 	getent group moonrunner-announce >/dev/null || groupadd --system moonrunner-announce
 	id moonrunner-announce >/dev/null 2>&1 || useradd --system --gid moonrunner-announce --groups audio,moonrunner \
 	  --home-dir /nonexistent --no-create-home --shell /usr/sbin/nologin moonrunner-announce
+	id moonrunner-web >/dev/null 2>&1 || useradd --system --gid moonrunner \
+	  --home-dir /var/lib/moonrunner-web --no-create-home --shell /usr/sbin/nologin moonrunner-web
 	-systemctl daemon-reload 2>/dev/null
 	@echo "installed; enable with: systemctl enable --now moonrunnerd.socket moonrunnerd.service"
 	@echo "voice announcements: systemctl enable --now moonrunner-announce.service"
+	@echo "the phone's screen: systemctl enable --now moonrunner-web.service, then moonrunner web pair"
 
 uninstall:
-	-systemctl disable --now moonrunner-announce.service moonrunnerd.service moonrunnerd.socket 2>/dev/null
+	-systemctl disable --now moonrunner-web.service moonrunner-announce.service moonrunnerd.service moonrunnerd.socket 2>/dev/null
 	rm -f $(DESTDIR)$(PREFIX)/bin/moonrunnerd $(DESTDIR)$(PREFIX)/bin/moonrunner $(DESTDIR)$(PREFIX)/bin/moonrunner-announce \
+	  $(DESTDIR)$(PREFIX)/bin/moonrunner-web \
 	  $(DESTDIR)/etc/systemd/system/moonrunnerd.service $(DESTDIR)/etc/systemd/system/moonrunnerd.socket \
-	  $(DESTDIR)/etc/systemd/system/moonrunner-announce.service
+	  $(DESTDIR)/etc/systemd/system/moonrunner-announce.service $(DESTDIR)/etc/systemd/system/moonrunner-web.service
 
 clean:
 	rm -rf .build
