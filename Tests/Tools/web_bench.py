@@ -53,6 +53,16 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / TICKS
 
 
+def rollup_kb(pid):
+    """Pss and private (Private_Clean + Private_Dirty) of a process, kB."""
+    values = {}
+    for line in open(f"/proc/{pid}/smaps_rollup"):
+        parts = line.split()
+        if len(parts) >= 2 and parts[0].endswith(":"):
+            values[parts[0][:-1]] = int(parts[1])
+    return values.get("Pss", 0), values.get("Private_Clean", 0) + values.get("Private_Dirty", 0)
+
+
 def rss_kb(pid, key="VmRSS"):
     for line in open(f"/proc/{pid}/status"):
         if line.startswith(key + ":"):
@@ -275,10 +285,15 @@ def main():
         time.sleep(5)
         web_cpu = cpu_percent(web, args.window)
         rss, peak = rss_kb(web) / 1024, rss_kb(web, "VmHWM") / 1024
+        pss, private = (v / 1024 for v in rollup_kb(web))
+        anon = rss_kb(web, "RssAnon") / 1024
+        daemon_rss = rss_kb(daemon) / 1024
         streamed = min(phones.received)
         phones.close()
         record("moonrunner-web RSS, 5 phones watching", rss, "MB", "<= 30", rss <= 30)
-        print(f"    peak (VmHWM) {peak:.1f} MB; each phone received >= {streamed} bytes in {args.window:.0f} s")
+        print(f"    peak (VmHWM) {peak:.1f} MB, its own memory {anon:.1f} MB (RssAnon; private {private:.1f} MB, "
+              f"Pss {pss:.1f} MB): the rest is shared library and program code (moonrunnerd beside it: "
+              f"{daemon_rss:.1f} MB RSS); each phone received >= {streamed} bytes in {args.window:.0f} s")
         record("moonrunner-web CPU, 5 phones watching", web_cpu, "%", "<= 0.5", web_cpu <= 0.5)
 
         time.sleep(3)

@@ -44,7 +44,7 @@ def main():
 
     shutil.rmtree(args.out, ignore_errors=True)
     os.makedirs(args.out)
-    stack = web_stack.Stack(args.bin, speed=args.speed)
+    stack = web_stack.Stack(args.bin, speed=args.speed, loop=True)
     driver = web_stack.browser()
     written = []
 

@@ -62,7 +62,8 @@ struct SessionsController {
                 return notFound(context, String(id))
             }
             badges = lines.count > 1 ? try? DaemonReply.decode(BadgesReply.self, lines[1]) : nil
-            session = try await app.session(info)
+            // The pictures asked next need the track: it is read with the SESSION reply, at once.
+            session = try await app.sessionWithTrack(info)
         } catch let e as RequestError where e.code == .notFound {
             return notFound(context, String(id))
         } catch {
@@ -219,17 +220,16 @@ extension WebApp {
         return entry
     }
 
-    /// A session with its track (the CSV export read back), loaded once however many pictures ask.
+    /// A session with its track (the CSV export read back), loaded once however many pictures ask;
+    /// its SESSION reply and its CSV are asked at once, on two connections, so the daemon's reads overlap.
     func sessionWithTrack(_ info: SessionInfo) async throws -> CachedSession {
         try await sessions.withTrack(info) { [self] in
-            var entry = try await askSession(info)
-            guard entry.reply.points > 0 else {
-                entry.track = CSVTrackReader.Track(points: [], cadence: [])
-                return entry
-            }
+            async let asked = askSession(info)
             let csv = CSVBuffer()
             try await link.export(id: info.id, format: ExportFormat.csv.rawValue) { await csv.append($0) }
-            entry.track = try CSVTrackReader.read(await csv.bytes)
+            let track = try CSVTrackReader.read(await csv.bytes)
+            var entry = try await asked
+            entry.track = track
             return entry
         }
     }
