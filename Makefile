@@ -7,7 +7,8 @@ PREFIX     ?= /usr/local
 SPEED      ?= 10
 DEB_PKGS   := libgps-dev libi2c-dev libsystemd-dev zlib1g-dev pkg-config gpsd gpsd-clients python3 \
               python3-pip gpsbabel librsvg2-bin systemd util-linux faketime \
-              espeak-ng sox alsa-utils libyaml-dev dbus-daemon libxml2-utils
+              espeak-ng sox alsa-utils libyaml-dev dbus-daemon libxml2-utils \
+              chromium chromium-driver fonts-noto-cjk qrencode libjs-leaflet
 ## What `make deb` and `make deb-check` need besides: Debian's packaging tools,
 ## a clean Debian 12 root (debootstrap) and systemd-analyze's unit checks.
 DEB_TOOLS  := debhelper dpkg-dev fakeroot lintian debootstrap systemd
@@ -24,32 +25,34 @@ RELEASE_BIN = .build/release
 ## 2.4 MB of relocation records the loader read at every start become 19 KB.
 RELEASE_FLAGS := -c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now \
                  -Xlinker --no-export-dynamic -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs
-## What is shipped: user commands (bin) and the daemon (sbin). The benchmark is not.
+## What is shipped: user commands (bin) and the services (sbin: the daemon and
+## the web app, which systemd runs). The benchmark is not.
 ## LINKS are commands that are links to moonrunner (it runs them when called by
 ## their name): one copy of the Swift runtime for all the clients.
 COMMANDS   := moonrunner
 LINKS      := moonrunner-announce
-DAEMONS    := moonrunnerd
-UNITS      := moonrunnerd.service moonrunnerd.socket moonrunner-announce.service
+DAEMONS    := moonrunnerd moonrunner-web
+UNITS      := moonrunnerd.service moonrunnerd.socket moonrunner-announce.service moonrunner-web.service
 SBINDIR    ?= $(PREFIX)/sbin
 UNITDIR    ?= /etc/systemd/system
 
 .PHONY: all deps deb-deps apt-install build release man run test unit-test package-check accuracy bench soak \
-        announce-latency fuzz-hr install install-files uninstall deb deb-check clean
+        announce-latency fuzz-hr web-browser web-screens install install-files uninstall deb deb-check clean
 
 all: build
 
-PY_PKGS    := garmin-fit-sdk gpxpy dbus-fast
+PY_PKGS    := garmin-fit-sdk gpxpy dbus-fast selenium
 
-## Installs the missing Debian packages and the Python readers the export
-## tests check against (nothing when all are present). xmllint validates the
+## Installs the missing Debian packages, the Python readers the export
+## tests check against, the BlueZ stand-in's D-Bus library and Selenium for
+## the web app's browser tests (nothing when all are present). xmllint validates the
 ## GPX and TCX exports against the schemas pytrainer's package ships
 ## (Topografix GPX 1.1, Garmin TCX v2): the package is only downloaded and
 ## unpacked into $(SCHEMAS), not installed (it would pull in GTK and matplotlib).
 SCHEMAS    := $(CURDIR)/.build/schemas
 deps:
 	@$(MAKE) --no-print-directory apt-install PKGS="$(DEB_PKGS)"
-	@python3 -c "import garmin_fit_sdk, gpxpy" 2>/dev/null || { \
+	@python3 -c "import garmin_fit_sdk, gpxpy, dbus_fast, selenium" 2>/dev/null || { \
 	  echo "installing Python packages: $(PY_PKGS)"; \
 	  python3 -m pip install -q $(PY_PKGS) 2>/dev/null || \
 	  python3 -m pip install -q --break-system-packages $(PY_PKGS); }
@@ -115,6 +118,7 @@ test: deps
 	MOONRUNNER_BIN=$(DEBUG_BIN) MOONRUNNER_DATA=$(DATA) MOONRUNNER_SCHEMAS=$(SCHEMAS) $(SWIFT) test --skip-build --skip EndToEndTests
 	MOONRUNNER_BIN=$(DEBUG_BIN) MOONRUNNER_DATA=$(DATA) $(SWIFT) test --skip-build --filter EndToEndTests --no-parallel
 	python3 Tests/Tools/hr_e2e.py --bin $(DEBUG_BIN) --data $(DATA)
+	$(MAKE) --no-print-directory web-browser BIN=$(DEBUG_BIN)
 	$(SWIFT) build $(RELEASE_FLAGS)
 	$(MAKE) --no-print-directory package-check
 	$(MAKE) --no-print-directory accuracy BIN=$(RELEASE_BIN)
@@ -144,6 +148,19 @@ accuracy:
 	python3 Tests/Tools/eval_live.py --bin $(BIN) --data $(DATA) --speed 40 --check
 	python3 Tests/Tools/eval_hr.py --bin $(BIN)/moonrunner --data $(DATA) --check
 
+## The web app in a real browser (Chromium at a phone's size) against the
+## real daemon replaying the demo walk: pairing, live figures, controls, the
+## session page against `moonrunner show`, the GPX download against
+## `moonrunner export`, a course upload, 中文 and imperial, revocation, no
+## console errors and no request leaving 127.0.0.1 (about a minute).
+web-browser:
+	python3 Tests/Tools/web_browser.py --bin $(BIN)
+
+## A PNG of every page of the web app, light and dark, English and Chinese,
+## in .build/web-screens/.
+web-screens: release
+	python3 Tests/Tools/web_screens.py --bin $(RELEASE_BIN) --out .build/web-screens
+
 ## Speed and footprint figures, release build (footprint.py: sizes, READY=1, Pss, growth
 ## over a 6-hour session replayed at 30x; the .deb figures when `make deb` has run).
 bench: release
@@ -155,6 +172,7 @@ bench: release
 	python3 Tests/Tools/hr_live.py --bin $(RELEASE_BIN) --trace $(DATA)/hr/fenix2_run.hr.csv --seconds 5 --cycles 1000 --check
 	python3 Tests/Tools/hr_cpu.py --bin $(RELEASE_BIN) --data $(DATA) --reps 3 --window 20 --check
 	python3 Tests/Tools/footprint.py --bin $(RELEASE_BIN) --deb-dir .build/deb --check
+	python3 Tests/Tools/web_bench.py --bin $(RELEASE_BIN) --check
 
 ## Long-running proofs (more trials than `make test`).
 soak: deps
@@ -214,12 +232,15 @@ install: install-files
 	getent group moonrunner-announce >/dev/null || groupadd --system moonrunner-announce
 	id moonrunner-announce >/dev/null 2>&1 || useradd --system --gid moonrunner-announce --groups audio,moonrunner \
 	  --home-dir /nonexistent --no-create-home --shell /usr/sbin/nologin moonrunner-announce
+	id moonrunner-web >/dev/null 2>&1 || useradd --system --gid moonrunner \
+	  --home-dir /var/lib/moonrunner-web --no-create-home --shell /usr/sbin/nologin moonrunner-web
 	-systemctl daemon-reload 2>/dev/null
 	@echo "installed; enable with: systemctl enable --now moonrunnerd.socket moonrunnerd.service"
 	@echo "voice announcements: systemctl enable --now moonrunner-announce.service"
+	@echo "the phone's screen: systemctl enable --now moonrunner-web.service, then moonrunner web pair"
 
 uninstall:
-	-systemctl disable --now moonrunner-announce.service moonrunnerd.service moonrunnerd.socket 2>/dev/null
+	-systemctl disable --now moonrunner-web.service moonrunner-announce.service moonrunnerd.service moonrunnerd.socket 2>/dev/null
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(DAEMONS) $(COMMANDS) $(LINKS)) \
 	  $(addprefix $(DESTDIR)/etc/systemd/system/,$(UNITS)) \
 	  $(addprefix $(DESTDIR)$(PREFIX)/share/man/man1/,$(addsuffix .1,$(COMMANDS) $(LINKS))) \

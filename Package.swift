@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "moonrunner", targets: ["moonrunner"]),
         .executable(name: "moonrunner-bench", targets: ["moonrunner-bench"]),
         .executable(name: "moonrunner-announce", targets: ["moonrunner-announce"]),
+        .executable(name: "moonrunner-web", targets: ["moonrunner-web"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -17,6 +18,11 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        // The web app: no swift-configuration (the settings are moonrunner.yaml's `web:`).
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.1"),
     ],
     targets: [
         // System libraries: thin module maps over the C APIs.
@@ -48,15 +54,20 @@ let package = Package(
         .target(name: "MoonRunnerExport", dependencies: ["MoonRunnerCore"]),
         // Socket protocol request/response types shared by daemon and CLI.
         .target(name: "MoonRunnerProtocol", dependencies: ["MoonRunnerCore"]),
-        // A blocking client of the control socket (the CLI, the announcer).
+        // A blocking client of the control socket (the CLI, the announcer), and
+        // where every client finds the socket (--socket, $MOONRUNNER_SOCKET, the default).
         .target(name: "MoonRunnerClient", dependencies: ["MoonRunnerProtocol"]),
+        // Unix-socket pieces over SwiftNIO that more than one program needs: the
+        // line framing (the daemon's server, the web app's daemon link and admin
+        // socket) and the peer credentials policy (who may change state).
+        .target(name: "MoonRunnerSocket", dependencies: [.product(name: "NIOCore", package: "swift-nio")]),
         // What the announcer says and when: phrase tables per language, number
         // wording, staleness; pure, no sockets, no sound.
         .target(name: "MoonRunnerAnnounce", dependencies: ["MoonRunnerCore", "MoonRunnerProtocol"]),
         // Daemon shell: config, wiring, control server, lifecycle.
         .target(name: "MoonRunnerDaemon", dependencies: [
             "MoonRunnerCore", "MoonRunnerSensors", "MoonRunnerStore", "MoonRunnerExport",
-            "MoonRunnerProtocol", "CSystemd", "CMalloc",
+            "MoonRunnerProtocol", "MoonRunnerSocket", "CSystemd", "CMalloc",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
@@ -80,7 +91,28 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "moonrunner-announce", dependencies: ["MoonRunnerAnnouncer"]),
-        .executableTarget(name: "moonrunner-bench", dependencies: ["MoonRunnerCore", "MoonRunnerSensors"]),
+        // The phone web app: a client of the control socket (one watcher fanned
+        // out to every phone), its pages, pairing and tokens. Templates and
+        // static files are compiled into the binary (no bundle at run time).
+        .target(name: "MoonRunnerWeb", dependencies: [
+            "MoonRunnerCore", "MoonRunnerProtocol", "MoonRunnerClient", "MoonRunnerExport", "MoonRunnerAnnounce", "MoonRunnerSocket",
+            "CZlib",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Mustache", package: "swift-mustache"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "MultipartKit", package: "multipart-kit"),
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            "MoonRunnerYAML",
+        ], resources: [.embedInCode("Templates"), .embedInCode("Public")]),
+        .executableTarget(name: "moonrunner-web", dependencies: [
+            "MoonRunnerWeb",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "moonrunner-bench", dependencies: ["MoonRunnerCore", "MoonRunnerSensors", "MoonRunnerStore"]),
 
         // Test support: starting helper processes safely from parallel tests; a
         // simulated GPS receiver and the course scenarios of issue 23 (pure).
@@ -98,6 +130,12 @@ let package = Package(
         .testTarget(name: "MoonRunnerDaemonTests", dependencies: ["MoonRunnerDaemon"]),
         .testTarget(name: "MoonRunnerAnnounceTests", dependencies: [
             "MoonRunnerAnnounce", "MoonRunnerYAML", "MoonRunnerTestSupport", .product(name: "Yams", package: "Yams"),
+        ]),
+        .testTarget(name: "MoonRunnerWebTests", dependencies: [
+            "MoonRunnerWeb", "MoonRunnerTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "EndToEndTests", dependencies: ["MoonRunnerCore", "MoonRunnerProtocol", "MoonRunnerStore", "MoonRunnerSensors", "MoonRunnerTestSupport"]),
     ],

@@ -2,6 +2,7 @@ import ArgumentParser
 import FoundationEssentials
 import Glibc
 import MoonRunnerAnnounce
+import MoonRunnerClient
 import MoonRunnerCore
 import MoonRunnerThreads
 import MoonRunnerYAML
@@ -57,7 +58,7 @@ public struct AnnounceCommand: ParsableCommand {
             }
             directory = url
         }
-        let path = socket ?? ProcessInfo.processInfo.environment["MOONRUNNER_SOCKET"] ?? "/run/moonrunner/moonrunner.sock"
+        let path = SocketPath.resolve(socket)
 
         // SIGPIPE from a sound player that died is an error code, not the end;
         // SIGTERM and SIGINT are taken by sigwait below, in this thread only.

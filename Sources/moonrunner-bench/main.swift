@@ -16,7 +16,11 @@
 //     run at 3 m/s with 1 Hz fixes scattered by 4 m, including a 2 km
 //     detour off the course; thread CPU time per fix of `CourseMatcher`.
 //
-// Usage: moonrunner-bench [--hours H] [--bin PATH] [--keep]
+// (e) With `--write-session DIR`: writes a stored session of `--hours` (10)
+//     hours into a state folder through the real store, and does nothing
+//     else; the web app's benchmark (Tests/Tools/web_bench.py) serves it.
+//
+// Usage: moonrunner-bench [--hours H] [--bin PATH] [--keep] [--write-session DIR]
 
 import Foundation
 import MoonRunnerCore
@@ -25,6 +29,7 @@ struct Options {
     var hours = 10.0
     var bin: String?
     var keep = false
+    var writeSession: String?
 
     init(_ args: [String]) {
         var i = 1
@@ -38,8 +43,11 @@ struct Options {
                 i += 1
             case "--keep":
                 keep = true
+            case "--write-session" where i + 1 < args.count:
+                writeSession = args[i + 1]
+                i += 1
             default:
-                FileHandle.standardError.write(Data("usage: moonrunner-bench [--hours H] [--bin PATH] [--keep]\n".utf8))
+                FileHandle.standardError.write(Data("usage: moonrunner-bench [--hours H] [--bin PATH] [--keep] [--write-session DIR]\n".utf8))
                 exit(64)
             }
             i += 1
@@ -146,6 +154,16 @@ func run<D: StepDetector>(_ detector: inout D, _ hour: SyntheticHour, hours: Dou
 }
 
 let options = Options(CommandLine.arguments)
+if let dir = options.writeSession {
+    do {
+        let (id, points) = try await StoredSessionWriter.write(directory: dir, hours: options.hours)
+        print("session \(id): \(points) points, \(options.hours) h, in \(dir)")
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("moonrunner-bench: cannot write the session: \(error)\n".utf8))
+        exit(74)
+    }
+}
 let hour = SyntheticHour()
 let samples = Int(options.hours * Double(hour.count))
 print(String(format: "synthetic trace: %.1f h at %.0f Hz = %d samples", options.hours, SyntheticHour.rate, samples))

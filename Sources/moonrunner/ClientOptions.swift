@@ -30,11 +30,7 @@ struct ClientOptions: ParsableArguments {
         guard timeout >= 0, timeout.isFinite else { throw ValidationError("--timeout must be 0 or more seconds") }
     }
 
-    static let defaultSocket = "/run/moonrunner/moonrunner.sock"
-
-    var socketPath: String {
-        socket ?? ProcessInfo.processInfo.environment["MOONRUNNER_SOCKET"] ?? Self.defaultSocket
-    }
+    var socketPath: String { SocketPath.resolve(socket) }
 
     /// Units asked for on the command line, if any.
     var forcedUnits: UnitSystem? { imperial ? .imperial : metric ? .metric : nil }

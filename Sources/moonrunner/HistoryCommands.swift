@@ -60,11 +60,12 @@ enum SessionCompletion {
     }
 
     static func ids(words: [String], prefix: String) -> [String] {
-        var path = ProcessInfo.processInfo.environment["MOONRUNNER_SOCKET"] ?? ClientOptions.defaultSocket
+        var given: String?
         for (i, w) in words.enumerated() {
-            if w == "--socket", i + 1 < words.count { path = words[i + 1] }
-            if w.hasPrefix("--socket=") { path = String(w.dropFirst("--socket=".count)) }
+            if w == "--socket", i + 1 < words.count { given = words[i + 1] }
+            if w.hasPrefix("--socket=") { given = String(w.dropFirst("--socket=".count)) }
         }
+        let path = SocketPath.resolve(given)
         guard let client = try? ControlClient(path: path, timeout: 1),
               let line = try? client.request(Request(command: .sessions(limit: 100, before: nil))),
               let reply = try? ReplyEncoder.decode(SessionsReply.self, from: line) else { return [] }

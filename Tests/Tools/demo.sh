@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `make run`: replays the bundled demo walk through a real gpsd (gpsfake) and
 # moonrunnerd with the emulated MPU-6050, SPEED times faster than real time,
-# adds the walk's planned course and follows it, shows `moonrunner watch`,
-# stops the session at the end and shows it.
+# starts the web app (moonrunner-web) on loopback and prints how to pair a
+# browser with it, adds the walk's planned course and follows it, shows
+# `moonrunner watch`, stops the session at the end and shows it.
 # Everything lives in .build/demo-run; Ctrl-C leaves no process behind.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -19,10 +20,15 @@ duration=$(python3 -c "import json; print(int(json.load(open('$demo/walk.truth.j
 per_epoch=$(python3 -c "import json; print(json.load(open('$demo/walk.truth.json'))['nmea_sentences_per_epoch'])")
 cycle=$(python3 -c "print(1.0 / ($speed * $per_epoch))")
 
+webport=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+admin=$work/web-run/admin.sock
+
 gpsfake_pid=""
 daemon_pid=""
+web_pid=""
 cleanup() {
     trap - EXIT INT TERM
+    [ -n "$web_pid" ] && kill -TERM "$web_pid" 2>/dev/null && wait "$web_pid" 2>/dev/null || true
     [ -n "$daemon_pid" ] && kill -TERM "$daemon_pid" 2>/dev/null && wait "$daemon_pid" 2>/dev/null || true
     # gpsfake runs in its own session with the gpsd it started: end the whole group.
     [ -n "$gpsfake_pid" ] && kill -TERM -- "-$gpsfake_pid" 2>/dev/null || true
@@ -50,11 +56,23 @@ for _ in $(seq 100); do
     sleep 0.05
 done
 
+# The phone's screen, on loopback: a browser on this machine pairs with the code printed here.
+"$bin/moonrunner-web" --listen "127.0.0.1:$webport" --socket "$sock" --state-dir "$work/web" \
+    --admin-socket "$admin" 2>"$work/moonrunner-web.log" &
+web_pid=$!
+for _ in $(seq 100); do
+    [ -S "$admin" ] && break
+    sleep 0.05
+done
+echo "web app (moonrunner-web) at http://127.0.0.1:$webport/ — pair a browser with it:"
+"$bin/moonrunner" web pair --admin-socket "$admin" || echo "(the web app did not start: see $work/moonrunner-web.log)"
+
 course=$("$bin/moonrunner" --socket "$sock" course add "$demo/walk.course.gpx" --json \
     | python3 -c 'import json, sys; print(json.load(sys.stdin)["course"]["id"])')
 echo "course #$course added from walk.course.gpx (the walk's route out and back, as a planner draws it)"
 "$bin/moonrunner" --socket "$sock" start --activity walk --course "$course" >/dev/null
-echo "session started, following course #$course; watching (Ctrl-C to end early)"
+echo "session started, following course #$course; watching in 5 s (Ctrl-C to end early)"
+sleep 5
 # The recording has played when its fixes stop (gpsfake stays up while a
 # client is connected): the daemon then reports the GPS lost. Replays run a
 # little slower than SPEED, so a fixed wait would cut the end, and with it
@@ -82,3 +100,8 @@ id=$("$bin/moonrunner" --socket "$sock" sessions --json --limit 1 | python3 -c '
 echo "=== moonrunner show $id ==="
 "$bin/moonrunner" --socket "$sock" show "$id"
 echo "(truth: $(python3 -c "import json; t = json.load(open('$demo/walk.truth.json')); print(f\"{t['true_distance_m']:.0f} m, moving {t['true_moving_time_s']:.0f} s, {t['steps']} steps\")"))"
+echo "the session in the web app: http://127.0.0.1:$webport/sessions/$id"
+if [ -t 0 ] && [ -z "${NO_WAIT:-}" ]; then
+    echo "the web app keeps running until you press Enter (or Ctrl-C)"
+    read -r _ || true
+fi

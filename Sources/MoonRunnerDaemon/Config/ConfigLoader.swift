@@ -71,6 +71,9 @@ public enum ConfigLoader {
         },
     ]
 
+    /// The section of the file that belongs to moonrunner-web (`WebConfigReader`), not the daemon.
+    public static let webSection = "web."
+
     /// All documented keys, sorted (for messages and the config file test).
     public static var knownKeys: [String] { keys.keys.sorted() }
 
@@ -101,6 +104,8 @@ public enum ConfigLoader {
         var flat: [(String, Any)] = []
         flatten(map, prefix: "", into: &flat)
         for (key, value) in flat.sorted(by: { $0.0 < $1.0 }) {
+            // `web:` is moonrunner-web's section, checked as strictly by its own reader.
+            if key.hasPrefix(webSection) { continue }
             guard let apply = keys[key] else {
                 let hint = ConfigChecks.nearest(key, in: knownKeys)
                 throw ConfigError(key: key, value: describe(value),

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import MoonRunnerSocket
 import MoonRunnerProtocol
 import MoonRunnerSensors
 import NIOCore
@@ -64,7 +65,7 @@ public final class ControlServer: Sendable {
         let farewell = ReplyEncoder.line(ErrorReply(RequestError(.idleTimeout,
             "nothing sent or received for \(Self.seconds(config.idleTimeout)) (socket.idle_timeout_s); closing; reconnect to go on")))
         let initializer: @Sendable (any Channel) -> EventLoopFuture<Connection> = { channel in
-            Self.peerCredentials(of: channel).flatMapThrowing { peer in
+            PeerCredentials.of(channel).flatMapThrowing { peer in
                 let sync = channel.pipeline.syncOperations
                 try sync.addHandler(IdleStateHandler(allTimeout: idle))
                 try sync.addHandler(IdleCloser(farewell: farewell))
@@ -103,15 +104,6 @@ public final class ControlServer: Sendable {
                 }
             }
         }
-    }
-
-    private static func peerCredentials(of channel: any Channel) -> EventLoopFuture<PeerCredentials?> {
-        guard let provider = channel as? any SocketOptionProvider else {
-            return channel.eventLoop.makeSucceededFuture(nil)
-        }
-        let future: EventLoopFuture<PeerCredentials> = provider.unsafeGetSocketOption(level: SocketOptionLevel(SOL_SOCKET),
-                                                                            name: SocketOptionName(SO_PEERCRED))
-        return future.map { Optional($0) }.recover { _ in nil }
     }
 
     /// What one connection's request loop keeps between lines.

@@ -1,16 +1,31 @@
 import FoundationEssentials
 import MoonRunnerCore
 
-/// The two charts under the map, sharing one distance axis: pace as bars
-/// coloured like the route (taller is faster), and elevation as a filled
-/// profile. Values are binned to the chart width, which smooths 1 Hz noise
-/// and keeps a 10-hour session as small as a 10-minute one.
+/// The charts under the map, sharing one distance axis: pace as bars
+/// coloured like the route (taller is faster), elevation as a filled
+/// profile and cadence as a line. Values are binned to the chart width,
+/// which smooths 1 Hz noise and keeps a 10-hour session as small as a
+/// 10-minute one. The exported picture and the web app's session page draw
+/// with this one type (the web app at a phone's width, in its language).
 struct ProfileChart {
     let left: Double
     let right: Double
     let units: UnitSystem
     /// Metres along the track.
     let total: Double
+    var labels = ChartLabels.english
+    /// Where the titles and the vertical axis titles start (left of the tick labels).
+    var titleX: Double
+
+    init(left: Double, right: Double, units: UnitSystem, total: Double, labels: ChartLabels = .english,
+         titleX: Double? = nil) {
+        self.left = left
+        self.right = right
+        self.units = units
+        self.total = total
+        self.labels = labels
+        self.titleX = titleX ?? left - 64
+    }
 
     var plotWidth: Double { right - left }
 
@@ -22,14 +37,15 @@ struct ProfileChart {
 
     func drawPace(session: ExportSession, track: ExportTrack, paused: PausedTime, scale: SpeedColourScale,
                   top: Double, height: Double, into svg: inout SVGCanvas) {
-        header("Pace", detail: "min/\(units.distanceSymbol), taller is faster", top: top, into: &svg)
+        let unit = ChartLabels.paceUnit(units)
+        header(labels.pace, detail: "\(unit), \(labels.paceHint)", top: top, into: &svg)
         let bottom = top + height
         drawFrame(top: top, bottom: bottom, into: &svg)
-        yAxisTitle("Pace (min/\(units.distanceSymbol))", top: top, bottom: bottom, into: &svg)
+        yAxisTitle("\(labels.paceAxis) (\(unit))", top: top, bottom: bottom, into: &svg)
         let points = session.points
         let binCount = min(180, max(10, points.count / 3))
         guard total > 0, points.count > 1 else {
-            svg.text("no distance recorded", x: (left + right) / 2, y: (top + bottom) / 2, size: 13,
+            svg.text(labels.noDistance, x: (left + right) / 2, y: (top + bottom) / 2, size: 13,
                      fill: "#8a96a3", anchor: .middle)
             xAxis(bottom: bottom, into: &svg)
             return
@@ -70,8 +86,8 @@ struct ProfileChart {
             let average = session.distance / moving
             let ay = y(average)
             svg.line(left, ay, right, ay, stroke: "#1f2933", width: 1.2, extra: "stroke-dasharray=\"6 4\"")
-            let label = "avg \(SVGRouteWriter.paceText(speed: average, units: units))"
-            let labelWidth = Double(label.count) * 7 + 12
+            let label = "\(labels.average) \(SVGRouteWriter.paceText(speed: average, units: units))"
+            let labelWidth = SVGCanvas.approximateWidth(label, size: 11) * 1.06 + 12
             svg.rect(x: right - labelWidth - 4, y: ay - 19, width: labelWidth, height: 16, fill: "#1f2933",
                      radius: 4)
             svg.text(label, x: right - 4 - labelWidth / 2, y: ay - 7, size: 11, fill: "#ffffff", anchor: .middle,
@@ -104,13 +120,14 @@ struct ProfileChart {
     func drawElevation(session: ExportSession, track: ExportTrack, top: Double, height: Double,
                        into svg: inout SVGCanvas) {
         let points = session.points
-        let gain = session.stats.elevationGain, loss = session.stats.elevationLoss
-        let detail = gain > 0 || loss > 0 ? "metres · climb +\(gain.fixed(0)) m · descent −\(loss.fixed(0)) m"
-            : "metres"
-        header("Elevation", detail: detail, top: top, into: &svg)
+        let perUnit = ChartLabels.metresPerHeightUnit(units), unit = ChartLabels.heightUnit(units)
+        let gain = session.stats.elevationGain / perUnit, loss = session.stats.elevationLoss / perUnit
+        let detail = gain > 0 || loss > 0
+            ? "\(labels.climb) +\(gain.fixed(0)) \(unit) · \(labels.descent) −\(loss.fixed(0)) \(unit)" : ""
+        header(labels.elevation, detail: detail, top: top, into: &svg)
         let bottom = top + height
         drawFrame(top: top, bottom: bottom, into: &svg)
-        yAxisTitle("Elevation (m)", top: top, bottom: bottom, into: &svg)
+        yAxisTitle("\(labels.elevationAxis) (\(unit))", top: top, bottom: bottom, into: &svg)
         defer { xAxis(bottom: bottom, into: &svg) }
 
         let binCount = Int(plotWidth / 3)
@@ -118,11 +135,11 @@ struct ProfileChart {
         var counts = [Double](repeating: 0, count: binCount)
         for i in points.indices where points[i].altitude.isFinite {
             let b = total > 0 ? min(binCount - 1, Int(track.distance.cumulative[i] / total * Double(binCount))) : 0
-            sums[b] += points[i].altitude
+            sums[b] += points[i].altitude / perUnit
             counts[b] += 1
         }
         guard total > 0, counts.contains(where: { $0 > 0 }) else {
-            svg.text("no elevation data", x: (left + right) / 2, y: (top + bottom) / 2, size: 13,
+            svg.text(labels.noElevation, x: (left + right) / 2, y: (top + bottom) / 2, size: 13,
                      fill: "#8a96a3", anchor: .middle)
             return
         }
@@ -169,11 +186,90 @@ struct ProfileChart {
         svg.out.write("\"/>\n")
     }
 
+    // MARK: Cadence
+
+    /// Steps per minute over distance: the mean of each bin's points with a
+    /// cadence (points without steps near them, at a stop, are left out), a
+    /// line over the bins that have one, and the session's average dashed.
+    func drawCadence(session: ExportSession, track: ExportTrack, top: Double, height: Double,
+                     into svg: inout SVGCanvas) {
+        let unit = labels.stepsPerMinute
+        header(labels.cadence, detail: unit, top: top, into: &svg)
+        let bottom = top + height
+        drawFrame(top: top, bottom: bottom, into: &svg)
+        yAxisTitle("\(labels.cadenceAxis) (\(unit))", top: top, bottom: bottom, into: &svg)
+        defer { xAxis(bottom: bottom, into: &svg) }
+
+        let binCount = max(1, Int(plotWidth / 3))
+        var sums = [Double](repeating: 0, count: binCount)
+        var counts = [Double](repeating: 0, count: binCount)
+        for i in track.cadence.indices where track.cadence[i] > 0 {
+            let b = total > 0 ? min(binCount - 1, Int(track.distance.cumulative[i] / total * Double(binCount))) : 0
+            sums[b] += track.cadence[i]
+            counts[b] += 1
+        }
+        guard total > 0, track.hasCadence, counts.contains(where: { $0 > 0 }) else {
+            svg.text(labels.noCadence, x: (left + right) / 2, y: (top + bottom) / 2, size: 13,
+                     fill: "#8a96a3", anchor: .middle)
+            return
+        }
+        var values = [Double](repeating: .nan, count: binCount)
+        for b in 0..<binCount where counts[b] > 0 { values[b] = sums[b] / counts[b] }
+        let known = values.filter(\.isFinite)
+        var lo = known.min() ?? 0, hi = known.max() ?? 0
+        // At least 40 spm tall, so a steady cadence is not blown up into noise.
+        if hi - lo < 40 {
+            let mid = (hi + lo) / 2
+            lo = mid - 20
+            hi = mid + 20
+        }
+        let step = [5.0, 10, 20, 25, 50, 100].first { (hi - lo) / $0 <= 4 } ?? 100
+        lo = max(0, (lo / step).rounded(.down) * step)
+        hi = (hi / step).rounded(.up) * step
+        func y(_ c: Double) -> Double { bottom - (c - lo) / (hi - lo) * height }
+
+        var tick = lo
+        while tick <= hi + 1e-9 {
+            let ty = y(tick)
+            svg.line(left, ty, right, ty, stroke: "#e3e8ee", width: 1)
+            svg.text(String(Int(tick.rounded())), x: left - 8, y: ty + 4, size: 11, fill: "#5b6773", anchor: .end)
+            tick += step
+        }
+        let binWidth = plotWidth / Double(binCount)
+        // One polyline per run of bins with a cadence: a stop leaves a gap, not a drop to zero.
+        var b = 0
+        while b < binCount {
+            guard values[b].isFinite else {
+                b += 1
+                continue
+            }
+            svg.out.write("<polyline fill=\"none\" stroke=\"#7b4fa6\" stroke-width=\"2\" stroke-linejoin=\"round\" points=\"")
+            var first = true
+            while b < binCount, values[b].isFinite {
+                if !first { svg.out.write(" ") }
+                svg.point(left + (Double(b) + 0.5) * binWidth, y(values[b]))
+                first = false
+                b += 1
+            }
+            svg.out.write("\"/>\n")
+        }
+        let average = known.reduce(0, +) / Double(known.count)
+        let ay = y(average)
+        svg.line(left, ay, right, ay, stroke: "#1f2933", width: 1.2, extra: "stroke-dasharray=\"6 4\"")
+        let label = "\(labels.average) \(Int(average.rounded())) \(unit)"
+        let labelWidth = SVGCanvas.approximateWidth(label, size: 11) * 1.06 + 12
+        svg.rect(x: right - labelWidth - 4, y: ay - 19, width: labelWidth, height: 16, fill: "#1f2933", radius: 4)
+        svg.text(label, x: right - 4 - labelWidth / 2, y: ay - 7, size: 11, fill: "#ffffff", anchor: .middle,
+                 weight: "bold")
+    }
+
     // MARK: Axes
 
     private func header(_ title: String, detail: String, top: Double, into svg: inout SVGCanvas) {
-        svg.text(title, x: left - 64, y: top - 12, size: 15, fill: "#1f2933", weight: "bold")
-        svg.text(detail, x: left - 64 + Double(title.count) * 9.5 + 8, y: top - 12, size: 12, fill: "#8a96a3")
+        svg.text(title, x: titleX, y: top - 12, size: 15, fill: "#1f2933", weight: "bold")
+        guard !detail.isEmpty else { return }
+        svg.text(detail, x: titleX + SVGCanvas.approximateWidth(title, size: 15) * 1.05 + 8, y: top - 12, size: 12,
+                 fill: "#8a96a3")
     }
 
     private func drawFrame(top: Double, bottom: Double, into svg: inout SVGCanvas) {
@@ -182,7 +278,7 @@ struct ProfileChart {
     }
 
     private func yAxisTitle(_ title: String, top: Double, bottom: Double, into svg: inout SVGCanvas) {
-        let cx = left - 52, cy = (top + bottom) / 2
+        let cx = titleX + 12, cy = (top + bottom) / 2
         svg.text(title, x: cx, y: cy, size: 11, fill: "#5b6773", anchor: .middle,
                  extra: "transform=\"rotate(-90 \(cx.fixed(1)) \(cy.fixed(1)))\"")
     }
@@ -200,7 +296,7 @@ struct ProfileChart {
             svg.text(label, x: tx, y: bottom + 18, size: 11, fill: "#5b6773", anchor: .middle)
             tick += step
         }
-        svg.text("Distance (\(units.distanceSymbol))", x: (left + right) / 2, y: bottom + 36, size: 11,
+        svg.text("\(labels.distanceAxis) (\(units.distanceSymbol))", x: (left + right) / 2, y: bottom + 36, size: 11,
                  fill: "#5b6773", anchor: .middle)
     }
 }

@@ -12,6 +12,13 @@ struct RouteMap {
     private let ys: [Double]
     /// Pixels per metre.
     let pixelsPerMetre: Double
+    /// The shortest step drawn, pixels: 0.8 (sub-pixel steps add nothing),
+    /// longer when the track's drawn length would need more than
+    /// `maxDrawnSteps` of those (a 10-hour session of laps draws its 50 laps
+    /// over one another: every 12 px of them there is still no visible
+    /// corner, and the picture stays a few tens of KB instead of half a MB).
+    let minStep: Double
+    static let maxDrawnSteps = 4000.0
     static let padding = 36.0
     /// Room under the route for the scale bar and the legend, so they never cover it.
     static let bottomPadding = 84.0
@@ -23,6 +30,7 @@ struct RouteMap {
             xs = []
             ys = []
             pixelsPerMetre = 1
+            minStep = 0.8
             return
         }
         var minLat = first.latitude, maxLat = first.latitude, minLon = first.longitude, maxLon = first.longitude
@@ -54,10 +62,16 @@ struct RouteMap {
         let middle = pad + (h - pad - bottom) / 2
         xs = east.map { width / 2 + ($0 - cx) * s }
         ys = north.map { middle - ($0 - cy) * s }
+        var length = 0.0
+        for i in points.indices.dropFirst() where !points[i].newSegment {
+            length += hypot(xs[i] - xs[i - 1], ys[i] - ys[i - 1])
+        }
+        minStep = max(0.8, length / Self.maxDrawnSteps)
     }
 
     func draw(session: ExportSession, track: ExportTrack, speeds: [Double], scale: SpeedColourScale,
-              units: UnitSystem, top: Double, left: Double, into svg: inout SVGCanvas) {
+              units: UnitSystem, top: Double, left: Double, labels: ChartLabels = .english,
+              into svg: inout SVGCanvas) {
         svg.rect(x: left, y: top, width: width, height: height, fill: "#eef2f5", radius: 12)
         svg.out.write("<g transform=\"translate(")
         svg.point(left, top)
@@ -65,16 +79,20 @@ struct RouteMap {
         defer { svg.out.write("</g>\n") }
         drawGrid(into: &svg)
         guard !xs.isEmpty else {
-            svg.text("no GPS track recorded", x: width / 2, y: height / 2, size: 16, fill: "#8a96a3",
+            svg.text(labels.noTrack, x: width / 2, y: height / 2, size: 16, fill: "#8a96a3",
                      anchor: .middle)
             return
         }
         let points = session.points
+        let outages = Self.gpsOutages(session.events)
+        let lostAt = Set(points.indices.dropFirst().filter {
+            track.distance.startsStretch($0) && Self.follows(points[$0].time, outages)
+        })
 
-        // Gaps between stretches (pauses, GPS outages): a thin dashed line, not the route.
+        // Gaps between stretches: a thin dashed line, not the route; orange where the GPS fix was lost.
         for i in points.indices.dropFirst() where track.distance.startsStretch(i) {
-            svg.line(xs[i - 1], ys[i - 1], xs[i], ys[i], stroke: "#8a96a3", width: 1.5,
-                     extra: "stroke-dasharray=\"4 4\"")
+            svg.line(xs[i - 1], ys[i - 1], xs[i], ys[i], stroke: lostAt.contains(i) ? "#e8870e" : "#8a96a3",
+                     width: lostAt.contains(i) ? 2.5 : 1.5, extra: "stroke-dasharray=\"4 4\"")
         }
         // Shadow and white casing under the coloured line, one path per stretch.
         svg.out.write("<g fill=\"none\" stroke-linecap=\"round\" stroke-linejoin=\"round\">\n")
@@ -88,7 +106,7 @@ struct RouteMap {
             for i in points.indices {
                 let starts = track.distance.startsStretch(i)
                 let isLast = i + 1 == points.count || track.distance.startsStretch(i + 1)
-                guard starts || isLast || hypot(xs[i] - lastX, ys[i] - lastY) >= 0.8 else { continue }
+                guard starts || isLast || hypot(xs[i] - lastX, ys[i] - lastY) >= minStep else { continue }
                 svg.out.write(starts ? "M" : "L")
                 svg.point(xs[i], ys[i])
                 lastX = xs[i]
@@ -99,18 +117,52 @@ struct RouteMap {
         drawColouredRuns(points: points, track: track, speeds: speeds, scale: scale, into: &svg)
         svg.out.write("</g>\n")
 
-        // Where the wearer stopped and went on: a pause sign at each new stretch.
+        // Where the wearer stopped and went on: a pause sign at each new stretch;
+        // where the GPS fix was lost, an orange "!" where it was lost and where it came back.
         for i in points.indices.dropFirst() where track.distance.startsStretch(i) {
+            if lostAt.contains(i) {
+                for k in [i - 1, i] { warning(xs[k], ys[k], into: &svg) }
+                svg.text(labels.gpsLost, x: xs[i - 1] + 12, y: ys[i - 1] - 10, size: 11, fill: "#a65d00", weight: "bold")
+                continue
+            }
             svg.circle(xs[i], ys[i], r: 9, fill: "#5b6773", stroke: "#ffffff", width: 2)
             svg.rect(x: xs[i] - 3.5, y: ys[i] - 4, width: 2.5, height: 8, fill: "#ffffff")
             svg.rect(x: xs[i] + 1, y: ys[i] - 4, width: 2.5, height: 8, fill: "#ffffff")
         }
         drawDistanceMarkers(track: track, units: units, into: &svg)
         let last = points.count - 1
-        marker(xs[last], ys[last], fill: "#1f2933", label: "F", into: &svg)
-        marker(xs[0], ys[0], fill: "#00924e", label: "S", into: &svg)
-        drawLegend(scale: scale, units: units, into: &svg)
+        marker(xs[last], ys[last], fill: "#1f2933", label: labels.finish, into: &svg)
+        marker(xs[0], ys[0], fill: "#00924e", label: labels.start, into: &svg)
+        drawLegend(scale: scale, units: units, labels: labels, into: &svg)
         drawScaleBar(units: units, into: &svg)
+    }
+
+    /// The times the GPS fix was lost and came back (`gps_lost` to
+    /// `gps_regained`, or to the end when it never came back).
+    static func gpsOutages(_ events: [SessionEvent]) -> [ClosedRange<Double>] {
+        var out: [ClosedRange<Double>] = []
+        var lost: Double?
+        for e in events.sorted(by: { $0.time < $1.time }) {
+            if e.kind == .gpsLost, lost == nil { lost = e.time }
+            if e.kind == .gpsRegained, let l = lost {
+                out.append(l...max(l, e.time))
+                lost = nil
+            }
+        }
+        if let l = lost { out.append(l...Double.greatestFiniteMagnitude) }
+        return out
+    }
+
+    /// True when a stretch starting at `t` is the way back from an outage: it
+    /// starts during one or within 10 s after its end (the first fix back
+    /// may be refused while the filter settles).
+    static func follows(_ t: Double, _ outages: [ClosedRange<Double>]) -> Bool {
+        outages.contains { t >= $0.lowerBound && t <= $0.upperBound + 10 }
+    }
+
+    private func warning(_ x: Double, _ y: Double, into svg: inout SVGCanvas) {
+        svg.circle(x, y, r: 9, fill: "#e8870e", stroke: "#ffffff", width: 2)
+        svg.text("!", x: x, y: y + 4.5, size: 13, fill: "#ffffff", anchor: .middle, weight: "bold")
     }
 
     private func drawGrid(into svg: inout SVGCanvas) {
@@ -126,8 +178,9 @@ struct RouteMap {
         }
     }
 
-    /// Runs of segments with the same quantised colour become one polyline;
-    /// points less than 0.8 px from the last one drawn are skipped.
+    /// Runs of segments with the same quantised colour become one polyline
+    /// (a run goes on at least `minStep` pixels before its colour may
+    /// change); points less than `minStep` from the last one drawn are skipped.
     private func drawColouredRuns(points: [TrackPoint], track: ExportTrack, speeds: [Double],
                                   scale: SpeedColourScale, into svg: inout SVGCanvas) {
         let levels = 48.0
@@ -148,10 +201,15 @@ struct RouteMap {
             svg.out.write("\" points=\"")
             svg.point(xs[i - 1], ys[i - 1])
             var lastX = xs[i - 1], lastY = ys[i - 1]
+            var drawn = 0.0
             var j = i
-            while j < points.count && !track.distance.startsStretch(j) && level(j) == runLevel {
-                let isLast = j + 1 >= points.count || track.distance.startsStretch(j + 1) || level(j + 1) != runLevel
-                if isLast || hypot(xs[j] - lastX, ys[j] - lastY) >= 0.8 {
+            func continues(_ k: Int) -> Bool {
+                k < points.count && !track.distance.startsStretch(k) && (level(k) == runLevel || drawn < minStep)
+            }
+            while continues(j) {
+                drawn += hypot(xs[j] - xs[j - 1], ys[j] - ys[j - 1])
+                let isLast = !continues(j + 1)
+                if isLast || hypot(xs[j] - lastX, ys[j] - lastY) >= minStep {
                     svg.out.write(" ")
                     svg.point(xs[j], ys[j])
                     lastX = xs[j]
@@ -192,18 +250,19 @@ struct RouteMap {
         svg.text(label, x: x, y: y + 4, size: 11, fill: "#ffffff", anchor: .middle, weight: "bold")
     }
 
-    private func drawLegend(scale: SpeedColourScale, units: UnitSystem, into svg: inout SVGCanvas) {
+    private func drawLegend(scale: SpeedColourScale, units: UnitSystem, labels: ChartLabels,
+                            into svg: inout SVGCanvas) {
         let w = 236.0, h = 50.0, x = width - w - 12, y = height - h - 12
         svg.rect(x: x, y: y, width: w, height: h, fill: "#ffffff", radius: 8, extra: "fill-opacity=\"0.9\"")
-        svg.text("pace (min/\(units.distanceSymbol))", x: x + w / 2, y: y + 16, size: 11, fill: "#5b6773",
+        svg.text("\(labels.paceAxis.lowercased()) (\(ChartLabels.paceUnit(units)))", x: x + w / 2, y: y + 16, size: 11, fill: "#5b6773",
                  anchor: .middle)
         svg.rect(x: x + 52, y: y + 24, width: w - 104, height: 10, fill: "url(#speed)", radius: 5)
         svg.text(SVGRouteWriter.paceText(speed: scale.slow, units: units), x: x + 46, y: y + 33, size: 11,
                  fill: "#1f2933", anchor: .end)
         svg.text(SVGRouteWriter.paceText(speed: scale.fast, units: units), x: x + w - 46, y: y + 33, size: 11,
                  fill: "#1f2933", anchor: .start)
-        svg.text("slow", x: x + 52, y: y + 46, size: 9, fill: "#8a96a3")
-        svg.text("fast", x: x + w - 52, y: y + 46, size: 9, fill: "#8a96a3", anchor: .end)
+        svg.text(labels.slow, x: x + 52, y: y + 46, size: 9, fill: "#8a96a3")
+        svg.text(labels.fast, x: x + w - 52, y: y + 46, size: 9, fill: "#8a96a3", anchor: .end)
     }
 
     private func drawScaleBar(units: UnitSystem, into svg: inout SVGCanvas) {

@@ -110,4 +110,13 @@ struct SVGCanvas {
         out.write(xmlEscaped: s)
         out.write("</text>\n")
     }
+
+    /// Roughly how wide `s` is drawn at `size` px: about 0.6 em for Latin
+    /// letters and digits, a whole em for Chinese characters (so that a
+    /// title's detail starts after the title in either language).
+    static func approximateWidth(_ s: String, size: Double) -> Double {
+        var ems = 0.0
+        for scalar in s.unicodeScalars { ems += scalar.value >= 0x1100 ? 1.0 : 0.6 }
+        return ems * size
+    }
 }

@@ -5,7 +5,8 @@ import MoonRunnerCore
 /// figures, the route coloured by speed (red slow, yellow middling, green
 /// fast, relative to the session's own 5th–95th percentile speeds) with
 /// start, finish, distance markers, a legend and a scale bar, and below it
-/// a pace profile and an elevation profile over distance.
+/// a pace profile, an elevation profile and (with steps) a cadence profile
+/// over distance.
 ///
 /// Sized for a screen (960 px wide); long sessions stay small because the
 /// route is drawn as runs of equal colour with sub-pixel steps dropped, and
@@ -28,7 +29,9 @@ public enum SVGRouteWriter {
         let paceHeight = 150.0
         let elevationTop = paceTop + paceHeight + 74
         let elevationHeight = 120.0
-        let totalHeight = elevationTop + elevationHeight + 84
+        let cadenceTop = elevationTop + elevationHeight + 74
+        let cadenceHeight = track.hasCadence ? 120.0 : 0
+        let totalHeight = (track.hasCadence ? cadenceTop + cadenceHeight : elevationTop + elevationHeight) + 84
 
         var svg = SVGCanvas(capacity: 64 * 1024 + session.points.count * 16)
         svg.out.write("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"")
@@ -66,6 +69,9 @@ public enum SVGRouteWriter {
                          top: paceTop, height: paceHeight, into: &svg)
         profile.drawElevation(session: session, track: track, top: elevationTop, height: elevationHeight,
                               into: &svg)
+        if track.hasCadence {
+            profile.drawCadence(session: session, track: track, top: cadenceTop, height: cadenceHeight, into: &svg)
+        }
 
         var footer = "MoonRunner · session \(session.id)"
         footer += " · \(session.laps.count) lap\(session.laps.count == 1 ? "" : "s")"

@@ -1,7 +1,7 @@
 import NIOCore
 
 /// One framed input of the control socket.
-enum InboundLine: Sendable, Equatable {
+public enum InboundLine: Sendable, Equatable {
     case line(String)
     /// A line longer than the limit; it was discarded up to its newline.
     case tooLong
@@ -10,16 +10,18 @@ enum InboundLine: Sendable, Equatable {
 /// Splits the byte stream into newline-terminated lines, refusing lines over
 /// `maxLength` bytes without ever buffering more than that. A trailing
 /// half-line at end of stream is dropped: only complete lines are requests.
-struct LineFrameDecoder: ByteToMessageDecoder {
-    typealias InboundOut = InboundLine
-    let maxLength: Int
+/// The daemon's server frames requests with it and the web app's client
+/// frames replies with it (one framer for both ends of the socket).
+public struct LineFrameDecoder: ByteToMessageDecoder {
+    public typealias InboundOut = InboundLine
+    public let maxLength: Int
     private var discarding = false
 
-    init(maxLength: Int) {
+    public init(maxLength: Int) {
         self.maxLength = maxLength
     }
 
-    mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+    public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
         let view = buffer.readableBytesView
         if let nl = view.firstIndex(of: UInt8(ascii: "\n")) {
             let length = nl - view.startIndex
@@ -48,35 +50,9 @@ struct LineFrameDecoder: ByteToMessageDecoder {
         return .needMoreData
     }
 
-    mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
+    public mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
         while try decode(context: context, buffer: &buffer) == .continue {}
         buffer.moveReaderIndex(to: buffer.writerIndex)
         return .needMoreData
-    }
-}
-
-/// Closes a connection that neither sent nor received anything for the idle
-/// limit, telling the client why first (a person at `socat` sees it).
-final class IdleCloser: ChannelInboundHandler, Sendable {
-    typealias InboundIn = NIOAny
-    typealias OutboundOut = ByteBuffer
-    let farewell: String
-
-    init(farewell: String) {
-        self.farewell = farewell
-    }
-
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        guard event is IdleStateHandler.IdleStateEvent else {
-            context.fireUserInboundEventTriggered(event)
-            return
-        }
-        var buffer = context.channel.allocator.buffer(capacity: farewell.utf8.count + 1)
-        buffer.writeString(farewell)
-        buffer.writeInteger(UInt8(ascii: "\n"))
-        let channel = context.channel
-        context.writeAndFlush(wrapOutboundOut(buffer)).whenComplete { _ in channel.close(promise: nil) }
-        // A peer that does not read would keep the write pending: close regardless, soon.
-        context.eventLoop.scheduleTask(in: .seconds(1)) { channel.close(promise: nil) }
     }
 }

@@ -1,0 +1,117 @@
+import MoonRunnerAnnounce
+import MoonRunnerExport
+
+/// The languages a phone can choose (`Accept-Language` by default, then the settings page).
+public enum Language: String, Sendable, CaseIterable {
+    case en
+    case zh
+
+    /// The `lang` attribute of the pages.
+    public var htmlTag: String { self == .en ? "en" : "zh-Hans" }
+
+    /// The language a browser asks for first among ours (English when neither is asked for).
+    public static func preferred(acceptLanguage header: String?) -> Language {
+        guard let header else { return .en }
+        var best: (Language, Double)?
+        for item in header.split(separator: ",") {
+            let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            guard let tag = parts.first, !tag.isEmpty else { continue }
+            var q = 1.0
+            for p in parts.dropFirst() where p.hasPrefix("q=") { q = Double(p.dropFirst(2)) ?? 0 }
+            let language: Language? = tag.hasPrefix("zh") ? .zh : tag.hasPrefix("en") ? .en : nil
+            guard let language, q > (best?.1 ?? 0) else { continue }
+            best = (language, q)
+        }
+        return best?.0 ?? .en
+    }
+}
+
+/// Everything the pages say, by meaning; each language is a table of these
+/// (`English.swift`, `Chinese.swift`), and a test checks both have them all.
+public enum Phrase: String, Sendable, CaseIterable {
+    // Navigation and layout
+    case navLive, navHistory, navCourses, navBadges, navSettings, appName
+    // States
+    case stateIdle, stateRecording, statePaused, stateAutoPaused, stateStopped
+    // Live page
+    case liveTitle, distance, elapsed, moving, pace, averagePace, steps, cadence, climb, descent, gps, calories
+    case gradeBest, gradeBetter, gradeAverage, gradeBad, gradeNone
+    case linkLost, daemonDown, live
+    case course, progress, toGo, eta, offCourse, offCourseBack, onCourse, courseFinished, notOnCourseYet
+    case home, destination, arrived, nextBadge, toGoShort
+    case heartRate, hrZone, hrSearching, hrLost, hrConnected, hrAverage, hrMaximum, hrZoneTime, trainingLoad
+    case start, activity, run, walk, followCourse, noCourse, headFor, headForHint
+    case pause, resume, lap, stop, stopConfirm, stopReally, cancel
+    case voice, voiceOn, voiceOff, voiceMuted, laps
+    // History
+    case historyTitle, noSessions, date, moved, badge, older, newer, weeklyTotals, monthlyTotals, week, month, sessionsCount
+    case weeksStart, timeZoneNote, interrupted, recordingNow
+    // Session page
+    case sessionTitle, map, charts, splits, splitPace, splitTime, splitNumber, elevationChange, lapNumber, lapTime
+    case maxSpeed, bestPace, elevationSource, barometric, gpsAltitude, badgesEarned, courseFollowed, finished, notFinished
+    case downloads, delete, deleteConfirm, deleteReally, points, mapLegend, tilesUnavailable
+    // Courses
+    case coursesTitle, noCourses, coursePoints, length, added, upload, uploadHint, file, name, follow, courseDeleted, courseAdded
+    case uploadTooLarge, notACourse, brokenUpload, noFile
+    // Badges
+    case badgesTitle, tier, tierEarned, tierSilver, tierGold, notEarned, earnedBy, best, silverNeeds, goldNeeds
+    // Settings
+    case settingsTitle, language, units, metric, imperial, save, thisPhone, paired, saved
+    // Pairing
+    case pairTitle, pairIntro, pairCode, pairName, pairButton, pairWrong, pairWait, pairDone, pairAlready, pairNeeded
+    // Errors
+    case errorTitle, notFound, notFoundSession, daemonDownTitle, daemonDownBody, retry, forbidden, forbiddenCSRF
+    case refused, tooManyRequests, back, badRequest
+}
+
+/// One language's words: the phrase table, the badge names and the chart labels.
+public struct Phrases: Sendable {
+    public let language: Language
+    let table: [Phrase: String]
+    /// By the badge's English name as the daemon sends it ("Moon").
+    let badgeNames: [String: String]
+    public let charts: ChartLabels
+
+    public subscript(_ p: Phrase) -> String { table[p] ?? p.rawValue }
+
+    /// A phrase with `{name}` slots filled.
+    public func format(_ p: Phrase, _ values: [String: String]) -> String {
+        var text = self[p]
+        for (k, v) in values { text = text.replacingOccurrences(of: "{\(k)}", with: v) }
+        return text
+    }
+
+    public func badgeName(_ english: String) -> String { badgeNames[english] ?? english }
+
+    public static func of(_ language: Language) -> Phrases { language == .en ? .english : .chinese }
+
+    public func stateName(_ raw: String) -> String {
+        switch raw {
+        case "idle": self[.stateIdle]
+        case "recording": self[.stateRecording]
+        case "paused": self[.statePaused]
+        case "autoPaused": self[.stateAutoPaused]
+        case "stopped": self[.stateStopped]
+        default: raw
+        }
+    }
+
+    public func gradeName(_ raw: String) -> String {
+        switch raw {
+        case "best": self[.gradeBest]
+        case "better": self[.gradeBetter]
+        case "average": self[.gradeAverage]
+        case "bad": self[.gradeBad]
+        default: self[.gradeNone]
+        }
+    }
+
+    /// One of the 8 compass points, in the announcer's words ("west", "西").
+    public func direction(_ bearing: Double) -> String {
+        language == .en ? EnglishWording().direction(bearing) : MandarinWording().direction(bearing)
+    }
+
+    public func activityName(_ raw: String?) -> String {
+        raw == "walk" ? self[.walk] : raw == "run" ? self[.run] : "–"
+    }
+}

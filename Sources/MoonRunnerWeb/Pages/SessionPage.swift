@@ -1,0 +1,149 @@
+import Foundation
+import MoonRunnerCore
+import MoonRunnerExport
+import MoonRunnerProtocol
+
+/// The session page's template model.
+struct SessionPage {
+    struct Row {
+        let cells: [String]
+    }
+
+    struct Download {
+        let href: String
+        let label: String
+    }
+
+    struct Badge {
+        let name: String
+        let tier: String
+    }
+
+    /// A picture of the page, `<img src>` of its own route (kept by the browser: its address names the session's version).
+    struct PictureLink {
+        let href: String
+        let alt: String
+        let kind: String
+    }
+
+    /// The figures of the page: a SESSION member each (`data-field` is its path in `moonrunner show --json`).
+    static let figures: [FigureSpec] = [
+        FigureSpec("stats.distance_m", .distance, .phrase(.distance)),
+        FigureSpec("stats.moving_s", .duration, .phrase(.moving)),
+        FigureSpec("stats.elapsed_s", .duration, .phrase(.elapsed)),
+        FigureSpec("figures.best_pace_s_per_km", .paceSecondsPerKm, .phrase(.bestPace)),
+        FigureSpec("stats.max_speed_mps", .speed, .phrase(.maxSpeed)),
+        FigureSpec("stats.steps", .count(""), .phrase(.steps)),
+        FigureSpec("stats.elevation_gain_m", .climb, .phrase(.climb)),
+        FigureSpec("stats.elevation_loss_m", .descent, .phrase(.descent)),
+        FigureSpec("figures.calories_kcal", .energy, .phrase(.calories)),
+        FigureSpec("stats.altitude_source", .altitudeSource, .phrase(.elevationSource)),
+        FigureSpec("stats.laps", .count(""), .phrase(.laps)),
+        FigureSpec("points", .count(""), .phrase(.points)),
+    ]
+    /// Shown when the session has heart rate (`figures.heart_rate` is not null).
+    static let heartFigures: [FigureSpec] = [
+        FigureSpec("figures.heart_rate.avg_bpm", .count("bpm"), .phrase(.hrAverage)),
+        FigureSpec("figures.heart_rate.max_bpm", .count("bpm"), .phrase(.hrMaximum)),
+        FigureSpec("figures.heart_rate.trimp", .count(""), .phrase(.trainingLoad)),
+    ]
+
+    let layout: Layout
+    let p: [String: String]
+    let id: Int64
+    let heading: String
+    let startISO: String
+    let startValue: String
+    let startText: String
+    let activity: String
+    let state: String
+    let interrupted: Bool
+    let figures: [Figure]
+    /// Figures that are no member of the reply (`data-derived`): average pace and cadence over moving time.
+    let derived: [Figure]
+    let course: String?
+    let badges: [Badge]
+    let map: PictureLink?
+    let charts: [PictureLink]
+    let splitBars: PictureLink?
+    let splitHeader: [String]
+    let splits: [Row]
+    let lapHeader: [String]
+    let laps: [Row]
+    let downloads: [Download]
+    let csrf: String
+    let leaflet: Bool
+    let tiles: String
+    let attribution: String
+    let hasBadges: Bool
+    let hasCharts: Bool
+    let hasSplits: Bool
+    let hasLaps: Bool
+
+    init(layout: Layout, reply: SessionReply, json: JSONValue, badges: [Badge], phrases p: Phrases, units: UnitSystem,
+         csrf: String, tiles: TileSource, attribution: String) {
+        self.layout = layout
+        self.p = Dictionary(uniqueKeysWithValues: [Phrase.map, .charts, .splits, .laps, .downloads, .delete, .deleteConfirm,
+                                                   .deleteReally, .cancel, .badgesEarned, .courseFollowed, .mapLegend,
+                                                   .tilesUnavailable, .interrupted, .recordingNow]
+            .map { ($0.rawValue, p[$0]) })
+        let s = reply.session
+        id = s.id
+        activity = p.activityName(s.activity)
+        state = p.stateName(s.state)
+        interrupted = s.interrupted
+        heading = "\(activity) #\(s.id)"
+        startISO = DateText.iso(s.startTime)
+        startValue = FigureText.numberText(s.startTime)
+        startText = DateText.readable(s.startTime)
+        let moving = reply.stats.moving, distance = reply.stats.distance
+        let cadence = reply.stats.averageCadence
+        derived = [
+            Figure(key: "avg_pace_s_per_km", label: p[.averagePace],
+                   text: Formatting.pace(speed: moving > 0 ? distance / moving : 0, units),
+                   value: moving > 0 && distance > 0 ? FigureText.numberText(moving / distance * 1000) : ""),
+            Figure(key: "avg_cadence_spm", label: p[.cadence], text: "\(Int(cadence.rounded())) spm",
+                   value: FigureText.numberText(cadence)),
+        ]
+        let hasHeartRate = json.at(path: "figures.heart_rate").map { $0 != .null } ?? false
+        figures = (Self.figures + (hasHeartRate ? Self.heartFigures : []))
+            .map { $0.figure(in: json, phrases: p, units: units) }
+        course = reply.course.map { "\($0.name) · \($0.finished ? p[.finished] : p[.notFinished])" }
+        self.badges = badges
+        // The version of the session the pictures show: a stopped session's never changes.
+        let version = "\(reply.points)-\(Int64((reply.session.endTime ?? 0) * 1000))-\(units.rawValue)-\(p.language.rawValue)"
+        func link(_ kind: PictureKind, _ alt: String) -> PictureLink {
+            PictureLink(href: "/sessions/\(s.id)/pictures/\(kind.rawValue)?v=\(version)", alt: alt, kind: kind.rawValue)
+        }
+        map = reply.points > 0 ? link(.map, p[.map]) : nil
+        charts = reply.points > 0 ? [link(.pace, p.charts.pace), link(.elevation, p.charts.elevation),
+                                     link(.cadence, p.charts.cadence)] : []
+        let paceHeader = p.format(.splitPace, ["unit": "min/\(units.distanceSymbol)"])
+        splitHeader = [p[.splitNumber], p[.splitTime], paceHeader, p[.elevationChange]]
+        let splitList = units == .metric ? reply.figures.splitsKm : reply.figures.splitsMi
+        splits = splitList.map { sp in
+            Row(cells: [sp.partial ? Formatting.distance(sp.distanceM, units) : String(sp.number), Formatting.duration(sp.movingS),
+                        sp.paceS.map { FigureText.paceNumber(speed: units.metresPerUnit / $0, units) } ?? "–",
+                        sp.elevationChangeM.map { units == .metric ? String(format: "%+.0f m", $0) : String(format: "%+.0f ft", $0 / 0.3048) } ?? "–"])
+        }
+        lapHeader = [p[.lapNumber], p[.distance], p[.lapTime], paceHeader, p[.steps]]
+        laps = reply.figures.laps.count > 1 ? reply.figures.laps.map { l in
+            Row(cells: [String(l.number), Formatting.distance(l.distanceM, units), Formatting.duration(l.movingS),
+                        FigureText.paceNumber(speed: l.avgSpeedMps, units), String(l.steps)])
+        } : []
+        downloads = ExportFormat.allCases.map { Download(href: "/sessions/\(s.id)/export.\($0.rawValue)", label: $0.rawValue.uppercased()) }
+        self.csrf = csrf
+        leaflet = tiles != .none
+        switch tiles {
+        case .none: self.tiles = ""
+        case .mbtiles: self.tiles = "/tiles/{z}/{x}/{y}"
+        case let .url(template): self.tiles = template
+        }
+        self.attribution = attribution
+        hasBadges = !badges.isEmpty
+        hasCharts = !charts.isEmpty
+        hasSplits = !splits.isEmpty
+        splitBars = splits.isEmpty ? nil : link(.splits, p[.splits])
+        hasLaps = !laps.isEmpty
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import MoonRunnerCore
+import MoonRunnerProtocol
+
+/// The history's template model: one page of sessions, newest first, and
+/// the totals of the last weeks and months in the wearer's time zone.
+struct SessionsPage {
+    struct Row {
+        let id: Int64
+        let iso: String
+        let startValue: String
+        let date: String
+        let activity: String
+        let distance: String
+        let distanceValue: String
+        let moving: String
+        let movingValue: String
+        let pace: String
+        let badge: String?
+        let note: String?
+    }
+
+    struct Total {
+        let label: String
+        let count: Int
+        let distance: String
+        let moving: String
+    }
+
+    let layout: Layout
+    let p: [String: String]
+    let rows: [Row]
+    let empty: Bool
+    let older: String?
+    let newer: Bool
+    let weeks: [Total]
+    let months: [Total]
+    let zoneNote: String
+
+    /// Weeks and months of totals shown.
+    static let weeksShown = 8
+    static let monthsShown = 12
+
+    init(layout: Layout, sessions: [SessionInfo], all: [SessionInfo], badges: BadgesReply?, before: Int64?,
+         pageSize: Int, phrases p: Phrases, units: UnitSystem, offset: Int?) {
+        self.layout = layout
+        self.p = Dictionary(uniqueKeysWithValues: [Phrase.date, .activity, .distance, .moved, .pace, .badge, .older, .newer,
+                                                   .weeklyTotals, .monthlyTotals, .week, .month, .sessionsCount, .weeksStart,
+                                                   .noSessions].map { ($0.rawValue, p[$0]) })
+        var earned: [Int64: [String]] = [:]
+        for b in badges?.badges ?? [] {
+            let name = p.badgeName(b.name)
+            if let s = b.earned?.session { earned[s, default: []].append(name) }
+            if let s = b.silver?.session { earned[s, default: []].append("\(name) (\(p[.tierSilver]))") }
+            if let s = b.gold?.session { earned[s, default: []].append("\(name) (\(p[.tierGold]))") }
+        }
+        rows = sessions.map { s in
+            let note = s.interrupted ? p[.interrupted] : (s.state == "stopped" ? nil : p[.recordingNow])
+            return Row(id: s.id, iso: DateText.iso(s.startTime), startValue: FigureText.numberText(s.startTime),
+                       date: DateText.readable(s.startTime, offsetMinutes: offset), activity: p.activityName(s.activity),
+                       distance: Formatting.distance(s.distanceM, units), distanceValue: FigureText.numberText(s.distanceM),
+                       moving: Formatting.duration(s.movingS), movingValue: FigureText.numberText(s.movingS),
+                       pace: Formatting.pace(speed: s.movingS > 0 ? s.distanceM / s.movingS : 0, units),
+                       badge: earned[s.id].map { $0.joined(separator: ", ") }, note: note)
+        }
+        empty = sessions.isEmpty && before == nil
+        older = sessions.count == pageSize ? sessions.last.map { String($0.id) } : nil
+        newer = before != nil
+        weeks = Self.totals(all, count: Self.weeksShown, units: units) { s in
+            let day = DateText.weekStart(s.startTime, offsetMinutes: offset)
+            return (day, DateText.day(Double(day) * 86_400))
+        }
+        months = Self.totals(all, count: Self.monthsShown, units: units) { s in
+            let c = DateText.civil(s.startTime, offsetMinutes: offset ?? 0)
+            return (c.year * 12 + c.month, "\(c.year)-\(DateText.two(c.month))")
+        }
+        zoneNote = p[.weeksStart] + " " + p.format(.timeZoneNote, ["zone": DateText.zone(offset)])
+    }
+
+    /// Sums per period (newest first), the `count` most recent periods with sessions.
+    static func totals(_ sessions: [SessionInfo], count: Int, units: UnitSystem,
+                       period: (SessionInfo) -> (Int, String)) -> [Total] {
+        var sums: [Int: (label: String, n: Int, distance: Double, moving: Double)] = [:]
+        for s in sessions {
+            let (key, label) = period(s)
+            var e = sums[key] ?? (label, 0, 0, 0)
+            e.n += 1
+            e.distance += s.distanceM
+            e.moving += s.movingS
+            sums[key] = e
+        }
+        return sums.keys.sorted(by: >).prefix(count).compactMap { key in
+            sums[key].map { Total(label: $0.label, count: $0.n, distance: Formatting.distance($0.distance, units),
+                                  moving: Formatting.duration($0.moving)) }
+        }
+    }
+}
