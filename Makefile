@@ -31,7 +31,10 @@ RELEASE_FLAGS := -c release --static-swift-stdlib --disable-local-rpath -Xlinker
 ## their name): one copy of the Swift runtime for all the clients.
 COMMANDS   := moonrunner
 LINKS      := moonrunner-announce
-DAEMONS    := moonrunnerd moonrunner-web
+DAEMONS    := moonrunnerd
+## DAEMON_LINKS are services that are links to moonrunnerd (the web app): one
+## copy of the runtime, Foundation and ICU's data for the two that need them.
+DAEMON_LINKS := moonrunner-web
 UNITS      := moonrunnerd.service moonrunnerd.socket moonrunner-announce.service moonrunner-web.service
 SBINDIR    ?= $(PREFIX)/sbin
 UNITDIR    ?= /etc/systemd/system
@@ -77,11 +80,15 @@ apt-install:
 	  dpkg-deb -x pytrainer_*.deb x && mkdir -p $(SCHEMAS) && cp x/usr/share/pytrainer/schemas/*.xsd $(SCHEMAS)/ && \
 	  cd / && rm -rf $$tmp; }
 
+## The web app is moonrunnerd called by another name (as the package installs
+## it): each build folder gets the link the tools and tests run.
 build: deps
 	$(SWIFT) build
+	ln -sf moonrunnerd $(DEBUG_BIN)/moonrunner-web
 
 release: deps
 	$(SWIFT) build $(RELEASE_FLAGS)
+	ln -sf moonrunnerd $(RELEASE_BIN)/moonrunner-web
 
 ## Man pages into .build/man: each command's from its own argument parser
 ## (swift-argument-parser's generate-manual, the tool behind its plugin), dated
@@ -94,10 +101,12 @@ man: release
 	  --product generate-manual --scratch-path .build/argument-parser-tools
 	rm -rf .build/man && mkdir -p .build/man
 	mkdir -p .build/man/bin && for l in $(LINKS); do ln -sf $(CURDIR)/$(RELEASE_BIN)/moonrunner .build/man/bin/$$l; done
+	for l in $(DAEMON_LINKS); do ln -sf $(CURDIR)/$(RELEASE_BIN)/moonrunnerd .build/man/bin/$$l; done
 	date=$$(date -u -d @$(MAN_EPOCH) +%Y-%m-%d); \
 	for c in $(COMMANDS); do $(MAN_TOOL) $(RELEASE_BIN)/$$c --section 1 --date $$date -o .build/man || exit 1; done; \
 	for c in $(LINKS); do $(MAN_TOOL) .build/man/bin/$$c --section 1 --date $$date -o .build/man || exit 1; done; \
-	for c in $(DAEMONS); do $(MAN_TOOL) $(RELEASE_BIN)/$$c --section 8 --date $$date -o .build/man || exit 1; done
+	for c in $(DAEMONS); do $(MAN_TOOL) $(RELEASE_BIN)/$$c --section 8 --date $$date -o .build/man || exit 1; done; \
+	for c in $(DAEMON_LINKS); do $(MAN_TOOL) .build/man/bin/$$c --section 8 --date $$date -o .build/man || exit 1; done
 	cp man/moonrunner.yaml.5 .build/man/
 	rm -r .build/man/bin
 	@# A blank line between the discussion's paragraphs is a paragraph break in mdoc (groff warns otherwise).
@@ -115,11 +124,13 @@ run: release
 ## compiler hang must turn this red), and the faster one.
 test: deps
 	$(SWIFT) build --build-tests
+	ln -sf moonrunnerd $(DEBUG_BIN)/moonrunner-web
 	MOONRUNNER_BIN=$(DEBUG_BIN) MOONRUNNER_DATA=$(DATA) MOONRUNNER_SCHEMAS=$(SCHEMAS) $(SWIFT) test --skip-build --skip EndToEndTests
 	MOONRUNNER_BIN=$(DEBUG_BIN) MOONRUNNER_DATA=$(DATA) $(SWIFT) test --skip-build --filter EndToEndTests --no-parallel
 	python3 Tests/Tools/hr_e2e.py --bin $(DEBUG_BIN) --data $(DATA)
 	$(MAKE) --no-print-directory web-browser BIN=$(DEBUG_BIN)
 	$(SWIFT) build $(RELEASE_FLAGS)
+	ln -sf moonrunnerd $(RELEASE_BIN)/moonrunner-web
 	$(MAKE) --no-print-directory package-check
 	$(MAKE) --no-print-directory accuracy BIN=$(RELEASE_BIN)
 
@@ -128,7 +139,7 @@ test: deps
 ## no ICU carry none, and moonrunner.yaml(5) documents every key the validator knows.
 package-check:
 	python3 Tests/Tools/package_check.py --bin $(RELEASE_BIN) --daemons "$(DAEMONS)" --commands "$(COMMANDS)" \
-	  --links "$(LINKS)"
+	  --links "$(LINKS)" --daemon-links "$(DAEMON_LINKS)"
 
 BIN ?= $(RELEASE_BIN)
 ## The figures of issues 3, 4, 5, 11, 12, 13, 15, 22 and 23 on the labelled data
@@ -177,12 +188,14 @@ bench: release
 ## Long-running proofs (more trials than `make test`).
 soak: deps
 	$(SWIFT) build --build-tests
+	ln -sf moonrunnerd $(DEBUG_BIN)/moonrunner-web
 	MOONRUNNER_BIN=$(DEBUG_BIN) MOONRUNNER_DATA=$(DATA) MOONRUNNER_SOAK=1 $(SWIFT) test --skip-build \
 	  --filter 'StoreDurabilityTests|SocketFuzzTests' --no-parallel
 
 ## The announcer's latency from event to first audio at 1x (about 7 minutes).
 announce-latency: deps
 	$(SWIFT) build --build-tests
+	ln -sf moonrunnerd $(DEBUG_BIN)/moonrunner-web
 	MOONRUNNER_BIN=$(DEBUG_BIN) MOONRUNNER_DATA=$(DATA) MOONRUNNER_ANNOUNCE_LATENCY=1 $(SWIFT) test --skip-build \
 	  --filter AnnounceLatencyTests --no-parallel
 
@@ -207,6 +220,7 @@ install-files: man
 	install -m 0755 $(addprefix $(RELEASE_BIN)/,$(COMMANDS)) $(DESTDIR)$(PREFIX)/bin/
 	install -m 0755 $(addprefix $(RELEASE_BIN)/,$(DAEMONS)) $(DESTDIR)$(SBINDIR)/
 	for l in $(LINKS); do ln -sf moonrunner $(DESTDIR)$(PREFIX)/bin/$$l; done
+	for l in $(DAEMON_LINKS); do ln -sf moonrunnerd $(DESTDIR)$(SBINDIR)/$$l; done
 	[ -f $(DESTDIR)/etc/moonrunner/moonrunner.yaml ] || install -m 0644 config/moonrunner.yaml $(DESTDIR)/etc/moonrunner/
 	[ -f $(DESTDIR)/etc/moonrunner/announce.yaml ] || install -m 0644 config/announce.yaml $(DESTDIR)/etc/moonrunner/
 	for u in $(UNITS); do \
@@ -241,10 +255,10 @@ install: install-files
 
 uninstall:
 	-systemctl disable --now moonrunner-web.service moonrunner-announce.service moonrunnerd.service moonrunnerd.socket 2>/dev/null
-	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(DAEMONS) $(COMMANDS) $(LINKS)) \
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(DAEMONS) $(DAEMON_LINKS) $(COMMANDS) $(LINKS)) \
 	  $(addprefix $(DESTDIR)/etc/systemd/system/,$(UNITS)) \
 	  $(addprefix $(DESTDIR)$(PREFIX)/share/man/man1/,$(addsuffix .1,$(COMMANDS) $(LINKS))) \
-	  $(addprefix $(DESTDIR)$(PREFIX)/share/man/man8/,$(addsuffix .8,$(DAEMONS))) \
+	  $(addprefix $(DESTDIR)$(PREFIX)/share/man/man8/,$(addsuffix .8,$(DAEMONS) $(DAEMON_LINKS))) \
 	  $(DESTDIR)$(PREFIX)/share/man/man5/moonrunner.yaml.5
 
 ## The Debian package of this machine's architecture, in .build/deb/ (needs the

@@ -9,7 +9,6 @@ let package = Package(
         .executable(name: "moonrunner", targets: ["moonrunner"]),
         .executable(name: "moonrunner-bench", targets: ["moonrunner-bench"]),
         .executable(name: "moonrunner-announce", targets: ["moonrunner-announce"]),
-        .executable(name: "moonrunner-web", targets: ["moonrunner-web"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -74,8 +73,9 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             "MoonRunnerYAML",
         ]),
+        // The daemon; called as moonrunner-web (a link in the package) the web app.
         .executableTarget(name: "moonrunnerd", dependencies: [
-            "MoonRunnerDaemon", "MoonRunnerCore",
+            "MoonRunnerDaemon", "MoonRunnerCore", "MoonRunnerWeb",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "moonrunner", dependencies: [
@@ -107,11 +107,8 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             "MoonRunnerYAML",
-        ], resources: [.embedInCode("Templates"), .embedInCode("Public")]),
-        .executableTarget(name: "moonrunner-web", dependencies: [
-            "MoonRunnerWeb",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
+        ], resources: [.embedInCode("Templates"), .embedInCode("Public")]),
         .executableTarget(name: "moonrunner-bench", dependencies: ["MoonRunnerCore", "MoonRunnerSensors", "MoonRunnerStore"]),
 
         // Test support: starting helper processes safely from parallel tests; a

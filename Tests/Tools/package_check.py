@@ -44,17 +44,19 @@ def main():
     p.add_argument("--daemons", required=True, help="shipped executables that may carry ICU (space separated)")
     p.add_argument("--commands", required=True, help="shipped executables that must not (space separated)")
     p.add_argument("--links", default="", help="commands shipped as links to moonrunner (space separated)")
+    p.add_argument("--daemon-links", default="", help="services shipped as links to moonrunnerd (space separated)")
     a = p.parse_args()
     failures = []
     with tempfile.TemporaryDirectory() as links:
-        for name in a.links.split():
-            os.symlink(os.path.abspath(os.path.join(a.bin, "moonrunner")), os.path.join(links, name))
-            usage = subprocess.run([os.path.join(links, name), "--help"], capture_output=True, text=True).stdout
-            ok = f"USAGE: {name} " in usage
-            print(f"{name:<20} a link to moonrunner: {'runs as itself' if ok else 'does NOT run as itself'}")
-            if not ok:
-                failures.append(f"{name}: moonrunner called as {name} does not run it (USAGE line: "
-                                f"{next((l for l in usage.splitlines() if 'USAGE' in l), 'none')})")
+        for target, names in (("moonrunner", a.links.split()), ("moonrunnerd", a.daemon_links.split())):
+            for name in names:
+                os.symlink(os.path.abspath(os.path.join(a.bin, target)), os.path.join(links, name))
+                usage = subprocess.run([os.path.join(links, name), "--help"], capture_output=True, text=True).stdout
+                ok = f"USAGE: {name} " in usage
+                print(f"{name:<20} a link to {target}: {'runs as itself' if ok else 'does NOT run as itself'}")
+                if not ok:
+                    failures.append(f"{name}: {target} called as {name} does not run it (USAGE line: "
+                                    f"{next((l for l in usage.splitlines() if 'USAGE' in l), 'none')})")
     for name in a.daemons.split() + a.commands.split():
         binary = os.path.join(a.bin, name)
         if not os.path.exists(binary):
@@ -79,7 +81,7 @@ def main():
                             "(use FoundationEssentials; see the ICU notes in the README)")
     for f in failures:
         print(f"FAIL {f}")
-    names = a.daemons.split() + a.commands.split() + a.links.split()
+    names = a.daemons.split() + a.commands.split() + a.links.split() + a.daemon_links.split()
     failed = {f.split(":")[0] for f in failures}
     print(f"{len(names) - len(failed)} passed, {len(failed)} failed")
     return 1 if failures else 0

@@ -3,14 +3,17 @@ import Foundation
 import Logging
 import MoonRunnerClient
 import MoonRunnerCore
-import MoonRunnerWeb
 
 /// `moonrunner-web`: the phone's screen, a client of moonrunnerd's control
 /// socket. Reads its options and settings, builds the application and runs
-/// it until SIGTERM or SIGINT; nothing else happens here.
-@main
-struct WebCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+/// it until SIGTERM or SIGINT; nothing else happens here. A library type so
+/// that the daemon's executable can run it when called as `moonrunner-web`
+/// (the package's link): the two share one copy of the Swift runtime,
+/// Foundation and ICU's 34 MB, as two processes under two users.
+public struct WebCommand: AsyncParsableCommand {
+    public init() {}
+
+    public static let configuration = CommandConfiguration(
         commandName: "moonrunner-web",
         abstract: "Serve the live run, history, courses and downloads to a phone's browser.",
         discussion: """
@@ -41,7 +44,7 @@ struct WebCommand: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: ArgumentHelp("trace, debug, info, notice, warning, error.", valueName: "level"))
     var logLevel = "notice"
 
-    func run() async throws {
+    public func run() async throws {
         // Everything this app writes is UTC (the pages' times, the Date header): GMT as its own
         // zone keeps ICU's time zone data out of its memory (2.3 MB of RSS, measured).
         setenv("TZ", "GMT", 1)
