@@ -378,13 +378,22 @@ public final class SessionStore: Sendable {
     }
 
     public func points(session id: Int64) async throws -> [TrackPoint] {
+        // Columns by position, rows through a cursor: looking a column up by name
+        // lower-cases it for every row and column (GRDB), which was most of the
+        // 270 ms a 10-hour session's ?SESSION cost.
         let stored = try await pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM point WHERE session_id = ? ORDER BY time, id", arguments: [id]).map { r in
-                TrackPoint(time: r["time"], fixTime: r["fix_time"] ?? .nan, latitude: r["lat"], longitude: r["lon"],
-                           altitude: r["alt"] ?? .nan, speed: r["speed"] ?? .nan, course: r["course"] ?? .nan,
-                           eph: r["eph"] ?? .nan, newSegment: r["new_segment"], distance: r["distance"] ?? .nan,
-                           heartRate: r["hr"] ?? .nan)
+            var points: [TrackPoint] = []
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT time, fix_time, lat, lon, alt, speed, course, eph, new_segment, distance, hr
+                FROM point WHERE session_id = ? ORDER BY time, id
+                """, arguments: [id])
+            while let r = try rows.next() {
+                points.append(TrackPoint(time: r[0], fixTime: r[1] ?? .nan, latitude: r[2], longitude: r[3],
+                                         altitude: r[4] ?? .nan, speed: r[5] ?? .nan, course: r[6] ?? .nan,
+                                         eph: r[7] ?? .nan, newSegment: r[8], distance: r[9] ?? .nan,
+                                         heartRate: r[10] ?? .nan))
             }
+            return points
         }
         return stored + heldBatches(id).flatMap(\.points)
     }
@@ -393,7 +402,7 @@ public final class SessionStore: Sendable {
     public func heartRate(session id: Int64) async throws -> [HeartRateReading] {
         let stored = try await pool.read { db in
             try Row.fetchAll(db, sql: "SELECT time, bpm FROM hr_sample WHERE session_id = ? ORDER BY time, rowid",
-                             arguments: [id]).map { HeartRateReading(time: $0["time"], bpm: $0["bpm"] ?? .nan) }
+                             arguments: [id]).map { HeartRateReading(time: $0[0], bpm: $0[1] ?? .nan) }
         }
         return stored + heldBatches(id).flatMap(\.heartRate)
     }
@@ -402,7 +411,7 @@ public final class SessionStore: Sendable {
     public func rrIntervals(session id: Int64) async throws -> [RRInterval] {
         let stored = try await pool.read { db in
             try Row.fetchAll(db, sql: "SELECT time, rr_ms FROM rr_interval WHERE session_id = ? ORDER BY time, rowid",
-                             arguments: [id]).map { RRInterval(time: $0["time"], milliseconds: $0["rr_ms"]) }
+                             arguments: [id]).map { RRInterval(time: $0[0], milliseconds: $0[1]) }
         }
         return stored + heldBatches(id).flatMap(\.rrIntervals)
     }
@@ -442,9 +451,11 @@ public final class SessionStore: Sendable {
 
     public func stepSeconds(session id: Int64) async throws -> [StepSecondSample] {
         var seconds = try await pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM step_second WHERE session_id = ? ORDER BY second", arguments: [id]).map {
-                StepSecondSample(second: $0["second"], steps: $0["steps"], cadence: $0["cadence"])
-            }
+            var seconds: [StepSecondSample] = []
+            let rows = try Row.fetchCursor(db, sql: "SELECT second, steps, cadence FROM step_second WHERE session_id = ? ORDER BY second",
+                                           arguments: [id])
+            while let r = try rows.next() { seconds.append(StepSecondSample(second: r[0], steps: r[1], cadence: r[2])) }
+            return seconds
         }
         // As the database adds them up: a second split over two commits is one row.
         for s in heldBatches(id).flatMap(\.stepSeconds) {
