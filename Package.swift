@@ -20,14 +20,13 @@ let package = Package(
         // The web app: no swift-configuration (the settings are moonrunner.yaml's `web:`).
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
-        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
-        .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.1"),
     ],
     targets: [
         // System libraries: thin module maps over the C APIs.
         .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"])]),
         .systemLibrary(name: "CI2C", providers: [.apt(["libi2c-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CProcessFD"),
         .systemLibrary(name: "CThreadName"),
@@ -96,11 +95,9 @@ let package = Package(
         // static files are compiled into the binary (no bundle at run time).
         .target(name: "MoonRunnerWeb", dependencies: [
             "MoonRunnerCore", "MoonRunnerProtocol", "MoonRunnerClient", "MoonRunnerExport", "MoonRunnerAnnounce", "MoonRunnerSocket",
-            "CZlib",
+            "CZlib", "CCrypto",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Mustache", package: "swift-mustache"),
-            .product(name: "Crypto", package: "swift-crypto"),
-            .product(name: "MultipartKit", package: "multipart-kit"),
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),

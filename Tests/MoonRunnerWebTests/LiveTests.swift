@@ -179,6 +179,14 @@ struct LiveTests {
         #expect(absent.text == "–" && absent.value == "")
     }
 
+    @Test("climb and descent carry their sign, except when they round to nothing")
+    func heightSigns() {
+        let text = { (v: Double, kind: FigureKind, units: UnitSystem) in FigureText.text(.number(v), kind, .english, units) }
+        #expect(text(12.4, .climb, .metric) == "+12 m" && text(8, .descent, .metric) == "−8 m")
+        #expect(text(0.3, .climb, .metric) == "0 m" && text(0.2, .descent, .metric) == "0 m")
+        #expect(text(10, .climb, .imperial) == "+33 ft" && text(0.1, .descent, .imperial) == "0 ft")
+    }
+
     @Test("with a strap configured the run screen shows heart rate and zone, and says when the strap is lost; without one the block is hidden")
     func heartRate() throws {
         let connected = try JSONValue.parse(#"{"class":"STATUS","state":"recording","hr_bpm":152,"hr_zone":4,"hr_state":"connected"}"#)

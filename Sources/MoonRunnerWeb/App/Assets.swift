@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 
 /// The templates and static files, compiled into the binary by SwiftPM
@@ -38,8 +37,7 @@ public enum Assets {
 
     /// Changes with every change of a static file, so a cached old copy is never used with a new page.
     public static let version: String = {
-        var hash = SHA256()
-        for name in files.keys.sorted() { hash.update(data: files[name]?.bytes ?? []) }
-        return hash.finalize().prefix(6).map { String(format: "%02x", $0) }.joined()
+        let all = files.keys.sorted().flatMap { files[$0]?.bytes ?? [] }
+        return Digest.hex(Digest.sha256(all).prefix(6))
     }()
 }

@@ -47,9 +47,9 @@ public enum FigureKind: Sendable {
     case paceFromSpeed
     /// Metres per second as km/h or mph.
     case speed
-    /// Metres of height as `+12 m` or `+39 ft`.
+    /// Metres of height as `+12 m` or `+39 ft` (`0 m` with no sign).
     case climb
-    /// Metres of height as `−8 m` or `−26 ft`.
+    /// Metres of height as `−8 m` or `−26 ft` (`0 m` with no sign).
     case descent
     /// Where the altitude came from: barometer or GPS, in words.
     case altitudeSource
@@ -122,7 +122,10 @@ public enum FigureText {
         case .paceFromSpeed: return Formatting.pace(speed: v, units)
         case .speed: return Formatting.speed(v, units)
         case .climb: return climb(v, units)
-        case .descent: return units == .metric ? "−\(Int(v.rounded())) m" : "−\(Int((v / 0.3048).rounded())) ft"
+        case .descent:
+            // No sign on a descent that rounds to nothing ("0 m", not "−0 m").
+            let n = Int((units == .metric ? v : v / 0.3048).rounded())
+            return "\(n == 0 ? "" : "−")\(n) \(units == .metric ? "m" : "ft")"
         case .altitudeSource: return numberText(v)
         case let .count(unit): return unit.isEmpty ? String(Int(v.rounded())) : "\(Int(v.rounded())) \(unit)"
         case let .perMinute(unit): return "\(Int(v.rounded())) \(unit)"
@@ -145,7 +148,8 @@ public enum FigureText {
 
     /// `+12 m` or `+39 ft`.
     public static func climb(_ metres: Double, _ units: UnitSystem) -> String {
-        units == .metric ? "+\(Int(metres.rounded())) m" : "+\(Int((metres / 0.3048).rounded())) ft"
+        let n = Int((units == .metric ? metres : metres / 0.3048).rounded())
+        return "\(n == 0 ? "" : "+")\(n) \(units == .metric ? "m" : "ft")"
     }
 
     /// The member's value as the reply writes it, for `data-value`.

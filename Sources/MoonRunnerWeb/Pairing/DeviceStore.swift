@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 
 /// A paired phone as the store keeps it: its token only as a SHA-256.
@@ -100,8 +99,7 @@ public actor DeviceStore {
             return .failure(.wrongCode(wait: throttle.wait(for: address, at: t)))
         }
         throttle.succeeded(address)
-        var rng = SystemRandomNumberGenerator()
-        let token = Self.base64URL((0..<32).map { _ in UInt8.random(in: .min ... .max, using: &rng) })
+        let token = Self.base64URL(Digest.randomBytes(32))
         let cleanName = Self.clean(name)
         let device = Device(id: String(nextID), name: cleanName.isEmpty ? "phone \(nextID)" : cleanName,
                             tokenSHA256: Self.hash(token), pairedAt: t, lastSeen: t, lastAddress: address)
@@ -216,14 +214,14 @@ public actor DeviceStore {
             guard data.count == 32 else { throw DeviceStoreError("\(url.path) is not a 32-byte key; remove it to make a new one") }
             return data
         }
-        let key = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
+        let key = Data(Digest.randomBytes(32))
         try writeAtomically(key, to: url)
         return key
     }
 
     /// Hex SHA-256 of a token.
     static func hash(_ token: String) -> String {
-        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+        Digest.hex(Digest.sha256(Array(token.utf8)))
     }
 
     static func base64URL(_ bytes: [UInt8]) -> String {

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 
 /// One-time pairing codes: `moonrunner web pair` asks for one, the phone
@@ -25,7 +24,7 @@ public struct PairingCodes: Sendable {
         let code = String((0..<Self.length).map { _ in Self.alphabet[Int(rng.next(upperBound: UInt8(32)))] })
         pending.removeAll { $0.expires <= now }
         if pending.count >= Self.maxPending { pending.removeFirst() }
-        pending.append((Array(SHA256.hash(data: Data(code.utf8))), now + lifetime))
+        pending.append((Digest.sha256(Array(code.utf8)), now + lifetime))
         return Self.display(code)
     }
 
@@ -33,7 +32,7 @@ public struct PairingCodes: Sendable {
     public mutating func redeem(_ typed: String, at now: Double) -> Bool {
         pending.removeAll { $0.expires <= now }
         guard let code = Self.normalise(typed) else { return false }
-        let digest = Array(SHA256.hash(data: Data(code.utf8)))
+        let digest = Digest.sha256(Array(code.utf8))
         var found: Int?
         for (i, p) in pending.enumerated() where Self.equal(p.digest, digest) { found = i }
         guard let i = found else { return false }

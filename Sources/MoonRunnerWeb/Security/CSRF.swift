@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 
 /// The token every form that changes state carries (a hidden `csrf` field):
@@ -8,8 +7,7 @@ import Foundation
 /// it; it needs no storage and dies with the device when it is revoked.
 public enum CSRF {
     public static func token(for device: String, key: Data) -> String {
-        let mac = HMAC<SHA256>.authenticationCode(for: Data("csrf|\(device)".utf8), using: SymmetricKey(data: key))
-        return DeviceStore.base64URL(Array(mac))
+        DeviceStore.base64URL(Digest.hmacSHA256(key: key, message: Array("csrf|\(device)".utf8)))
     }
 
     /// Constant-time check of a submitted token.
