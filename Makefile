@@ -5,7 +5,7 @@ SWIFT      ?= swift
 DATA       ?= ../shared/data
 PREFIX     ?= /usr/local
 SPEED      ?= 10
-DEB_PKGS   := libgps-dev libi2c-dev libsystemd-dev libssl-dev zlib1g-dev pkg-config gpsd gpsd-clients python3 \
+DEB_PKGS   := libgps-dev libi2c-dev libsystemd-dev libgcrypt20-dev zlib1g-dev pkg-config gpsd gpsd-clients python3 \
               python3-pip gpsbabel librsvg2-bin systemd util-linux faketime \
               espeak-ng sox alsa-utils libyaml-dev dbus-daemon libxml2-utils \
               chromium chromium-driver fonts-noto-cjk qrencode libjs-leaflet

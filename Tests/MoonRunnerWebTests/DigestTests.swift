@@ -1,7 +1,7 @@
 import Testing
 @testable import MoonRunnerWeb
 
-@Suite("Web: SHA-256 and HMAC-SHA256 through libcrypto")
+@Suite("Web: SHA-256 and HMAC-SHA256 through libgcrypt")
 struct DigestTests {
     @Test("SHA-256 gives FIPS 180-2's answers for \"abc\" and the empty message")
     func sha256() {

@@ -208,7 +208,9 @@ def serves_pairing_page(root, sock, port=18080):
     try:
         for _ in range(100):
             try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2)
+                # As a browser asks for a page (anything else unpaired is a bare 401).
+                urllib.request.urlopen(urllib.request.Request(f"http://127.0.0.1:{port}/",
+                                                              headers={"Accept": "text/html"}), timeout=2)
             except urllib.error.HTTPError as e:
                 return e.code == 401 and b'action="/pair"' in e.read()
             except OSError:
@@ -216,6 +218,7 @@ def serves_pairing_page(root, sock, port=18080):
         return False
     finally:
         stop(web)
+        print("moonrunner-web's log: " + open(root.path("/tmp/web.log")).read().strip(), flush=True)
 
 
 def stop(daemon):

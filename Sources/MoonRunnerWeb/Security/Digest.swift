@@ -1,33 +1,41 @@
 import CCrypto
 
-/// SHA-256 and HMAC-SHA256 from the system's libcrypto (OpenSSL 3, Debian's
-/// security updates), not a second static copy of BoringSSL in the binary
-/// (swift-crypto's: 1.1 MB of the package for three hashes).
+/// SHA-256 and HMAC-SHA256 from libgcrypt: Debian's security updates, and no
+/// cost to the daemon (the web app is the same binary): libsystemd loads
+/// libgcrypt into it already, where swift-crypto's static BoringSSL was 1.9 MB
+/// of the package and OpenSSL's libcrypto 1.4 MB of the daemon's Pss.
 public enum Digest {
+    /// libgcrypt wants its version checked once before any other call.
+    private static let ready = moonrunner_gcrypt_initialise() == 1
+
     /// SHA-256 of `bytes` (32 bytes).
     public static func sha256(_ bytes: some Collection<UInt8>) -> [UInt8] {
+        precondition(ready, "libgcrypt did not initialise")
         var out = [UInt8](repeating: 0, count: 32)
-        var length: UInt32 = 0
-        let ok = Array(bytes).withUnsafeBytes { input in
-            out.withUnsafeMutableBufferPointer { EVP_Digest(input.baseAddress, input.count, $0.baseAddress, &length, EVP_sha256(), nil) }
+        Array(bytes).withUnsafeBytes { input in
+            out.withUnsafeMutableBytes { gcry_md_hash_buffer(Int32(GCRY_MD_SHA256.rawValue), $0.baseAddress, input.baseAddress, input.count) }
         }
-        // EVP_Digest fails only when libcrypto cannot allocate; a zero digest would be a silent wrong answer.
-        precondition(ok == 1 && length == 32, "libcrypto's SHA-256 failed")
         return out
     }
 
     /// HMAC-SHA256 of `message` under `key` (32 bytes).
     public static func hmacSHA256(key: some Collection<UInt8>, message: some Collection<UInt8>) -> [UInt8] {
+        precondition(ready, "libgcrypt did not initialise")
+        var handle: gcry_mac_hd_t?
+        // Fails only when libgcrypt cannot allocate; a made-up MAC would be a silent wrong answer.
+        precondition(gcry_mac_open(&handle, Int32(GCRY_MAC_HMAC_SHA256.rawValue), 0, nil) == 0, "libgcrypt's HMAC-SHA256 failed")
+        defer { gcry_mac_close(handle) }
         var out = [UInt8](repeating: 0, count: 32)
-        var length = 0
-        let result = Array(key).withUnsafeBytes { k in
+        var length = 32
+        let ok = Array(key).withUnsafeBytes { k in
             Array(message).withUnsafeBytes { m in
-                out.withUnsafeMutableBufferPointer {
-                    EVP_Q_mac(nil, "HMAC", nil, "SHA256", nil, k.baseAddress, k.count, m.baseAddress, m.count, $0.baseAddress, 32, &length)
+                out.withUnsafeMutableBytes { o in
+                    gcry_mac_setkey(handle, k.baseAddress, k.count) == 0 && gcry_mac_write(handle, m.baseAddress, m.count) == 0
+                        && gcry_mac_read(handle, o.baseAddress, &length) == 0
                 }
             }
         }
-        precondition(result != nil && length == 32, "libcrypto's HMAC-SHA256 failed")
+        precondition(ok && length == 32, "libgcrypt's HMAC-SHA256 failed")
         return out
     }
 
