@@ -95,7 +95,7 @@ let package = Package(
         // static files are compiled into the binary (no bundle at run time).
         .target(name: "MoonRunnerWeb", dependencies: [
             "MoonRunnerCore", "MoonRunnerProtocol", "MoonRunnerClient", "MoonRunnerExport", "MoonRunnerAnnounce", "MoonRunnerSocket",
-            "CZlib", "CCrypto",
+            "CZlib", "CCrypto", "CMalloc",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Mustache", package: "swift-mustache"),
             .product(name: "GRDB", package: "GRDB.swift"),
