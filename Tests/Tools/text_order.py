@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""The order of moonrunnerd's functions in its binary (issue 21: Pss on a Pi Zero 2 W).
+
+The kernel maps a program's code 64 KB or more at a time around each page it
+runs (fault-around, large page-cache folios), so a daemon that runs a few
+thousand functions scattered over its 25 MB of code keeps most of that code
+resident: 16 MB of it, over half its Pss. Put together, the functions it runs
+fit in a few megabytes.
+
+Which functions run is measured, not guessed: the release daemon runs under
+function_trace.py (a one-shot breakpoint on every function of its binary)
+while it records a session as footprint.py has it do (gpsfake, the IMU replay,
+the store's commits and consolidations, two watchers, the CLI's requests, a
+lap, a pause, the session stopped and exported). The functions that ran, in
+the order they first ran, are the ordering file the release link gives lld
+(--symbol-ordering-file); the others keep their place after them. A stale
+list costs Pss, never correctness: a name no longer in the binary is skipped.
+
+    text_order.py --bin .build/release --out build/moonrunnerd.order [--minutes 10] [--speed 10]
+
+`make text-order` runs it; the list is kept in git so that a build needs no
+profile run, and is made again when the daemon's code changes much.
+"""
+import argparse
+import os
+import shutil
+import stat
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import footprint  # noqa: E402
+
+TRACER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "function_trace.py")
+
+
+def traced_bin(bin_dir, work, out):
+    """A folder whose moonrunnerd runs the real one under function_trace.py (footprint's
+    Recording starts `moonrunnerd` and `moonrunner` from one folder)."""
+    folder = os.path.join(work, "bin")
+    os.makedirs(folder)
+    os.symlink(os.path.abspath(os.path.join(bin_dir, "moonrunner")), os.path.join(folder, "moonrunner"))
+    wrapper = os.path.join(folder, "moonrunnerd")
+    with open(wrapper, "w") as f:
+        f.write(f"#!/bin/sh\nexec python3 {TRACER} --out {out} -- "
+                f"{os.path.abspath(os.path.join(bin_dir, 'moonrunnerd'))} \"$@\"\n")
+    os.chmod(wrapper, stat.S_IRWXU)
+    return folder
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--bin", default=".build/release")
+    p.add_argument("--out", required=True)
+    p.add_argument("--minutes", type=float, default=10)
+    p.add_argument("--speed", type=float, default=10)
+    a = p.parse_args()
+    work = tempfile.mkdtemp(prefix="mr-text-order-")
+    try:
+        trace = os.path.join(work, "functions.txt")
+        run = footprint.Recording(traced_bin(a.bin, work, trace), work, os.path.join(footprint.DEMO, "walk.nmea"),
+                                  a.speed, 2)
+        try:
+            run.wait_recorded(a.minutes * 60, a.minutes * 60 / a.speed * 3 + 60)
+            for request in (("status",), ("status", "--json"), ("sessions",), ("lap",), ("pause",), ("resume",),
+                            ("stop",), ("show", "1"), ("export", "1", "--format", "gpx")):
+                run.cli(*request)
+            time.sleep(1)
+        finally:
+            run.close()
+        names = open(trace).read().split()
+        os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
+        with open(a.out, "w") as f:
+            f.write("\n".join(names) + "\n")
+        print(f"{len(names)} functions ran; written to {a.out}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
