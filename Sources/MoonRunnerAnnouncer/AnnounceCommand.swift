@@ -83,19 +83,7 @@ public struct AnnounceCommand: ParsableCommand {
         var settings = AnnounceSettings()
         let file = config ?? (FileManager.default.fileExists(atPath: Self.defaultConfig) ? Self.defaultConfig : nil)
         if let file {
-            let text: String
-            do {
-                text = try String(contentsOfFile: file, encoding: .utf8)
-            } catch {
-                throw ConfigError(key: "--config", value: file, allowed: "a readable YAML file (\(fileErrorText(error)))")
-            }
-            let document: Any?
-            do {
-                document = try YAMLReader.load(text)
-            } catch {
-                throw ConfigError(key: "(file)", value: file, allowed: "valid YAML: \(error)")
-            }
-            settings = try AnnounceConfigReader.read(document, source: file)
+            settings = try AnnounceConfigReader.read(ConfigFile.mapping(at: file), source: file)
         }
         if let language {
             settings.language = try ConfigChecks.enumValue("--language", language, AnnounceLanguage.self)

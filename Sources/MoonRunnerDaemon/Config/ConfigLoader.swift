@@ -79,28 +79,18 @@ public enum ConfigLoader {
 
     /// Loads a file on top of the defaults.
     public static func load(path: String, into base: DaemonConfig = DaemonConfig()) throws(ConfigError) -> DaemonConfig {
-        let text: String
-        do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
-        } catch {
-            throw ConfigError(key: "--config", value: path, allowed: "a readable YAML file (\(error.localizedDescription))")
-        }
-        return try parse(yaml: text, into: base, source: path)
+        try apply(ConfigFile.mapping(at: path), to: base)
     }
 
     public static func parse(yaml text: String, into base: DaemonConfig = DaemonConfig(),
                              source: String = "config") throws(ConfigError) -> DaemonConfig {
-        let root: Any?
-        do {
-            root = try YAMLReader.load(text)
-        } catch {
-            throw ConfigError(key: "(file)", value: source, allowed: "valid YAML: \(error)")
-        }
+        try apply(ConfigFile.mapping(text, source: source), to: base)
+    }
+
+    /// Every key of the file's mapping (nil: an empty file) checked and applied on top of `base`.
+    private static func apply(_ map: [String: Any]?, to base: DaemonConfig) throws(ConfigError) -> DaemonConfig {
         var config = base
-        guard let root else { return config }
-        guard let map = root as? [String: Any] else {
-            throw ConfigError(key: "(file)", value: source, allowed: "a mapping of keys to values at the top level")
-        }
+        guard let map else { return config }
         var flat: [(String, Any)] = []
         flatten(map, prefix: "", into: &flat)
         for (key, value) in flat.sorted(by: { $0.0 < $1.0 }) {

@@ -34,28 +34,18 @@ public enum WebConfigReader {
 
     /// Reads `path` on top of `base`.
     public static func load(path: String, into base: WebSettings = WebSettings()) throws(ConfigError) -> WebSettings {
-        let text: String
-        do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
-        } catch {
-            throw ConfigError(key: "--config", value: path, allowed: "a readable YAML file (\(error.localizedDescription))")
-        }
-        return try parse(yaml: text, into: base, source: path)
+        try apply(ConfigFile.mapping(at: path), to: base)
     }
 
     public static func parse(yaml text: String, into base: WebSettings = WebSettings(),
                              source: String = "config") throws(ConfigError) -> WebSettings {
-        let root: Any?
-        do {
-            root = try YAMLReader.load(text)
-        } catch {
-            throw ConfigError(key: "(file)", value: source, allowed: "valid YAML: \(error)")
-        }
+        try apply(ConfigFile.mapping(text, source: source), to: base)
+    }
+
+    /// The `web.` keys and `socket.path` of the file's mapping (nil: an empty file) on top of `base`.
+    private static func apply(_ map: [String: Any]?, to base: WebSettings) throws(ConfigError) -> WebSettings {
         var settings = base
-        guard let root else { return settings }
-        guard let map = root as? [String: Any] else {
-            throw ConfigError(key: "(file)", value: source, allowed: "a mapping of keys to values at the top level")
-        }
+        guard let map else { return settings }
         if let web = map["web"], !(web is [String: Any]) {
             throw ConfigError(key: "web", value: ConfigChecks.describe(web), allowed: "a mapping of the web app's keys")
         }
