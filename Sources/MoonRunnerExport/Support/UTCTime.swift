@@ -1,6 +1,6 @@
 /// UTC calendar fields from UNIX time, without Foundation's formatters (a
 /// DateFormatter call per track point costs more than the rest of a GPX).
-struct UTCTime: Equatable {
+public struct UTCTime: Equatable {
     var year: Int64
     var month: Int64
     var day: Int64
@@ -29,7 +29,7 @@ struct UTCTime: Equatable {
     /// Proleptic Gregorian date of a day count from 1970-01-01 (the
     /// era/day-of-era method: 400-year eras of 146 097 days, years starting
     /// in March so that the leap day falls last).
-    static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) {
+    public static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let dayOfEra = z - era * 146_097

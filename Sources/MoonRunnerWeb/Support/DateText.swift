@@ -1,7 +1,9 @@
+import MoonRunnerExport
+
 /// Dates as the pages write them before the browser rewrites them in the
 /// wearer's time zone: ISO 8601 for `<time datetime>` and a readable UTC
-/// text for a phone without script. Integer calendar arithmetic (Howard
-/// Hinnant's civil-from-days), so no locale data is loaded for it.
+/// text for a phone without script. Integer calendar arithmetic (the
+/// exports' `UTCTime.civil(fromDays:)`), so no locale data is loaded for it.
 public enum DateText {
     public struct Civil: Equatable, Sendable {
         public var year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int
@@ -13,18 +15,10 @@ public enum DateText {
         let s = Int((t + Double(offsetMinutes) * 60).rounded(.down))
         let days = s >= 0 ? s / 86_400 : (s - 86_399) / 86_400
         let secs = s - days * 86_400
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+        let (year, month, day) = UTCTime.civil(fromDays: Int64(days))
         // 1970-01-01 was a Thursday (3 with Monday = 0).
         let weekday = ((days % 7) + 7 + 3) % 7
-        return Civil(year: year, month: month, day: day, hour: secs / 3600, minute: secs / 60 % 60, second: secs % 60,
+        return Civil(year: Int(year), month: Int(month), day: Int(day), hour: secs / 3600, minute: secs / 60 % 60, second: secs % 60,
                      weekday: weekday)
     }
 
