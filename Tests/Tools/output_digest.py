@@ -16,7 +16,7 @@ compares a SHA-256 of each output with the digest stored in
     demo walk recorded live, following its course) answers `?SESSIONS`,
     `?SESSION`, `?EXPORT` in every format, `?BADGES`, `?COURSES`, `?COURSE`,
     an idle `?STATUS` and `?CONFIG` (their volatile members masked: the
-    temporary paths and the sensors' ages) and a handful of malformed requests;
+    wall clock, the temporary paths and ports, the sensors' reconnection state) and a handful of malformed requests;
     and the CLI's text for the same (`show`, `sessions`, `badges`, `course
     show`).
 
@@ -118,10 +118,15 @@ class Daemon:
         replay_rig.stop_daemon(self.proc)
 
 
+# Members that differ from run to run by nature: the wall clock, the free port the absent gpsd
+# was given, and how far the sensors' reconnection attempts have got by the time of asking.
+VOLATILE = rb'"(time|port|age_s|last_[a-z_]*|uptime_s|since|connects|health|bus_errors|reinitializations|fifo_resets)":'
+
+
 def mask(text, work):
-    """Members that differ from run to run by nature: the temporary folder and the sensors' ages."""
+    """The outputs with the temporary folder and the volatile members' values replaced by placeholders."""
     text = text.replace(work.encode(), b"$WORK")
-    return re.sub(rb'"(age_s|last_[a-z_]*|uptime_s|since|fd|pid)":[^,}]*', rb'"\1":"*"', text)
+    return re.sub(VOLATILE + rb'("[^"]*"|[^,}]*)', rb'"\1":"*"', text)
 
 
 def daemon_cases(bin_dir):
