@@ -49,7 +49,7 @@ enum GlobalOptions {
             i += 1
         }
         guard !leading.isEmpty, i < args.count, Moonrunner.subcommandNames.contains(args[i]) else { return args }
-        return [args[i]] + leading + args[(i + 1)...]
+        return [args[i]] + leading + Array(args[(i + 1)...])
     }
 }
 

@@ -97,13 +97,18 @@ public struct BMP388Calibration: Sendable, Equatable {
         p5 = u(11); p6 = u(13); p7 = s8(15); p8 = s8(16); p9 = Int16(bitPattern: u(17)); p10 = s8(19); p11 = s8(20)
     }
 
-    /// The 21 trim bytes as the device stores them.
+    /// The 21 trim bytes as the device stores them. (Written field by field: as one
+    /// chain of `+` Swift 6.2's type checker gives up on it.)
     public var bytes: [UInt8] {
-        func le(_ w: UInt16) -> [UInt8] { [UInt8(w & 0xFF), UInt8(w >> 8)] }
-        return le(t1) + le(t2) + [UInt8(bitPattern: t3)] + le(UInt16(bitPattern: p1)) + le(UInt16(bitPattern: p2))
-            + [UInt8(bitPattern: p3), UInt8(bitPattern: p4)] + le(p5) + le(p6)
-            + [UInt8(bitPattern: p7), UInt8(bitPattern: p8)] + le(UInt16(bitPattern: p9))
-            + [UInt8(bitPattern: p10), UInt8(bitPattern: p11)]
+        var out: [UInt8] = []
+        out.reserveCapacity(21)
+        func le(_ w: UInt16) { out += [UInt8(w & 0xFF), UInt8(w >> 8)] }
+        func s8(_ v: Int8) { out.append(UInt8(bitPattern: v)) }
+        le(t1); le(t2); s8(t3); le(UInt16(bitPattern: p1)); le(UInt16(bitPattern: p2))
+        s8(p3); s8(p4); le(p5); le(p6)
+        s8(p7); s8(p8); le(UInt16(bitPattern: p9))
+        s8(p10); s8(p11)
+        return out
     }
 
     /// Temperature in °C (t_lin) of a raw temperature.

@@ -84,7 +84,7 @@ public final class GPSDClient: Sendable {
         var data = gps_data_t()
         guard gps_open(host, port, &data) == 0 else { return false }
         defer { gps_close(&data) }
-        _ = gps_stream(&data, UInt32(WATCH_ENABLE | WATCH_JSON), nil)
+        _ = moonrunner_gps_stream_json(&data)
         state.withLock { $0.connects += 1 }
         var assembler = GPSEpochAssembler()
         var lastTPV = EngineClock.monotonic()
@@ -138,10 +138,10 @@ public final class GPSDClient: Sendable {
     }
 }
 
-/// libgps `set` bits (gps.h, API 11), spelled out because the C macros use
-/// shifts of 64-bit literals that Swift does not import.
+/// libgps `set` bits, from the header of the libgps compiled against (CGPS's
+/// shim: the C macros are 64-bit shifts that Swift does not import).
 enum GPSMask {
-    static let time: UInt64 = 1 << 2
-    static let mode: UInt64 = 1 << 10
-    static let gst: UInt64 = 1 << 27
+    static let time: UInt64 = moonrunner_gps_time_set()
+    static let mode: UInt64 = moonrunner_gps_mode_set()
+    static let gst: UInt64 = moonrunner_gps_gst_set()
 }
