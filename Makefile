@@ -10,11 +10,31 @@ DEB_PKGS   := libgps-dev libi2c-dev libsystemd-dev libgcrypt20-dev zlib1g-dev pk
               espeak-ng sox alsa-utils libyaml-dev dbus-daemon libxml2-utils \
               chromium chromium-driver fonts-noto-cjk qrencode libjs-leaflet
 ## What `make deb` and `make deb-check` need besides: Debian's packaging tools,
-## a clean Debian 12 root (debootstrap) and systemd-analyze's unit checks.
-DEB_TOOLS  := debhelper dpkg-dev fakeroot lintian debootstrap systemd
+## a clean Debian 12 root (debootstrap) and systemd-analyze's unit checks; for ARCH=arm64
+## the roots' makers (mmdebstrap) and arm64 programs run by qemu-user-static through binfmt_misc.
+DEB_TOOLS  := debhelper dpkg-dev fakeroot lintian debootstrap systemd \
+              $(if $(filter-out $(HOST_ARCH),$(ARCH)),mmdebstrap qemu-user-static binfmt-support arch-test)
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEBUG_BIN   = .build/debug
+## The package's architecture: this machine's, or arm64 cross-built (`make deb ARCH=arm64`,
+## see cross/cross.py) for Debian 13 / Raspberry Pi OS 13 64-bit.
+HOST_ARCH  := $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
+ARCH       ?= $(HOST_ARCH)
+## The cross build's roots (a sid build root with Debian's Swift, a trixie arm64 sysroot, a
+## clean trixie arm64 root: about 4 GB) live outside the clone, so that a new clone finds them.
+CROSS_CACHE ?= $(HOME)/.cache/moonrunner-cross
+CROSS_SDK  := moonrunner-trixie-arm64
+## SWIFT_SDK is set by `make deb ARCH=arm64` for the builds it runs in the cross build root:
+## the one release build, with the Swift SDK named and its own scratch folder.
+ifneq ($(SWIFT_SDK),)
+SCRATCH    := .build/$(SWIFT_SDK)
+SDK_FLAGS  := --swift-sdks-path /sdks --swift-sdk $(SWIFT_SDK) --scratch-path $(SCRATCH) --disable-automatic-resolution
+RELEASE_BIN = $(SCRATCH)/release
+DEPS       :=
+else
 RELEASE_BIN = .build/release
+DEPS       := deps
+endif
 ## The one release build (make run, the accuracy checks, make install, make bench,
 ## make deb): the Swift runtime and Foundation linked in, so the binaries need
 ## only Debian's libraries; no $ORIGIN run path (nothing is loaded from beside them);
@@ -27,11 +47,15 @@ RELEASE_BIN = .build/release
 ## the code (link/moonrunnerd.order, `make text-order`) and the ones without a name
 ## before them (link/unnamed-text.ld): the kernel maps code 64 KB at a time around what
 ## runs, so scattered, they kept 16 MB of it resident (issue 21: Pss 28.1 -> 18.2 MB).
+## The order is asked for only where its files are: a stale list (functions renamed or gone)
+## is ignored name by name (--no-warn-symbol-ordering) and a missing one leaves the linker's
+## own order; either costs resident memory on the Pi, never a failed build.
+ORDER_FLAGS := $(if $(wildcard link/moonrunnerd.order),-Xlinker --symbol-ordering-file=$(CURDIR)/link/moonrunnerd.order \
+                 -Xlinker --no-warn-symbol-ordering) \
+               $(if $(wildcard link/unnamed-text.ld),-Xlinker -T -Xlinker $(CURDIR)/link/unnamed-text.ld)
 RELEASE_FLAGS := -c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now \
                  -Xlinker --no-export-dynamic -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs \
-                 -Xswiftc -Xfrontend -Xswiftc -function-sections \
-                 -Xlinker --symbol-ordering-file=$(CURDIR)/link/moonrunnerd.order -Xlinker --no-warn-symbol-ordering \
-                 -Xlinker -T -Xlinker $(CURDIR)/link/unnamed-text.ld
+                 -Xswiftc -Xfrontend -Xswiftc -function-sections $(ORDER_FLAGS) $(SDK_FLAGS)
 ## What is shipped: user commands (bin) and the services (sbin: the daemon and
 ## the web app, which systemd runs). The benchmark is not.
 ## LINKS are commands that are links to moonrunner (it runs them when called by
@@ -46,7 +70,7 @@ UNITS      := moonrunnerd.service moonrunnerd.socket moonrunner-announce.service
 SBINDIR    ?= $(PREFIX)/sbin
 UNITDIR    ?= /etc/systemd/system
 
-.PHONY: all deps deb-deps apt-install build release man run test unit-test package-check accuracy bench soak text-order \
+.PHONY: all deps deb-deps apt-install build release man run test unit-test package-check accuracy bench soak text-order print-build-files \
         announce-latency fuzz-hr web-browser web-screens install install-files uninstall deb deb-check clean
 
 all: build
@@ -93,7 +117,7 @@ build: deps
 	$(SWIFT) build
 	ln -sf moonrunnerd $(DEBUG_BIN)/moonrunner-web
 
-release: deps
+release: $(DEPS)
 	$(SWIFT) build $(RELEASE_FLAGS)
 	ln -sf moonrunnerd $(RELEASE_BIN)/moonrunner-web
 
@@ -101,11 +125,14 @@ release: deps
 ## (swift-argument-parser's generate-manual, the tool behind its plugin), dated
 ## SOURCE_DATE_EPOCH (debian/changelog's date under dpkg-buildpackage, else the
 ## last commit's) so that they are reproducible; moonrunner.yaml(5) is written by hand.
-MAN_TOOL  := .build/argument-parser-tools/release/generate-manual
+## generate-manual runs on the build machine (in the cross build root: built by its Swift);
+## it runs the commands themselves (arm64 ones through qemu-aarch64).
+MAN_SCRATCH := .build/argument-parser-tools$(if $(SWIFT_SDK),-$(SWIFT_SDK))
+MAN_TOOL  := $(MAN_SCRATCH)/release/generate-manual
 MAN_EPOCH  = $${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null || echo 0)}
 man: release
-	@[ -x $(MAN_TOOL) ] || $(SWIFT) build --package-path .build/checkouts/swift-argument-parser -c release \
-	  --product generate-manual --scratch-path .build/argument-parser-tools
+	@[ -x $(MAN_TOOL) ] || $(SWIFT) build --package-path $(or $(SCRATCH),.build)/checkouts/swift-argument-parser -c release \
+	  --product generate-manual --scratch-path $(MAN_SCRATCH)
 	rm -rf .build/man && mkdir -p .build/man
 	mkdir -p .build/man/bin && for l in $(LINKS); do ln -sf $(CURDIR)/$(RELEASE_BIN)/moonrunner .build/man/bin/$$l; done
 	for l in $(DAEMON_LINKS); do ln -sf $(CURDIR)/$(RELEASE_BIN)/moonrunnerd .build/man/bin/$$l; done
@@ -274,23 +301,42 @@ uninstall:
 	  $(addprefix $(DESTDIR)$(PREFIX)/share/man/man8/,$(addsuffix .8,$(DAEMONS) $(DAEMON_LINKS))) \
 	  $(DESTDIR)$(PREFIX)/share/man/man5/moonrunner.yaml.5
 
-## The Debian package of this machine's architecture, in .build/deb/ (needs the
-## Swift toolchain on PATH; see debian/rules). Rules-Requires-Root: no, so no
-## fakeroot. dpkg-buildpackage always writes beside the source tree: the files
-## are moved from there at once.
+## The Debian package, in .build/deb/. Of this machine's architecture (needs the Swift
+## toolchain on PATH; see debian/rules), or with ARCH=arm64 cross-built for Debian 13
+## "trixie" / Raspberry Pi OS 13 64-bit in the roots cross/cross.py makes (as root; no
+## arm64 hardware, no toolchain of the machine's own: Debian's Swift in a sid root).
+## Rules-Requires-Root: no, so no fakeroot. dpkg-buildpackage always writes beside the
+## source tree: the files are moved from there at once.
 deb: deb-deps
 	rm -rf .build/deb && mkdir -p .build/deb
+ifeq ($(ARCH),$(HOST_ARCH))
 	dpkg-buildpackage -b -us -uc
 	mv ../moonrunner_$(DEB_VERSION)_* ../moonrunner-dbgsym_$(DEB_VERSION)_* .build/deb/
+else
+	@[ "$(ARCH)" = arm64 ] || { echo "make deb: ARCH=$(ARCH): only this machine's architecture ($(HOST_ARCH)) and arm64 are built" >&2; exit 2; }
+	$(SWIFT) package resolve --scratch-path .build/$(CROSS_SDK)
+	python3 cross/cross.py shell --cache $(CROSS_CACHE) -- sh -c 'SWIFT_SDK=$(CROSS_SDK) dpkg-buildpackage -a$(ARCH) -d -b -us -uc \
+	  && mv ../moonrunner_$(DEB_VERSION)_* ../moonrunner-dbgsym_$(DEB_VERSION)_* .build/deb/'
+endif
 	ls -l .build/deb
 DEB_VERSION = $(shell dpkg-parsechangelog -S Version)
 
-## lintian, then install/upgrade/remove/purge in a clean Debian 12 root and the
-## units checked by systemd-analyze (Tests/Tools/deb_check.py; root, minutes).
+## What the build and the packaging read besides Sources/ and Package.swift: deb_check.py
+## lays these over an older source to build the previous version, so a file the build
+## comes to need is carried with the Makefile that needs it (issue 32).
+BUILD_FILES := Makefile debian man systemd link cross
+print-build-files:
+	@echo $(BUILD_FILES)
+
+## lintian, then install/upgrade/remove/purge in a clean Debian 12 root (ARCH=arm64: a clean
+## Debian 13 arm64 root under qemu-user-static, the bundled walk recorded there through
+## trixie's gpsd, and analyze compared with this machine's build trace by trace), and the units
+## checked by systemd-analyze (Tests/Tools/deb_check.py; root, minutes).
 PREVIOUS ?= 112397f
 deb-check: deb
-	lintian --fail-on error,warning --info .build/deb/moonrunner_*.changes
-	python3 Tests/Tools/deb_check.py --deb-dir .build/deb --previous $(PREVIOUS) --cache .build/deb-check
+	lintian --fail-on error,warning --info .build/deb/moonrunner_*_$(ARCH).changes
+	python3 Tests/Tools/deb_check.py --arch $(ARCH) --deb-dir .build/deb --previous $(PREVIOUS) \
+	  --cache .build/deb-check$(if $(filter-out $(HOST_ARCH),$(ARCH)),-$(ARCH)) --cross-cache $(CROSS_CACHE)
 
 clean:
 	rm -rf .build

@@ -1,29 +1,46 @@
 #!/usr/bin/env python3
-"""The Debian package in a clean Debian 12 root (issue 21): install, upgrade,
+"""The Debian package in a clean root (issues 21, 27 and 32): install, upgrade,
 remove, purge, and the installed units as systemd sees them. As root.
+
+Of this machine's architecture (amd64) the root is Debian 12 "bookworm"; with
+`--arch arm64` it is Debian 13 "trixie" for arm64 (the clean root of
+cross/cross.py), every program in it run by qemu-user-static: what a
+Raspberry Pi OS 13 64-bit user's Pi would do, without the Pi.
 
 piuparts wants to run in its own chroots with its own mirror handling and, for
 the upgrade, the previous version from an archive; this does the same steps
-with debootstrap and dpkg, with the previous version built here:
+with debootstrap (mmdebstrap) and dpkg, with the previous version built here:
 
-1. A minimal bookworm root (debootstrap --variant=minbase), made once and kept
-   as a tarball in --cache; each run unpacks a fresh copy.
-2. The package's dependencies from Debian's archive (apt, the ones its Depends
-   names), the root's file list taken as the baseline.
-3. The previous version's package: the source at --previous (git archive)
-   with this tree's packaging (debian/, Makefile, man/, systemd/) and a lower
-   version, built once (a full release build) and kept in --cache. It is installed (dpkg -i, timed), its
-   configuration edited, and its daemon records a session into the store.
-4. The new package over it (dpkg -i, timed): the edited config survives, the
-   units are enabled as intended, the binaries run in this clean root (they
-   need only bookworm's libraries), and the new daemon reads the session the
-   old one wrote.
-5. systemd-analyze verify and security --offline=true on the installed units.
-6. dpkg -r keeps the store and the config; dpkg -P leaves nothing of the
+1. A minimal root, made once and kept as a tarball; each run unpacks a fresh copy.
+2. (arm64) `apt install ./moonrunner_*_arm64.deb` in a fresh root pulls its
+   Depends from trixie; the installed daemon records the bundled walk there
+   (`make run`'s replay: trixie's arm64 gpsd through gpsfake, the emulated
+   MPU-6050 replaying the walk's IMU trace) and its session and exports are
+   compared with this machine's release build recording the same replay; and
+   `moonrunner analyze` runs every mode on every shared trace there and is
+   compared, figure by figure, with this machine's (Tests/Tools/arch_compare.py).
+3. The package's dependencies from Debian's archive, the root's file list
+   taken as the baseline.
+4. The previous version's package: the source at --previous (git archive)
+   with this tree's build files laid over it (`make print-build-files`: the
+   Makefile and everything it reads besides the sources, so that the old
+   source is never asked for a file only the new Makefile knows) and a lower
+   version, built once (a full release build) and kept in --cache. It is
+   installed (timed), its configuration edited, and its daemon records a
+   session into the store.
+5. The new package over it (timed): the edited config survives, the units are
+   enabled as intended, the binaries run in this clean root (they need only
+   its libraries), and the new daemon reads the session the old one wrote.
+6. systemd-analyze verify and security --offline=true on the installed units.
+7. dpkg -r keeps the store and the config; dpkg -P leaves nothing of the
    package (the service users stay, as Debian's policy has it).
-7. A fresh install of the new package alone (dpkg -i, timed), then purged.
+8. A fresh install of the new package alone (timed), then purged.
 
-    deb_check.py --deb-dir .build/deb --previous COMMIT --cache .build/deb-check
+Emulation gives right answers, not timings: under qemu the install times are
+reported, not held to the 5 s target (that is measured on amd64).
+
+    deb_check.py [--arch arm64] --deb-dir .build/deb --previous COMMIT --cache .build/deb-check \
+        [--cross-cache ~/.cache/moonrunner-cross] [--data ../shared/data] [--bin .build/release]
 """
 import argparse
 import glob
@@ -39,6 +56,9 @@ import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MIRROR = "http://deb.debian.org/debian"
+HOST_ARCH = subprocess.run(["dpkg", "--print-architecture"], capture_output=True, text=True).stdout.strip()
+# The release each architecture's package is built for (README "The Debian package").
+RELEASE = {"amd64": "bookworm", "arm64": "trixie"}
 # Files the package may leave after purge: the service users and groups it made
 # (Debian never removes a system user) and the package manager's own records.
 EXPECTED_AFTER_PURGE = ("/etc/passwd", "/etc/group", "/etc/shadow", "/etc/gshadow", "/etc/passwd-", "/etc/group-",
@@ -66,8 +86,13 @@ def run(cmd, **kw):
     return subprocess.run(cmd, **kw)
 
 
-def base_tarball(cache):
-    """A minimal bookworm root, debootstrapped once."""
+def base_tarball(cache, arch, cross_cache):
+    """A minimal root of the architecture's release, made once: bookworm by debootstrap,
+    trixie arm64 by cross/cross.py (mmdebstrap, with qemu-user-static registered)."""
+    if arch != HOST_ARCH:
+        out = run([sys.executable, os.path.join(ROOT, "cross/cross.py"), "clean-root", "--cache", cross_cache],
+                  capture_output=True, text=True)
+        return out.stdout.strip().splitlines()[-1]
     tar = os.path.join(cache, "bookworm-minbase.tar")
     if os.path.exists(tar):
         return tar
@@ -126,11 +151,17 @@ class Chroot:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def previous_package(cache, commit):
-    """The package of the source at `commit` with this tree's packaging, a lower version; built once."""
+def build_files():
+    """What the current Makefile's build reads besides the sources (its own list)."""
+    out = run(["make", "-s", "-C", ROOT, "print-build-files"], capture_output=True, text=True).stdout
+    return out.split()
+
+
+def previous_package(cache, commit, arch, cross_cache):
+    """The package of the source at `commit` with this tree's build files, a lower version; built once."""
     short = run(["git", "-C", ROOT, "rev-parse", "--short", commit], capture_output=True, text=True).stdout.strip()
     out = os.path.join(cache, "previous", short)
-    debs = glob.glob(os.path.join(out, "moonrunner_*.deb"))
+    debs = glob.glob(os.path.join(out, f"moonrunner_*_{arch}.deb"))
     if debs:
         return debs[0]
     src = os.path.join(cache, "previous-src")
@@ -141,13 +172,16 @@ def previous_package(cache, commit):
     run(["tar", "-x", "-C", src], stdin=archive.stdout)
     archive.wait()
     try:
-        for part in ("debian", "man", "systemd"):
-            shutil.rmtree(os.path.join(src, part), ignore_errors=True)
-            # The packaging's own files, not what an earlier dpkg-buildpackage left in debian/.
-            shutil.copytree(os.path.join(ROOT, part), os.path.join(src, part),
-                            ignore=shutil.ignore_patterns(".debhelper", "moonrunner", "files", "*.substvars",
-                                                          "debhelper-build-stamp", "*.debhelper.log"))
-        shutil.copy(os.path.join(ROOT, "Makefile"), os.path.join(src, "Makefile"))
+        # The packaging's own files, not what an earlier dpkg-buildpackage left in debian/.
+        leftovers = shutil.ignore_patterns(".debhelper", "moonrunner", "files", "*.substvars",
+                                           "debhelper-build-stamp", "*.debhelper.log", "__pycache__")
+        for part in build_files():
+            here, there = os.path.join(ROOT, part), os.path.join(src, part)
+            if os.path.isdir(here):
+                shutil.rmtree(there, ignore_errors=True)
+                shutil.copytree(here, there, ignore=leftovers)
+            else:
+                shutil.copy(here, there)
         version = run(["dpkg-parsechangelog", "-l", os.path.join(ROOT, "debian/changelog"), "-S", "Version"],
                       capture_output=True, text=True).stdout.strip()
         upstream = version.rsplit("-", 1)[0]
@@ -156,13 +190,14 @@ def previous_package(cache, commit):
                     f"  * The source at {short}, before the packaging, with it added (deb_check.py).\n\n"
                     " -- MoonRunner developers <moonrunner@users.noreply.github.com>  Tue, 24 Nov 2026 18:00:00 +0000\n")
         # Before the packaging the announcer was its own binary, not a link to moonrunner.
-        run(["make", "-C", src, "deb", "COMMANDS=moonrunner moonrunner-announce", "LINKS="])
+        run(["make", "-C", src, "deb", f"ARCH={arch}", f"CROSS_CACHE={cross_cache}",
+             "COMMANDS=moonrunner moonrunner-announce", "LINKS="])
         os.makedirs(out, exist_ok=True)
-        for f in glob.glob(os.path.join(src, ".build/deb/moonrunner_*.deb")):
+        for f in glob.glob(os.path.join(src, f".build/deb/moonrunner_*_{arch}.deb")):
             shutil.copy(f, out)
     finally:
         shutil.rmtree(src, ignore_errors=True)
-    return glob.glob(os.path.join(out, "moonrunner_*.deb"))[0]
+    return glob.glob(os.path.join(out, f"moonrunner_*_{arch}.deb"))[0]
 
 
 def depends(deb):
@@ -230,20 +265,65 @@ def stop(daemon):
         daemon.wait(5)
 
 
+def unit_dir(root):
+    """Where the package put its units, as dpkg has them: /lib/systemd/system (bookworm's
+    debhelper) or /usr/lib/systemd/system (trixie's and later)."""
+    listed = root.sh("dpkg -L moonrunner", check=False, capture=True).stdout.split()
+    unit = next((f for f in listed if f.endswith("/moonrunnerd.service")), "/lib/systemd/system/moonrunnerd.service")
+    return os.path.dirname(unit)
+
+
+def fresh_install_pulls_depends(check, root, new_deb, release):
+    """`apt install ./moonrunner_*.deb` in a root that has none of its Depends (arm64: under qemu)."""
+    root.sh("apt-get update -qq")
+    seconds, r = timed(root, f"apt-get install -y -qq --no-install-recommends {new_deb}")
+    print(r.stdout[-2000:] + r.stderr[-2000:], flush=True)
+    deps = depends(new_deb.replace("/tmp/", root.path("/tmp/")))
+    status = root.sh("dpkg-query -W -f='${Package} ${Version} ${Status}\\n' " + " ".join(deps) + " moonrunner",
+                     check=False, capture=True).stdout
+    missing = [d for d in deps if f"{d} " not in status or "install ok installed" not in
+               next((l for l in status.splitlines() if l.startswith(d + " ")), "")]
+    print(status, flush=True)
+    check(r.returncode == 0 and not missing,
+          f"apt install ./{os.path.basename(new_deb)} pulls its Depends from {release} ({seconds:.1f} s under emulation)"
+          + (f"; missing: {missing}" if missing else ""))
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--arch", default=HOST_ARCH, help="the package's architecture (this machine's, or arm64)")
     p.add_argument("--deb-dir", required=True)
     p.add_argument("--previous", required=True, help="the commit whose source is the previous version")
     p.add_argument("--cache", required=True)
+    p.add_argument("--cross-cache", default=os.path.expanduser("~/.cache/moonrunner-cross"),
+                   help="cross/cross.py's roots (arm64)")
+    p.add_argument("--data", default=os.path.join(ROOT, "../shared/data"), help="the shared traces (arm64)")
+    p.add_argument("--bin", default=os.path.join(ROOT, ".build/release"),
+                   help="this machine's release build, compared with the arm64 package (arm64)")
     a = p.parse_args()
     if os.geteuid() != 0:
         sys.exit("deb_check.py: needs root (debootstrap, chroot, mount)")
     os.makedirs(a.cache, exist_ok=True)
-    new = glob.glob(os.path.join(a.deb_dir, "moonrunner_*.deb"))[0]
-    old = previous_package(a.cache, a.previous)
-    print(f"new: {os.path.basename(new)}; previous: {os.path.basename(old)}", flush=True)
+    release = RELEASE.get(a.arch, a.arch)
+    emulated = a.arch != HOST_ARCH
+    new = glob.glob(os.path.join(a.deb_dir, f"moonrunner_*_{a.arch}.deb"))[0]
     check = Check()
-    root = Chroot(base_tarball(a.cache), os.path.join(a.cache, "root"))
+    tar = base_tarball(a.cache, a.arch, a.cross_cache)
+    if emulated:
+        # What a Raspberry Pi OS 13 user does, then the wearer's day: a recorded walk and analyze.
+        root = Chroot(tar, os.path.join(a.cache, "root"))
+        try:
+            shutil.copy(new, root.path("/tmp/"))
+            new_deb = "/tmp/" + os.path.basename(new)
+            fresh_install_pulls_depends(check, root, new_deb, release)
+            import arch_compare
+            arch_compare.recorded_walk(check, root, a.bin, os.path.join(a.cache, "walk"))
+            arch_compare.analyze_everywhere(check, root, a.bin, a.data)
+        finally:
+            root.close()
+    old = previous_package(a.cache, a.previous, a.arch, a.cross_cache)
+    print(f"new: {os.path.basename(new)}; previous: {os.path.basename(old)}", flush=True)
+    root = Chroot(tar, os.path.join(a.cache, "root"))
     try:
         archives = os.path.join(a.cache, "apt-archives")
         os.makedirs(archives, exist_ok=True)
@@ -259,6 +339,7 @@ def main():
             shutil.copy(deb, root.path("/tmp/"))
         shutil.copy(os.path.join(ROOT, "Tests/Fixtures/demo/walk-imu.csv.gz"), root.path("/tmp/"))
         old_deb, new_deb = "/tmp/" + os.path.basename(old), "/tmp/" + os.path.basename(new)
+        within = "reported: emulated" if emulated else "target 5 s"
 
         # The previous version, its config edited, a session recorded.
         seconds, r = timed(root, f"dpkg -i {old_deb}")
@@ -276,18 +357,26 @@ def main():
         # The new version over it.
         seconds, r = timed(root, f"dpkg -i --force-confdef --force-confold {new_deb}")
         print(r.stdout + r.stderr, flush=True)
-        check(r.returncode == 0, f"upgrade installs ({seconds:.1f} s; target 5 s)")
-        check(seconds <= 5, f"dpkg -i of the upgrade within 5 s ({seconds:.1f} s)")
+        check(r.returncode == 0, f"upgrade installs ({seconds:.1f} s; {within})")
+        if not emulated:
+            check(seconds <= 5, f"dpkg -i of the upgrade within 5 s ({seconds:.1f} s)")
         check("body_mass_kg: 64" in open(root.path("/etc/moonrunner/moonrunner.yaml")).read(),
               "the edited /etc/moonrunner/moonrunner.yaml survived the upgrade")
+        units = unit_dir(root)
         for f in ("/usr/sbin/moonrunnerd", "/usr/sbin/moonrunner-web", "/usr/bin/moonrunner",
                   "/usr/bin/moonrunner-announce", "/usr/share/man/man1/moonrunner.1.gz",
                   "/usr/share/man/man1/moonrunner-announce.1.gz", "/usr/share/man/man5/moonrunner.yaml.5.gz",
                   "/usr/share/man/man8/moonrunnerd.8.gz", "/usr/share/man/man8/moonrunner-web.8.gz",
-                  "/usr/lib/sysusers.d/moonrunner.conf", "/lib/systemd/system/moonrunner-web.service"):
+                  "/usr/lib/sysusers.d/moonrunner.conf", f"{units}/moonrunnerd.service",
+                  f"{units}/moonrunnerd.socket", f"{units}/moonrunner-announce.service",
+                  f"{units}/moonrunner-web.service", "/etc/moonrunner/moonrunner.yaml",
+                  "/etc/moonrunner/announce.yaml"):
             check(os.path.exists(root.path(f)), f"{f} installed")
+        conffiles = root.sh("cat /var/lib/dpkg/info/moonrunner.conffiles", check=False, capture=True).stdout.split()
+        check(sorted(conffiles) == ["/etc/moonrunner/announce.yaml", "/etc/moonrunner/moonrunner.yaml"],
+              f"the configuration files are conffiles: {conffiles}")
         ids = root.sh("id moonrunner; id moonrunner-announce; id moonrunner-web", check=False, capture=True).stdout
-        check("(i2c)" in ids and "(audio)" in ids and ids.count("(moonrunner)") >= 3,
+        check("(i2c)" in ids and "(bluetooth)" in ids and "(audio)" in ids and ids.count("(moonrunner)") >= 3,
               "service users and their groups: " + " | ".join(ids.split("\n")))
         enabled = root.sh("ls /etc/systemd/system/*.wants/", check=False, capture=True).stdout
         check("moonrunnerd.socket" in enabled and "moonrunnerd.service" in enabled
@@ -299,11 +388,11 @@ def main():
                        " && ldd /usr/sbin/moonrunnerd /usr/bin/moonrunner", check=False, capture=True)
         print(runs.stdout + runs.stderr, flush=True)
         check(runs.returncode == 0 and "not found" not in runs.stdout,
-              "the binaries run in a clean bookworm (only its libraries)")
+              f"the binaries run in a clean {release} (only its libraries)")
         daemon, sock = record_session(root, "new")
         new_sessions = root.sh(f"moonrunner --socket {sock} sessions --json", check=False, capture=True).stdout
         shown = root.sh(f"moonrunner --socket {sock} show 1", check=False, capture=True)
-        check(serves_pairing_page(root, sock), "moonrunner-web (the link) serves its pairing page in a clean bookworm")
+        check(serves_pairing_page(root, sock), f"moonrunner-web (the link) serves its pairing page in a clean {release}")
         stop(daemon)
         try:
             kept = json.loads(old_sessions)["sessions"] == json.loads(new_sessions)["sessions"]
@@ -312,7 +401,7 @@ def main():
         check(kept and shown.returncode == 0, "the new daemon reads the session the previous one wrote:\n"
               + shown.stdout.strip())
 
-        # The units as bookworm's systemd reads them, in the root (no systemd runs as PID 1 here);
+        # The units as the release's systemd reads them, in the root (no systemd runs as PID 1 here);
         # man-db for their Documentation=man: pages (installed only now: its trigger, which indexes
         # every installed page again, is timed on its own).
         before_man_db = root.files()
@@ -321,8 +410,7 @@ def main():
         seconds, r = timed(root, "mandb --quiet")
         print(f"man-db's index (its trigger runs it after each dpkg -i on a system with man-db): {seconds:.1f} s",
               flush=True)
-        verify = root.sh("systemd-analyze verify $(ls /lib/systemd/system/moonrunner* /usr/lib/systemd/system/moonrunner* "
-                         "2>/dev/null)", check=False, capture=True)
+        verify = root.sh(f"systemd-analyze verify {units}/moonrunner*", check=False, capture=True)
         print(verify.stdout + verify.stderr, flush=True)
         complaints = [l for l in (verify.stdout + verify.stderr).splitlines() if "moonrunner" in l]
         check(verify.returncode == 0 and not complaints, "systemd-analyze verify on the installed units")
@@ -350,12 +438,15 @@ def main():
 
         # A fresh install of the new version alone.
         seconds, r = timed(root, f"dpkg -i {new_deb}")
-        check(r.returncode == 0, f"fresh install of the new version ({seconds:.1f} s)")
-        check(seconds <= 5, f"dpkg -i of a fresh install within 5 s ({seconds:.1f} s)")
+        check(r.returncode == 0, f"fresh install of the new version ({seconds:.1f} s; {within})")
+        if not emulated:
+            check(seconds <= 5, f"dpkg -i of a fresh install within 5 s ({seconds:.1f} s)")
         root.sh("dpkg -P moonrunner >/dev/null")
     finally:
         root.close()
     print(f"{check.passed} passed, {len(check.failed)} failed")
+    for f in check.failed:
+        print(f"FAILED: {f}")
     return 1 if check.failed else 0
 
 
