@@ -12,12 +12,8 @@ enum BatchTables {
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM session WHERE id = ?", arguments: [batch.sessionID]) == true
             else { continue }
             let json = try SnapshotJSON.encode(batch.snapshot)
+            try insertRows(of: batch, in: db)
             let sid = batch.sessionID
-            try insert(batch.points, session: sid, in: db)
-            try insert(heartRate: batch.heartRate, rrIntervals: batch.rrIntervals, session: sid, in: db)
-            try insert(batch.rejected, session: sid, in: db)
-            try insert(batch.events, session: sid, in: db)
-            try add(batch.stepSeconds, session: sid, in: db)
             let stats = batch.snapshot.stats
             try db.execute(sql: """
                 UPDATE session SET state = ?, updated_at = ?, distance_m = ?, elapsed_s = ?, moving_s = ?,
@@ -28,67 +24,51 @@ enum BatchTables {
         try db.execute(sql: "UPDATE journal_state SET applied_seq = MAX(applied_seq, ?)", arguments: [seq])
     }
 
-    private static func insert(_ points: [TrackPoint], session sid: Int64, in db: Database) throws {
-        guard !points.isEmpty else { return }
-        let st = try db.cachedStatement(sql: """
+    /// The batch's rows, table by table; step seconds add up (a second split
+    /// over two commits is one row).
+    private static func insertRows(of batch: CommitBatch, in db: Database) throws {
+        let sid = batch.sessionID
+        try insert(batch.points, in: db, sql: """
             INSERT INTO point (session_id, time, fix_time, lat, lon, alt, speed, course, eph, new_segment,
                                distance, hr)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
-        for p in points {
-            try st.execute(arguments: [sid, p.time, opt(p.fixTime), p.latitude, p.longitude,
-                                       opt(p.altitude), opt(p.speed), opt(p.course),
-                                       opt(p.eph), p.newSegment, opt(p.distance), opt(p.heartRate)])
+            """) { p in
+            [sid, p.time, opt(p.fixTime), p.latitude, p.longitude, opt(p.altitude), opt(p.speed), opt(p.course),
+             opt(p.eph), p.newSegment, opt(p.distance), opt(p.heartRate)]
         }
-    }
-
-    private static func insert(heartRate: [HeartRateReading], rrIntervals: [RRInterval], session sid: Int64,
-                               in db: Database) throws {
-        if !heartRate.isEmpty {
-            let st = try db.cachedStatement(sql: "INSERT INTO hr_sample (session_id, time, bpm) VALUES (?, ?, ?)")
-            for r in heartRate { try st.execute(arguments: [sid, r.time, opt(r.bpm)]) }
+        try insert(batch.heartRate, in: db, sql: "INSERT INTO hr_sample (session_id, time, bpm) VALUES (?, ?, ?)") { r in
+            [sid, r.time, opt(r.bpm)]
         }
-        if !rrIntervals.isEmpty {
-            let st = try db.cachedStatement(sql: "INSERT INTO rr_interval (session_id, time, rr_ms) VALUES (?, ?, ?)")
-            for r in rrIntervals { try st.execute(arguments: [sid, r.time, r.milliseconds]) }
+        try insert(batch.rrIntervals, in: db, sql: "INSERT INTO rr_interval (session_id, time, rr_ms) VALUES (?, ?, ?)") { r in
+            [sid, r.time, r.milliseconds]
         }
-    }
-
-    private static func insert(_ rejected: [RejectedFix], session sid: Int64, in db: Database) throws {
-        guard !rejected.isEmpty else { return }
-        let st = try db.cachedStatement(sql: """
+        try insert(batch.rejected, in: db, sql: """
             INSERT INTO rejected_fix (session_id, time, fix_time, lat, lon, eph, reason)
             VALUES (?, ?, ?, ?, ?, ?, ?)
-            """)
-        for r in rejected {
-            try st.execute(arguments: [sid, r.time, opt(r.fix.time), opt(r.fix.latitude),
-                                       opt(r.fix.longitude), opt(r.fix.eph), r.reason.rawValue])
+            """) { r in
+            [sid, r.time, opt(r.fix.time), opt(r.fix.latitude), opt(r.fix.longitude), opt(r.fix.eph), r.reason.rawValue]
         }
-    }
-
-    private static func insert(_ events: [SessionEvent], session sid: Int64, in db: Database) throws {
-        guard !events.isEmpty else { return }
-        let st = try db.cachedStatement(sql: """
+        try insert(batch.events, in: db, sql: """
             INSERT INTO event (session_id, kind, time, detected_at, cause, state, detail)
             VALUES (?, ?, ?, ?, ?, ?, ?)
-            """)
-        for e in events {
-            try st.execute(arguments: [sid, e.kind.rawValue, e.time, e.detectedAt, e.cause,
-                                       e.state.rawValue, e.detail])
+            """) { e in
+            [sid, e.kind.rawValue, e.time, e.detectedAt, e.cause, e.state.rawValue, e.detail]
         }
-    }
-
-    /// Step seconds add up: a second split over two commits is one row.
-    private static func add(_ stepSeconds: [StepSecondSample], session sid: Int64, in db: Database) throws {
-        guard !stepSeconds.isEmpty else { return }
-        let st = try db.cachedStatement(sql: """
+        try insert(batch.stepSeconds, in: db, sql: """
             INSERT INTO step_second (session_id, second, steps, cadence) VALUES (?, ?, ?, ?)
             ON CONFLICT(session_id, second) DO UPDATE SET steps = steps + excluded.steps,
             cadence = excluded.cadence
-            """)
-        for s in stepSeconds {
-            try st.execute(arguments: [sid, s.second, s.steps, s.cadence])
+            """) { s in
+            [sid, s.second, s.steps, s.cadence]
         }
+    }
+
+    /// Inserts `rows` through one cached statement, `arguments` giving each row's values.
+    private static func insert<Row>(_ rows: [Row], in db: Database, sql: String,
+                                    arguments: (Row) -> StatementArguments) throws {
+        guard !rows.isEmpty else { return }
+        let st = try db.cachedStatement(sql: sql)
+        for r in rows { try st.execute(arguments: arguments(r)) }
     }
 
     /// NaN is stored as NULL.

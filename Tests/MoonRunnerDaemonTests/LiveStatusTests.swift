@@ -11,8 +11,7 @@ struct LiveStatusTests {
     static func status(_ engine: SessionEngine, inputs: InputHealth = InputHealth(), session: Int64? = nil,
                        lastSession: Int64? = nil, quiet: Bool = false) -> LiveStatus {
         LiveStatus(engine: engine, inputs: inputs, session: session, lastSession: lastSession, store: healthy,
-                   lastTransition: nil, units: .metric, calories: CalorieModel(bodyMass: 70), ladder: .solarSystem,
-                   quiet: quiet)
+                   quiet: quiet, units: .metric, calories: CalorieModel(bodyMass: 70))
     }
 
     /// An engine recording a run since t = 1000 that has covered about `metres` at 3 m/s.

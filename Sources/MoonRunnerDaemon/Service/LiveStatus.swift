@@ -7,19 +7,19 @@ import MoonRunnerProtocol
 /// their side (`inputs`); the engine adds what it took and refused, the
 /// live statistics, the navigation and the heart rate.
 struct LiveStatus {
-    var engine: SessionEngine
-    var inputs: InputHealth
+    let engine: SessionEngine
+    let inputs: InputHealth
     /// The session being recorded, if any.
-    var session: Int64?
+    var session: Int64? = nil
     /// The last session started: shown while the engine rests stopped after it.
-    var lastSession: Int64?
-    var store: StoreStatus
-    var lastTransition: TransitionInfo?
-    var units: UnitSystem
-    var calories: CalorieModel
-    var ladder: BadgeLadder
+    var lastSession: Int64? = nil
+    var lastTransition: TransitionInfo? = nil
+    let store: StoreStatus
     /// Announcers are asked to keep silent.
-    var quiet: Bool
+    var quiet = false
+    let units: UnitSystem
+    let calories: CalorieModel
+    var ladder = BadgeLadder.solarSystem
 
     /// The reply at engine time `now` (it leaves in UTC, as every time the daemon sends).
     func reply(at now: Double, id: JSONValue?) -> StatusReply {
@@ -72,22 +72,17 @@ struct LiveStatus {
     /// The barometer service's side with the fusion's counters.
     var baro: BaroStatus {
         var baro = inputs.baro
-        let fused = engine.baroCounters
-        baro.samples = fused.samples
-        baro.rejected = fused.rejected
-        baro.levelShifts = fused.levelShifts
+        (baro.samples, baro.rejected, baro.levelShifts) = (engine.baroCounters.samples, engine.baroCounters.rejected,
+                                                           engine.baroCounters.levelShifts)
         return baro
     }
 
     /// The strap's side with the engine's counts of what it took and refused.
     var hr: HeartRateStatus {
-        var hr = inputs.hr
         let c = engine.heartRateCounters
-        hr.samples = c.samples
-        hr.missing = c.missing
-        hr.rejected = c.rejected
-        hr.rrIntervals = c.rrIntervals
-        hr.rrRejected = c.rrRejected
+        var hr = inputs.hr
+        (hr.samples, hr.missing, hr.rejected, hr.rrIntervals, hr.rrRejected) = (c.samples, c.missing, c.rejected,
+                                                                               c.rrIntervals, c.rrRejected)
         return hr
     }
 

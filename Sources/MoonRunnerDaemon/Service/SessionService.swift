@@ -483,9 +483,9 @@ public actor SessionService {
     private var liveStatus: LiveStatus {
         let health = StoreStatus(healthy: storeHealthy, lastError: storeError, pendingRows: recording.pending?.rowCount ?? 0,
                                  consolidationError: store.consolidationError)
-        return LiveStatus(engine: engine, inputs: inputHealth, session: sessionID, lastSession: lastSessionID, store: health,
-                          lastTransition: recording.lastTransition, units: config.units, calories: archive.calories,
-                          ladder: recording.badges.ladder, quiet: quiet)
+        return LiveStatus(engine: engine, inputs: inputHealth, session: sessionID, lastSession: lastSessionID,
+                          lastTransition: recording.lastTransition, store: health, quiet: quiet, units: config.units,
+                          calories: archive.calories, ladder: recording.badges.ladder)
     }
 
     private func error(_ code: RequestError.Code, _ message: String, _ id: JSONValue?) -> String {
