@@ -91,4 +91,39 @@ struct SessionRecordingTests {
         #expect(recording.pending?.endTime == 1450)
         #expect(recording.badges.sessions.map(\.id) == [1, 5])
     }
+
+    @Test("a commit takes the rows, the open step second and the snapshot; a fresh batch gathers what follows, none after the last")
+    func takeBatch() throws {
+        var (recording, engine) = try Self.started()
+        _ = recording.take(.step(1001.5), from: engine, session: 5)
+        let taken = recording.takeBatch(session: 5, snapshot: engine.snapshot, ended: false)
+        let batch = try #require(taken)
+        #expect(batch.events.map(\.kind) == [.start])
+        #expect(batch.stepSeconds.map(\.second) == [1001], "the open second is written with the commit")
+        #expect(recording.pending?.rowCount == 0 && recording.pending?.sessionID == 5)
+        try engine.stop(at: 1010) { _ in }
+        let last = recording.takeBatch(session: 5, snapshot: engine.snapshot, ended: true)
+        #expect(last?.snapshot.state == .stopped)
+        #expect(recording.pending == nil)
+        let none = recording.takeBatch(session: 5, snapshot: engine.snapshot, ended: true)
+        #expect(none == nil)
+    }
+
+    @Test("a failed commit's rows go back in front of what came since; the last batch of a session becomes pending again")
+    func putBack() throws {
+        var (recording, engine) = try Self.started()
+        let taken = recording.takeBatch(session: 5, snapshot: engine.snapshot, ended: false)
+        let failed = try #require(taken)
+        _ = recording.take(.point(Self.point(1001, metres: 3)), from: engine, session: 5)
+        let nothingSince = recording.putBack(failed)
+        #expect(!nothingSince)
+        #expect(recording.pending?.events.map(\.kind) == [.start])
+        #expect(recording.pending?.points.count == 1)
+        try engine.stop(at: 1010) { _ in }
+        let ending = recording.takeBatch(session: 5, snapshot: engine.snapshot, ended: true)
+        let last = try #require(ending)
+        let sessionEnded = recording.putBack(last)
+        #expect(sessionEnded)
+        #expect(recording.pending?.rowCount == last.rowCount)
+    }
 }

@@ -58,15 +58,27 @@ struct SessionRecording: Sendable {
         return []
     }
 
-    /// An EVENT for every badge distance the live session has just passed.
-    mutating func passBadges(of engine: SessionEngine, session: Int64?) -> [Told] {
-        var told: [Told] = []
-        for passing in badges.update(distance: engine.stats.distance, sessionActive: engine.state.isActive) {
-            told += record(SessionEvent(kind: .badge, time: engine.now, detectedAt: engine.now, cause: passing.cause,
-                                        state: engine.state, detail: passing.badge.name),
-                           from: engine, session: session)
+    /// The batch for a commit: the rows gathered, the open step second and the
+    /// engine's `snapshot`. What comes after goes into a fresh batch, unless the
+    /// session ended with this one. Nil when nothing is being gathered.
+    mutating func takeBatch(session sid: Int64, snapshot: SessionSnapshot, ended: Bool) -> CommitBatch? {
+        guard var batch = pending else { return nil }
+        if let s = steps.take() { batch.stepSeconds.append(s) }
+        batch.snapshot = snapshot
+        pending = ended ? nil : CommitBatch(sessionID: sid, snapshot: snapshot)
+        return batch
+    }
+
+    /// A commit failed: its rows go back in front of what came since, so the
+    /// next commit retries them. True when nothing had come since (the session
+    /// had ended with that batch, which is pending again as it was).
+    mutating func putBack(_ failed: CommitBatch) -> Bool {
+        guard pending != nil else {
+            pending = failed
+            return true
         }
-        return told
+        pending?.putBack(failed)
+        return false
     }
 
     /// Journals an event (on the engine clock) and hands it back to be told

@@ -1,4 +1,3 @@
-import Foundation
 import Logging
 import MoonRunnerCore
 import MoonRunnerExport
@@ -217,7 +216,7 @@ public actor SessionService {
         case .export: return error(.unavailable, "?EXPORT; is answered by the control server", id)
         case .badges: return badgeBoard(id: id)
         case .config: return ReplyEncoder.line(ConfigReply(config: ConfigSummary.json(config), id: id))
-        case .courses, .course, .courseDelete: return await courses(request)
+        case .courses, .course, .courseDelete: return await library.handle(request) ?? error(.internalError, "the course library did not answer", id)
         case .courseAdd, .courseData: return error(.unavailable, "?\(request.command.name); is answered by the control server", id)
         case let .announce(q): return announce(quiet: q, id: id)
         }
@@ -274,10 +273,6 @@ public actor SessionService {
     private func badgeBoard(id: JSONValue?) -> String {
         let live = sessionID.map { (session: $0, distance: engine.stats.distance) }
         return ReplyEncoder.line(BadgesReply(board: recording.badges.board, live: live, id: id))
-    }
-
-    private func courses(_ request: Request) async -> String {
-        await library.handle(request) ?? error(.internalError, "the course library did not answer", request.id)
     }
 
     /// `?ANNOUNCE`: watchers learn a change now rather than at the next tick.
@@ -390,7 +385,11 @@ public actor SessionService {
     }
 
     private func afterInput() async {
-        tell(recording.passBadges(of: engine, session: sessionID))
+        // Asked on every input: the engine is read in place, not copied.
+        for passing in recording.badges.update(distance: engine.stats.distance, sessionActive: engine.state.isActive) {
+            record(SessionEvent(kind: .badge, time: engine.now, detectedAt: engine.now, cause: passing.cause,
+                                state: engine.state, detail: passing.badge.name))
+        }
         if let kind = gpsLoss.update(hasFix: engine.hasGPS, sessionActive: engine.state.isActive) {
             record(SessionEvent(kind: kind, time: engine.now, detectedAt: engine.now, cause: "gps", state: engine.state))
         }
@@ -410,11 +409,9 @@ public actor SessionService {
             if force { commitAgain = true }
             return
         }
-        guard let sid = sessionID ?? recording.pending?.sessionID, var batch = recording.pending else { return }
-        if let s = recording.steps.take() { batch.stepSeconds.append(s) }
-        batch.snapshot = engine.snapshot
         let ended = engine.state == .stopped
-        recording.pending = ended ? nil : CommitBatch(sessionID: sid, snapshot: batch.snapshot)
+        guard let sid = sessionID ?? recording.pending?.sessionID,
+              let batch = recording.takeBatch(session: sid, snapshot: engine.snapshot, ended: ended) else { return }
         if ended { sessionID = nil }
         committing = true
         lastCommit = clock.now()
@@ -427,13 +424,7 @@ public actor SessionService {
         } catch {
             committing = false
             markStoreError(error)
-            // Put the rows back in front of what arrived meanwhile.
-            if recording.pending != nil {
-                recording.pending?.putBack(batch)
-            } else {
-                recording.pending = batch
-                if ended { sessionID = sid }
-            }
+            if recording.putBack(batch), ended { sessionID = sid }
         }
         if commitAgain {
             commitAgain = false
