@@ -30,18 +30,50 @@ public struct Daemon: Service {
 
     public func run() async throws {
         let notifier = SystemdNotifier()
-        let imuSpec = try DaemonConfigValidator.imuSpec(config)
-        let baroSpec = try DaemonConfigValidator.baroSpec(config)
-        let hrSpec = try DaemonConfigValidator.hrSpec(config)
+        let specs = try InputAdapters.Specs(config)
         // The socket first: a second daemon beside a live one, or a socket in a
         // shared directory, is refused for what it is before anything is opened.
         let listenFD = SystemdNotifier.activatedSocket()
         if listenFD == nil { try SocketDirectory.prepare(socketPath: config.socketPath, logger: logger) }
-        // The daemon writes the store; a second one on the same state folder must not.
-        let store: SessionStore
+        let store = try openStore()
+        if let damage = store.recoveredFromDamage { logger.critical("\(damage)") }
+        // After a restart the clock must not run behind what is already stored.
+        let clock = EngineClock(speed: try DaemonConfigValidator.replaySpeed(config),
+                                offset: try await Self.clockOffset(store), followReceiver: specs.replaying)
+        let service = SessionService(config: config, store: store, clock: clock, logger: logger)
+        await service.recover()
+
+        let inputs = try InputAdapters(specs, config: config, clock: clock)
+        let server = ControlServer(config: config, service: service, logger: logger,
+                                   exporter: Self.exporter(service, units: config.units))
+        let capture = RawIMUCapture(directory: config.stateDir, megabytes: config.rawIMUCaptureMB, now: clock.now(),
+                                    logger: logger)
+        inputs.start(clock: clock, logger: logger)
+        logger.info("moonrunnerd started: gpsd \(config.gpsdHost):\(config.gpsdPort), imu \(config.imuSource), baro \(config.baroSource), hr \(config.hrSource), state \(config.stateDir)")
+        var failure: (any Error)?
         do {
-            store = try SessionStore(directory: config.stateDir, writerWait: 5,
-                                     consolidationInterval: config.consolidateInterval)
+            try await cancelWhenGracefulShutdown {
+                try await Self.serve(server, listenFD: listenFD, inputs: inputs, service: service, capture: capture,
+                                     notifier: notifier)
+            }
+        } catch is CancellationError {
+            // Graceful shutdown.
+        } catch {
+            logger.error("stopping after an error: \(error)")
+            failure = error
+        }
+        notifier.stopping()
+        inputs.stop()
+        await service.shutdown()
+        if let failure { throw failure }
+        logger.info("moonrunnerd stopped; everything recorded is committed")
+    }
+
+    /// The daemon writes the store; a second one on the same state folder must not.
+    private func openStore() throws -> SessionStore {
+        do {
+            return try SessionStore(directory: config.stateDir, writerWait: 5,
+                                    consolidationInterval: config.consolidateInterval)
         } catch let error as StoreError {
             if case .readOnly = error {
                 throw ConfigError(key: "state_dir", value: config.stateDir,
@@ -49,148 +81,84 @@ public struct Daemon: Service {
             }
             throw error
         }
-        if let damage = store.recoveredFromDamage { logger.critical("\(damage)") }
-        // After a restart the clock must not run behind what is already stored.
-        // A replay keeps pace with the GPS feed, whose speed gpsfake only approximates.
-        var replaying = false
-        if case .replay = imuSpec { replaying = true }
-        if case .replay = baroSpec { replaying = true }
-        if case .replay = hrSpec { replaying = true }
-        let clock = EngineClock(speed: try DaemonConfigValidator.replaySpeed(config),
-                                offset: try await Self.clockOffset(store), followReceiver: replaying)
-        let service = SessionService(config: config, store: store, clock: clock, logger: logger)
-        await service.recover()
+    }
 
-        let gps = GPSDClient(host: config.gpsdHost, port: config.gpsdPort, clock: clock)
-        let imu = try IMUService(spec: imuSpec, config: DaemonConfigValidator.imuServiceConfig(config), clock: .engine(clock))
-        let baro: BaroService?
-        do {
-            baro = try BaroService.make(spec: baroSpec, clock: .engine(clock))
-        } catch {
-            throw ConfigError(key: "baro.source", value: config.baroSource, allowed: "a barometer trace (\(error))")
-        }
-        let heartRate: (any HeartRateSource)?
-        switch hrSpec {
-        case .none:
-            heartRate = nil
-        case let .ble(address):
-            heartRate = BlueZClient(address: address, clock: clock)
-        case let .replay(path, _):
-            do {
-                heartRate = try HeartRateReplay(path: path, clock: .engine(clock))
-            } catch {
-                throw ConfigError(key: "hr.source", value: config.hrSource, allowed: "a heart-rate trace (\(error))")
-            }
-        }
-        let units = config.units
-        let server = ControlServer(config: config, service: service, logger: logger) { id, format throws(RequestError) in
+    /// `?EXPORT`: the file is written by the control server's task, off the
+    /// session actor, so a big export never holds up the sensors.
+    private static func exporter(_ service: SessionService, units: UnitSystem) -> ExportProvider {
+        { id, format throws(RequestError) in
             guard let f = ExportFormat(rawValue: format) else {
                 throw RequestError(.badParameter, "\"format\" must be one of \(ExportFormat.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             let session = try await service.exportSession(id: id)
-            // The file is written here, off the session actor, so a big export never holds up the sensors.
             return ExportFile(session: id, format: format, mediaType: f.mimeType, data: f.export(session, units: units))
         }
-        let capture = RawIMUCapture(directory: config.stateDir, megabytes: config.rawIMUCaptureMB, now: clock.now(),
-                                    logger: logger)
+    }
 
-        gps.start()
-        // A replay recorded on the receiver's clock plays once that clock is known.
-        if !imu.waitsForReceiver { imu.start() }
-        if let baro, !baro.waitsForReceiver { baro.start() }
-        if let heartRate, !heartRate.waitsForReceiver { heartRate.start() }
-        if imu.waitsForReceiver || baro?.waitsForReceiver == true || heartRate?.waitsForReceiver == true {
-            logger.info("replays on the receiver's clock start with gpsd's first timed fix")
-            let log = logger
-            clock.whenReceiverKnown {
-                if imu.waitsForReceiver { imu.start() }
-                if let baro, baro.waitsForReceiver { baro.start() }
-                if let heartRate, heartRate.waitsForReceiver { heartRate.start() }
-                let offset = clock.receiverOffset ?? 0
-                log.info("replays placed on the receiver's clock at \(clock.now() + offset) (receiver minus engine \(offset) s)")
+    /// Runs the control socket and every feed until one of them ends or the
+    /// shutdown cancels them.
+    private static func serve(_ server: ControlServer, listenFD: CInt?, inputs: InputAdapters, service: SessionService,
+                              capture: RawIMUCapture?, notifier: SystemdNotifier) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await server.run(listenFD: listenFD) }
+            group.addTask { await feed(inputs.gps, to: service) }
+            group.addTask { await feed(inputs.imu, to: service, capture: capture) }
+            if let baro = inputs.baro {
+                group.addTask { await feed(baro, to: service) }
+            }
+            if let heartRate = inputs.heartRate {
+                group.addTask { await relay(heartRate, to: service) }
+                await service.update(heartRate: heartRate.status, detail: nil)
+            }
+            group.addTask { try await heartbeat(inputs, service: service, notifier: notifier) }
+            try await group.next()
+            group.cancelAll()
+        }
+    }
+
+    /// Hands gpsd's fixes to the session service (its health is sampled by the heartbeat).
+    private static func feed(_ gps: GPSDClient, to service: SessionService) async {
+        for await update in gps.updates {
+            switch update {
+            case let .fix(fix, at): await service.ingest(fix: fix, at: at)
+            case .health: break
             }
         }
-        logger.info("moonrunnerd started: gpsd \(config.gpsdHost):\(config.gpsdPort), imu \(config.imuSource), baro \(config.baroSource), hr \(config.hrSource), state \(config.stateDir)")
-        do {
-            try await cancelWhenGracefulShutdown {
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask { try await server.run(listenFD: listenFD) }
-                    group.addTask {
-                        for await update in gps.updates {
-                            switch update {
-                            case let .fix(fix, at): await service.ingest(fix: fix, at: at)
-                            case .health: break
-                            }
-                        }
-                    }
-                    group.addTask {
-                        for await batch in imu.batches {
-                            capture?.append(batch.samples)
-                            await service.ingest(samples: batch.samples)
-                        }
-                    }
-                    if let baro {
-                        group.addTask {
-                            for await batch in baro.batches { await service.ingest(baro: batch.samples) }
-                        }
-                    }
-                    if let heartRate {
-                        group.addTask { await Self.relay(heartRate, to: service) }
-                        await service.update(heartRate: heartRate.status, detail: nil)
-                    }
-                    group.addTask {
-                        notifier.ready(status: "recording ready")
-                        let watchdog = notifier.watchdogPingInterval
-                        var lastPing = 0.0
-                        while !Task.isCancelled {
-                            try await Task.sleep(for: .seconds(1))
-                            await service.update(gpsHealth: gps.health.rawValue, connects: gps.connects)
-                            let s = imu.status
-                            await service.update(imu: IMUStatus(health: s.health.rawValue, samples: s.counters.samples,
-                                                                rejected: s.counters.rejected,
-                                                                busErrors: s.counters.busErrors,
-                                                                overflows: s.counters.overflows,
-                                                                fifoResets: s.counters.fifoResets,
-                                                                reinitializations: max(0, s.counters.initializations - 1),
-                                                                lastError: s.lastError))
-                            if let b = baro?.status {
-                                await service.update(baro: BaroStatus(health: b.health.rawValue,
-                                                                      busErrors: b.counters.busErrors,
-                                                                      reinitializations: max(0, b.counters.initializations - 1),
-                                                                      device: b.device, lastError: b.lastError))
-                            }
-                            if let h = heartRate?.status { await service.refresh(heartRate: h) }
-                            await service.tick()
-                            if let w = watchdog, EngineClock.monotonic() - lastPing >= w {
-                                notifier.watchdog()
-                                lastPing = EngineClock.monotonic()
-                            }
-                            notifier.status(await service.oneLineStatus())
-                        }
-                    }
-                    try await group.next()
-                    group.cancelAll()
-                }
-            }
-        } catch is CancellationError {
-            // Graceful shutdown.
-        } catch {
-            logger.error("stopping after an error: \(error)")
-            notifier.stopping()
-            gps.stop()
-            imu.stop()
-            baro?.stop()
-            heartRate?.stop()
-            await service.shutdown()
-            throw error
+    }
+
+    /// Hands the IMU's batches to the session service, and to the raw capture when on.
+    private static func feed(_ imu: IMUService, to service: SessionService, capture: RawIMUCapture?) async {
+        for await batch in imu.batches {
+            capture?.append(batch.samples)
+            await service.ingest(samples: batch.samples)
         }
-        notifier.stopping()
-        gps.stop()
-        imu.stop()
-        baro?.stop()
-        heartRate?.stop()
-        await service.shutdown()
-        logger.info("moonrunnerd stopped; everything recorded is committed")
+    }
+
+    /// Hands the barometer's batches to the session service.
+    private static func feed(_ baro: BaroService, to service: SessionService) async {
+        for await batch in baro.batches { await service.ingest(baro: batch.samples) }
+    }
+
+    /// Once a second: the adapters' health into `STATUS`, time passes for the
+    /// session, and systemd hears that the daemon is alive (and how it does).
+    private static func heartbeat(_ inputs: InputAdapters, service: SessionService,
+                                  notifier: SystemdNotifier) async throws {
+        notifier.ready(status: "recording ready")
+        let watchdog = notifier.watchdogPingInterval
+        var lastPing = 0.0
+        while !Task.isCancelled {
+            try await Task.sleep(for: .seconds(1))
+            await service.update(gpsHealth: inputs.gps.health.rawValue, connects: inputs.gps.connects)
+            await service.update(imu: IMUStatus(inputs.imu.status))
+            if let b = inputs.baro?.status { await service.update(baro: BaroStatus(b)) }
+            if let h = inputs.heartRate?.status { await service.refresh(heartRate: h) }
+            await service.tick()
+            if let w = watchdog, EngineClock.monotonic() - lastPing >= w {
+                notifier.watchdog()
+                lastPing = EngineClock.monotonic()
+            }
+            notifier.status(await service.oneLineStatus())
+        }
     }
 
     /// Hands the strap's readings and link changes to the session service.

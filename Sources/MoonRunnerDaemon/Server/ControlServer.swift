@@ -181,69 +181,28 @@ public final class ControlServer: Sendable {
         }
     }
 
+    /// What becomes of one inbound line before it is run.
+    private enum Admission {
+        /// A blank line: no reply.
+        case ignored
+        /// Answered at once: too long, malformed, too fast or not allowed.
+        case answered(Outgoing)
+        case admitted(Request)
+    }
+
     private func respond(to frame: InboundLine, state: inout ClientState, queue: OutboundQueue,
                          channel: any Channel) async -> Outgoing? {
-        let text: String
-        switch frame {
-        case .tooLong:
-            guard state.limiter.allow(at: EngineClock.monotonic()) else { return rateLimited(id: nil) }
-            return .line(ReplyEncoder.line(ErrorReply(RequestError(.tooLong,
-                "request line longer than \(config.maxLineBytes) bytes (socket.max_line_bytes); it was discarded; "
-                + "send one request per line, e.g. ?STATUS;"))))
-        case let .line(t):
-            text = t
-        }
-        if RequestParser.isBlank(text.utf8) { return nil }
-        let parsed = Result { () throws(RequestError) -> Request in try RequestParser.parse(text) }
-        // The pieces of an upload in progress are bounded by its announced
-        // size, not by the request rate (a 1 MB course is ~350 lines).
-        var piece = false
-        if state.upload != nil, case .courseData? = (try? parsed.get())?.command { piece = true }
-        guard piece || state.limiter.allow(at: EngineClock.monotonic()) else {
-            return rateLimited(id: (try? parsed.get())?.id)
-        }
         let request: Request
-        switch parsed {
-        case let .success(r): request = r
-        case let .failure(error): return .line(ReplyEncoder.line(ErrorReply(error)))
-        }
-        if request.command.changesState && !policy.mayChangeState(state.peer) {
-            state.refusals += 1
-            if state.refusals <= Self.refusalsLogged {
-                let who = state.peer.map(\.description) ?? "an unknown peer"
-                logger.warning("refused ?\(request.command.name); from \(who): not root, the daemon's user or in group \(config.controlGroup)")
-            }
-            let group = config.controlGroup.isEmpty ? "" : " or membership of group \(config.controlGroup)"
-            return .line(ReplyEncoder.line(ErrorReply(RequestError(.forbidden,
-                "?\(request.command.name); changes state and needs root, the daemon's user\(group); "
-                + "read-only requests such as ?STATUS; work", id: request.id))))
+        switch admit(frame, state: &state) {
+        case .ignored: return nil
+        case let .answered(reply): return reply
+        case let .admitted(r): request = r
         }
         switch request.command {
         case let .watch(enable):
-            let id = state.id, logger = logger
-            if enable {
-                await service.addWatcher(id) { line in
-                    if case .full = queue.offer(.line(line)) {
-                        // A watcher that does not read is dropped rather than slowing the daemon.
-                        logger.warning("watcher \(id) does not read its updates; closing it")
-                        queue.finish()
-                        channel.close(promise: nil)
-                    }
-                }
-            } else {
-                await service.removeWatcher(id)
-            }
+            await watch(enable, client: state.id, queue: queue, channel: channel)
         case let .export(session, format):
-            if let exporter {
-                do throws(RequestError) {
-                    let file = try await exporter(session, format)
-                    return .export(ExportStream(file: file, id: request.id))
-                } catch {
-                    var e = error
-                    e.id = request.id
-                    return .line(ReplyEncoder.line(ErrorReply(e)))
-                }
-            }
+            if let exporter { return await export(session, format: format, id: request.id, with: exporter) }
         case let .courseAdd(header):
             return .line(openUpload(header, state: &state, id: request.id))
         case let .courseData(seq, data):
@@ -252,6 +211,81 @@ public final class ControlServer: Sendable {
             break
         }
         return .line(await service.handle(request))
+    }
+
+    /// Parses one line and checks it against the rate limit and the peer's
+    /// right to change state.
+    private func admit(_ frame: InboundLine, state: inout ClientState) -> Admission {
+        let text: String
+        switch frame {
+        case .tooLong:
+            guard state.limiter.allow(at: EngineClock.monotonic()) else { return .answered(rateLimited(id: nil)) }
+            return .answered(.line(ReplyEncoder.line(ErrorReply(RequestError(.tooLong,
+                "request line longer than \(config.maxLineBytes) bytes (socket.max_line_bytes); it was discarded; "
+                + "send one request per line, e.g. ?STATUS;")))))
+        case let .line(t):
+            text = t
+        }
+        if RequestParser.isBlank(text.utf8) { return .ignored }
+        let parsed = Result { () throws(RequestError) -> Request in try RequestParser.parse(text) }
+        // The pieces of an upload in progress are bounded by its announced
+        // size, not by the request rate (a 1 MB course is ~350 lines).
+        var piece = false
+        if state.upload != nil, case .courseData? = (try? parsed.get())?.command { piece = true }
+        guard piece || state.limiter.allow(at: EngineClock.monotonic()) else {
+            return .answered(rateLimited(id: (try? parsed.get())?.id))
+        }
+        let request: Request
+        switch parsed {
+        case let .success(r): request = r
+        case let .failure(error): return .answered(.line(ReplyEncoder.line(ErrorReply(error))))
+        }
+        if request.command.changesState && !policy.mayChangeState(state.peer) {
+            return .answered(forbidden(request, state: &state))
+        }
+        return .admitted(request)
+    }
+
+    /// A state change from a peer that may not make it: refused, and logged the first few times.
+    private func forbidden(_ request: Request, state: inout ClientState) -> Outgoing {
+        state.refusals += 1
+        if state.refusals <= Self.refusalsLogged {
+            let who = state.peer.map(\.description) ?? "an unknown peer"
+            logger.warning("refused ?\(request.command.name); from \(who): not root, the daemon's user or in group \(config.controlGroup)")
+        }
+        let group = config.controlGroup.isEmpty ? "" : " or membership of group \(config.controlGroup)"
+        return .line(ReplyEncoder.line(ErrorReply(RequestError(.forbidden,
+            "?\(request.command.name); changes state and needs root, the daemon's user\(group); "
+            + "read-only requests such as ?STATUS; work", id: request.id))))
+    }
+
+    /// `?WATCH`: the client's queue gets every `STATUS` and `EVENT`; one that
+    /// does not read them is dropped rather than slowing the daemon.
+    private func watch(_ enable: Bool, client id: UInt64, queue: OutboundQueue, channel: any Channel) async {
+        guard enable else {
+            await service.removeWatcher(id)
+            return
+        }
+        let logger = logger
+        await service.addWatcher(id) { line in
+            if case .full = queue.offer(.line(line)) {
+                logger.warning("watcher \(id) does not read its updates; closing it")
+                queue.finish()
+                channel.close(promise: nil)
+            }
+        }
+    }
+
+    /// `?EXPORT`: the file, streamed in chunks by the writer.
+    private func export(_ session: Int64, format: String, id: JSONValue?, with exporter: ExportProvider) async -> Outgoing {
+        do throws(RequestError) {
+            let file = try await exporter(session, format)
+            return .export(ExportStream(file: file, id: id))
+        } catch {
+            var e = error
+            e.id = id
+            return .line(ReplyEncoder.line(ErrorReply(e)))
+        }
     }
 
     // MARK: Course uploads

@@ -1,4 +1,3 @@
-import Foundation
 import Logging
 import MoonRunnerCore
 import MoonRunnerExport
@@ -6,22 +5,12 @@ import MoonRunnerProtocol
 import MoonRunnerSensors
 import MoonRunnerStore
 
-/// Health of the input adapters, sampled for `STATUS`.
-public struct InputHealth: Sendable {
-    public var gps = GPSStatus(health: GPSHealth.connecting.rawValue, grade: SignalGrade.none.rawValue, fixes: 0, connects: 0)
-    public var imu = IMUStatus(health: "lost", samples: 0, rejected: 0, busErrors: 0, overflows: 0)
-    /// The barometer service's side (`none` without one); the fusion's counters are added in `STATUS`.
-    public var baro = BaroStatus.none
-    /// The heart-rate strap's side (`none` without one); the engine's counters are added in `STATUS`.
-    public var hr = HeartRateStatus.none
-    public var hrState = HeartRateLinkState.none
-    public init() {}
-}
-
-/// Owns the session engine and the store writer: every input and every
-/// command goes through this actor, one at a time, so the pure engine needs
-/// no locks. Store writes are awaited, never blocking a thread, and the
-/// actor keeps taking samples while a commit is in flight.
+/// The serialiser: every input and every command goes through this actor,
+/// one at a time, so the pure values it holds need no locks: the engine, what
+/// the session records (`SessionRecording`), `STATUS` (`LiveStatus`), stored
+/// sessions as they leave (`SessionArchive`). It does the I/O they decide:
+/// store writes are awaited, never blocking a thread, and the actor keeps
+/// taking samples while a commit is in flight.
 public actor SessionService {
     private var engine: SessionEngine
     private let store: SessionStore
@@ -32,7 +21,8 @@ public actor SessionService {
     private var sessionID: Int64?
     private var lastSessionID: Int64?
     private var starting = false
-    private var pending: CommitBatch?
+    /// Rows for the next commit, events, splits and badges of the live session.
+    private var recording: SessionRecording
     private var lastCommit = -Double.infinity
     private var committing = false
     /// A forced commit asked for while one was in flight: it runs right after.
@@ -41,28 +31,18 @@ public actor SessionService {
     private var settled: [CheckedContinuation<Void, Never>] = []
     private var storeHealthy = true
     private var storeError: String?
-    private var lastTransition: TransitionInfo?
-    private var stepSecond: StepSecondSample?
-    private var transitionHappened = false
     /// Reused between calls so that the IMU path does not allocate per sample.
     private var outputs: [EngineOutput] = []
 
     private var watchers: [UInt64: @Sendable (String) -> Void] = [:]
     private var inputHealth = InputHealth()
-    private var samplesSeen = 0
-    /// Finished sessions, for the badge board.
-    private var badgeSessions: [BadgeSessionSummary] = []
-    /// The live distance up to which badges have been announced.
-    private var badgeDistance = 0.0
-    private let ladder = BadgeLadder.solarSystem
-    private let calories: CalorieModel
+    /// Stored sessions as they leave the daemon.
+    private let archive: SessionArchive
     private var lastRetention = -Double.infinity
     private let hook: TransitionHook?
     /// The course library (its requests and uploads need no session state).
     public nonisolated let library: CourseLibrary
-    /// Splits of the live session in the configured units, found point by
-    /// point by the same tracker `show` runs over the stored track.
-    private var splits: SplitTracker?
+    private let recovery: SessionRecovery
     private var gpsLoss = GPSLossWatch()
     private var heartRateLink = HeartRateLinkWatch()
     /// Announcers are asked to keep silent (`?ANNOUNCE`); not kept across restarts.
@@ -75,7 +55,10 @@ public actor SessionService {
         self.logger = logger
         library = CourseLibrary(store: store, clock: clock, maxUploadBytes: config.courseMaxUploadKB * 1024)
         engine = SessionEngine(config: config.engineConfig)
-        calories = CalorieModel(bodyMass: config.bodyMassKg)
+        archive = SessionArchive(store: store, calories: CalorieModel(bodyMass: config.bodyMassKg),
+                                 heartRateProfile: config.engineConfig.heartRate)
+        recording = SessionRecording(units: config.units)
+        recovery = SessionRecovery(store: store, library: library, logger: logger)
         outputs.reserveCapacity(64)
         hook = config.hookCommand.isEmpty ? nil : TransitionHook(command: config.hookCommand, timeout: config.hookTimeout,
                                                                  logger: logger)
@@ -92,29 +75,32 @@ public actor SessionService {
             for s in open {
                 let age = clock.now() - s.updatedAt
                 if s.id == open.last?.id, age <= config.recoveryWindow {
-                    sessionID = s.id
-                    lastSessionID = s.id
-                    pending = CommitBatch(sessionID: s.id, snapshot: s.snapshot)
-                    let course = await followedCourse(of: s.snapshot)
-                    collect { engine, emit in engine.restore(s.snapshot, course: course, at: clock.now(), emit: emit) }
-                    engine.restoreHeartRate(try await store.heartRate(session: s.id))
-                    splits = Self.splitTracker(units: config.units, start: s.startTime,
-                                               replaying: try await store.points(session: s.id))
-                    logger.notice("resumed session \(s.id) left open \(Int(age)) s ago")
-                    await commit(force: true)
+                    try await resume(s, age: age)
                 } else {
-                    try await store.closeInterrupted(id: s.id)
+                    try await recovery.close(s, age: age)
                     lastSessionID = s.id
-                    logger.notice("closed interrupted session \(s.id) (left open \(Int(age)) s ago)")
                 }
             }
             if lastSessionID == nil { lastSessionID = try await store.sessions(limit: 1).first?.id }
-            badgeSessions = try await store.sessions(limit: 1_000_000).filter { $0.state == .stopped }.map(Self.badgeSummary)
-            if sessionID != nil { badgeDistance = engine.stats.distance }
+            recording.badges.sessions = try await recovery.badgeSessions()
+            if sessionID != nil { recording.badges.start(at: engine.stats.distance) }
         } catch {
             markStoreError(error)
         }
         await applyRetention()
+    }
+
+    /// Carries on session `s`, last committed `age` seconds ago.
+    private func resume(_ s: StoredSession, age: Double) async throws {
+        sessionID = s.id
+        lastSessionID = s.id
+        recording.pending = CommitBatch(sessionID: s.id, snapshot: s.snapshot)
+        let course = await recovery.followedCourse(of: s.snapshot)
+        collect { engine, emit in engine.restore(s.snapshot, course: course, at: clock.now(), emit: emit) }
+        engine.restoreHeartRate(try await store.heartRate(session: s.id))
+        recording.splits.resume(start: s.startTime, replaying: try await store.points(session: s.id))
+        logger.notice("resumed session \(s.id) left open \(Int(age)) s ago")
+        await commit(force: true)
     }
 
     /// Deletes finished sessions older than `store.retention_days` (0 keeps all).
@@ -133,7 +119,6 @@ public actor SessionService {
     // MARK: Inputs
 
     public func ingest(samples: [IMUSample]) async {
-        samplesSeen += samples.count
         collect { engine, emit in
             for s in samples { engine.ingest(s, emit: emit) }
         }
@@ -209,104 +194,95 @@ public actor SessionService {
     }
 
     /// A short status for systemd's STATUS= (shown by `systemctl status`).
-    public func oneLineStatus() -> String {
-        let st = engine.stats
-        guard engine.state != .idle else { return "idle; gps \(inputHealth.gps.health), imu \(inputHealth.imu.health)" }
-        return "\(engine.state.rawValue) \(Formatting.distance(st.distance, config.units)) "
-            + "\(Formatting.duration(st.moving)) \(st.steps) steps; gps \(inputHealth.gps.health), imu \(inputHealth.imu.health)"
-    }
+    public func oneLineStatus() -> String { liveStatus.oneLine }
 
     // MARK: Commands
 
+    /// Each request is one method of the service (or the course library's);
+    /// the control server answers `?EXPORT`, `?COURSE_ADD` and `?COURSE_DATA` itself.
     public func handle(_ request: Request) async -> String {
         let id = request.id
         switch request.command {
-        case .version:
-            return ReplyEncoder.line(VersionReply(id: id))
-        case .status:
-            return ReplyEncoder.line(status(id: id))
-        case .watch:
-            return ReplyEncoder.line(status(id: id))
-        case let .start(activityName, courseID, destination):
-            let name = activityName ?? config.defaultActivity.rawValue
-            guard let activity = Activity(rawValue: name) else {
-                return error(.badParameter, "\"activity\" must be one of \(Activity.allCases.map(\.rawValue).joined(separator: ", "))", id)
-            }
-            var course: FollowedCourse?
-            if let courseID {
-                do throws(RequestError) {
-                    course = try await library.load(id: courseID)
-                } catch {
-                    return self.error(error.code, error.message, id)
-                }
-            }
-            return await start(activity, course: course, destination: destination, id: id)
-        case .pause:
-            return await command("pause", id) { e, t, emit throws(SessionCommandError) in try e.pause(at: t, emit: emit) }
-        case .resume:
-            return await command("resume", id) { e, t, emit throws(SessionCommandError) in try e.resume(at: t, emit: emit) }
-        case .lap:
-            return await command("lap", id) { e, t, emit throws(SessionCommandError) in try e.lap(at: t, emit: emit) }
-        case .stop:
-            return await command("stop", id) { e, t, emit throws(SessionCommandError) in try e.stop(at: t, emit: emit) }
-        case let .sessions(limit, before):
-            do {
-                let list = try await store.sessions(limit: limit, before: before)
-                return ReplyEncoder.line(SessionsReply(sessions: list.map(info), id: id))
-            } catch {
-                return storeFailure(error, id)
-            }
-        case let .session(sid):
-            do {
-                guard let s = try await store.session(id: sid) else {
-                    return error(.notFound, "no session \(sid); ?SESSIONS; lists them", id)
-                }
-                let detail = try await exportSession(s)
-                let events = detail.events.map { EventReply(session: sid, event: $0) }
-                let live = snapshot(of: s)
-                // Splits and laps walk the whole track: off the actor.
-                let figures = await Task.detached { Self.figures(detail) }.value
-                let course = live.navigation.flatMap { n in
-                    n.courseName.map { SessionCourseReply(id: n.courseID, name: $0, finished: n.finished) }
-                }
-                return ReplyEncoder.line(SessionReply(session: info(s), stats: live.stats, pauses: live.pauses,
-                                                      events: events, points: detail.points.count, figures: figures,
-                                                      course: course, id: id))
-            } catch {
-                return storeFailure(error, id)
-            }
-        case let .delete(sid):
-            guard sid != sessionID else {
-                return error(.invalidState, "session \(sid) is being recorded; ?STOP; it first", id)
-            }
-            do {
-                guard try await store.delete(id: sid) else { return error(.notFound, "no session \(sid)", id) }
-                return ReplyEncoder.line(DeletedReply(session: sid, id: id))
-            } catch {
-                return storeFailure(error, id)
-            }
-        case .export:
-            // The control server streams exports itself (see `exportSession(id:)`).
-            return error(.unavailable, "?EXPORT; is answered by the control server", id)
-        case .badges:
-            let live = sessionID.map { (session: $0, distance: engine.stats.distance) }
-            return ReplyEncoder.line(BadgesReply(board: BadgeBoard(ladder: ladder, sessions: badgeSessions), live: live, id: id))
-        case .config:
-            return ReplyEncoder.line(ConfigReply(config: ConfigSummary.json(config), id: id))
-        case .courses, .course, .courseDelete:
-            return await library.handle(request) ?? error(.internalError, "the course library did not answer", id)
-        case .courseAdd, .courseData:
-            // The control server receives uploads itself (they span several lines).
-            return error(.unavailable, "?\(request.command.name); is answered by the control server", id)
-        case let .announce(q):
-            if q != quiet {
-                quiet = q
-                logger.notice("announcements \(q ? "muted" : "unmuted")")
-                // Watchers learn it now rather than at the next tick.
-                broadcast(ReplyEncoder.line(status(id: nil)))
-            }
-            return ReplyEncoder.line(status(id: id))
+        case .version: return ReplyEncoder.line(VersionReply(id: id))
+        case .status, .watch: return ReplyEncoder.line(status(id: id))
+        case let .start(activity, course, destination): return await start(activity, courseID: course, destination: destination, id: id)
+        case .pause: return await command("pause", id) { e, t, emit throws(SessionCommandError) in try e.pause(at: t, emit: emit) }
+        case .resume: return await command("resume", id) { e, t, emit throws(SessionCommandError) in try e.resume(at: t, emit: emit) }
+        case .lap: return await command("lap", id) { e, t, emit throws(SessionCommandError) in try e.lap(at: t, emit: emit) }
+        case .stop: return await command("stop", id) { e, t, emit throws(SessionCommandError) in try e.stop(at: t, emit: emit) }
+        case let .sessions(limit, before): return await sessions(limit: limit, before: before, id: id)
+        case let .session(sid): return await session(sid, id: id)
+        case let .delete(sid): return await delete(sid, id: id)
+        case .export: return error(.unavailable, "?EXPORT; is answered by the control server", id)
+        case .badges: return badgeBoard(id: id)
+        case .config: return ReplyEncoder.line(ConfigReply(config: ConfigSummary.json(config), id: id))
+        case .courses, .course, .courseDelete: return await library.handle(request) ?? error(.internalError, "the course library did not answer", id)
+        case .courseAdd, .courseData: return error(.unavailable, "?\(request.command.name); is answered by the control server", id)
+        case let .announce(q): return announce(quiet: q, id: id)
         }
+    }
+
+    /// `?START`: the activity by name (the configured one when none), the course by id.
+    private func start(_ activityName: String?, courseID: Int64?, destination: GeoPoint?, id: JSONValue?) async -> String {
+        let name = activityName ?? config.defaultActivity.rawValue
+        guard let activity = Activity(rawValue: name) else {
+            return error(.badParameter, "\"activity\" must be one of \(Activity.allCases.map(\.rawValue).joined(separator: ", "))", id)
+        }
+        var course: FollowedCourse?
+        if let courseID {
+            do throws(RequestError) {
+                course = try await library.load(id: courseID)
+            } catch {
+                return self.error(error.code, error.message, id)
+            }
+        }
+        return await start(activity, course: course, destination: destination, id: id)
+    }
+
+    private func sessions(limit: Int, before: Int64?, id: JSONValue?) async -> String {
+        do {
+            return ReplyEncoder.line(try await archive.sessions(limit: limit, before: before, live: live, id: id))
+        } catch {
+            return storeFailure(error, id)
+        }
+    }
+
+    private func session(_ sid: Int64, id: JSONValue?) async -> String {
+        do {
+            guard let reply = try await archive.session(sid, live: live, id: id) else {
+                return error(.notFound, "no session \(sid); ?SESSIONS; lists them", id)
+            }
+            return ReplyEncoder.line(reply)
+        } catch {
+            return storeFailure(error, id)
+        }
+    }
+
+    private func delete(_ sid: Int64, id: JSONValue?) async -> String {
+        guard sid != sessionID else {
+            return error(.invalidState, "session \(sid) is being recorded; ?STOP; it first", id)
+        }
+        do {
+            guard try await store.delete(id: sid) else { return error(.notFound, "no session \(sid)", id) }
+            return ReplyEncoder.line(DeletedReply(session: sid, id: id))
+        } catch {
+            return storeFailure(error, id)
+        }
+    }
+
+    private func badgeBoard(id: JSONValue?) -> String {
+        let live = sessionID.map { (session: $0, distance: engine.stats.distance) }
+        return ReplyEncoder.line(BadgesReply(board: recording.badges.board, live: live, id: id))
+    }
+
+    /// `?ANNOUNCE`: watchers learn a change now rather than at the next tick.
+    private func announce(quiet q: Bool, id: JSONValue?) -> String {
+        if q != quiet {
+            quiet = q
+            logger.notice("announcements \(q ? "muted" : "unmuted")")
+            broadcast(ReplyEncoder.line(status(id: nil)))
+        }
+        return ReplyEncoder.line(status(id: id))
     }
 
     // MARK: Watchers
@@ -342,7 +318,7 @@ public actor SessionService {
         }
         sessionID = newID
         lastSessionID = newID
-        pending = CommitBatch(sessionID: newID, snapshot: probe.snapshot)
+        recording.pending = CommitBatch(sessionID: newID, snapshot: probe.snapshot)
         collect { engine, emit in
             try? engine.start(activity: activity, at: t, course: course, destination: destination, emit: emit)
         }
@@ -391,89 +367,34 @@ public actor SessionService {
     }
 
     private func handle(_ output: EngineOutput) {
-        switch output {
-        case let .step(t):
-            let second = Int64(t.rounded(.down))
-            if var s = stepSecond, s.second == second {
-                s.steps += 1
-                stepSecond = s
-            } else {
-                if let s = stepSecond { pending?.stepSeconds.append(s) }
-                stepSecond = StepSecondSample(second: second, steps: 1, cadence: 0)
-            }
-            stepSecond?.cadence = engine.stats.cadence
-        case let .point(p):
-            pending?.points.append(p)
-            if splits != nil {
-                var found: [Split] = []
-                splits?.add(p, paused: PausedTime(engine.pauses)) { found.append($0) }
-                for split in found {
-                    record(SessionEvent(kind: .split, time: split.endTime, detectedAt: engine.now, cause: "distance",
-                                        state: engine.state, detail: String(split.number)), split: split)
-                }
-            }
-        case let .rejected(reason, fix, t):
-            if engine.state.isActive {
-                pending?.rejected.append(RejectedFix(time: t, fix: fix, reason: reason))
-            }
-        case let .event(e):
-            record(e)
-        case let .heartRate(r):
-            pending?.heartRate.append(r)
-        case let .rrIntervals(t, rr):
-            for ms in rr { pending?.rrIntervals.append(RRInterval(time: t, milliseconds: ms)) }
-        }
+        tell(recording.take(output, from: engine, session: sessionID))
     }
 
-    /// Journals an event (on the engine clock) and tells watchers and the
-    /// hook (in UTC).
-    private func record(_ engineEvent: SessionEvent, split: Split? = nil) {
-        // What leaves the daemon is in UTC (the store keeps the engine clock).
-        let e = engineEvent.shifted(by: liveOffset)
-        if e.kind.isTransition {
-            lastTransition = TransitionInfo(event: e.kind.rawValue, time: e.time, cause: e.cause)
-        }
-        if e.kind == .start {
-            badgeDistance = 0
-            splits = SplitTracker(units: config.units, start: engine.stats.startTime)
-        }
-        if e.kind == .stop, let sid = sessionID {
-            let st = engine.stats
-            let finished = BadgeSessionSummary(id: sid, distance: st.distance, moving: st.moving,
-                                               startTime: st.startTime + (liveOffset ?? 0))
-            // Silver and gold need the whole session's average speed: told just before the stop.
-            for (badge, tier) in BadgeBoard.upgrades(by: finished, after: badgeSessions, ladder: ladder) {
-                record(SessionEvent(kind: .badge, time: engineEvent.time, detectedAt: engineEvent.detectedAt,
-                                    cause: tier.rawValue, state: engineEvent.state, detail: badge.name))
-            }
-            badgeSessions.append(finished)
-            splits = nil
-        }
-        pending?.events.append(engineEvent)
-        transitionHappened = true
-        let line = ReplyEncoder.line(EventReply(session: sessionID, event: e, split: split))
-        broadcast(line)
-        logger.info("\(e.kind.rawValue) at \(e.time) (\(e.cause)) → \(e.state.rawValue)")
-        hook?.run(event: e, session: sessionID)
-        if e.kind == .stop { pending?.endTime = engineEvent.time }
+    private func record(_ event: SessionEvent) {
+        tell(recording.record(event, from: engine, session: sessionID))
     }
 
-    /// A tracker that has already seen a stored track (after a restart), so
-    /// that the next split it finds is the next one of the session.
-    private static func splitTracker(units: UnitSystem, start: Double, replaying points: [TrackPoint]) -> SplitTracker {
-        var tracker = SplitTracker(units: units, start: start)
-        let none = PausedTime([])
-        for p in points { tracker.add(p, paused: none) { _ in } }
-        return tracker
+    /// Tells watchers, the hook and the log what was journaled (in UTC).
+    private func tell(_ told: [SessionRecording.Told]) {
+        for t in told {
+            let e = t.event
+            broadcast(ReplyEncoder.line(EventReply(session: sessionID, event: e, split: t.split)))
+            logger.info("\(e.kind.rawValue) at \(e.time) (\(e.cause)) → \(e.state.rawValue)")
+            hook?.run(event: e, session: sessionID)
+        }
     }
 
     private func afterInput() async {
-        announceBadges()
+        // Asked on every input: the engine is read in place, not copied.
+        for passing in recording.badges.update(distance: engine.stats.distance, sessionActive: engine.state.isActive) {
+            record(SessionEvent(kind: .badge, time: engine.now, detectedAt: engine.now, cause: passing.cause,
+                                state: engine.state, detail: passing.badge.name))
+        }
         if let kind = gpsLoss.update(hasFix: engine.hasGPS, sessionActive: engine.state.isActive) {
             record(SessionEvent(kind: kind, time: engine.now, detectedAt: engine.now, cause: "gps", state: engine.state))
         }
-        if transitionHappened {
-            transitionHappened = false
+        if recording.eventJournaled {
+            recording.eventJournaled = false
             await commit(force: true)
         } else if clock.now() - lastCommit >= config.commitInterval {
             await commit(force: false)
@@ -488,14 +409,9 @@ public actor SessionService {
             if force { commitAgain = true }
             return
         }
-        guard let sid = sessionID ?? pending?.sessionID, var batch = pending else { return }
-        if let s = stepSecond {
-            batch.stepSeconds.append(s)
-            stepSecond = nil
-        }
-        batch.snapshot = engine.snapshot
         let ended = engine.state == .stopped
-        pending = ended ? nil : CommitBatch(sessionID: sid, snapshot: batch.snapshot)
+        guard let sid = sessionID ?? recording.pending?.sessionID,
+              let batch = recording.takeBatch(session: sid, snapshot: engine.snapshot, ended: ended) else { return }
         if ended { sessionID = nil }
         committing = true
         lastCommit = clock.now()
@@ -508,22 +424,7 @@ public actor SessionService {
         } catch {
             committing = false
             markStoreError(error)
-            // Put the rows back in front of what arrived meanwhile.
-            if var later = pending {
-                batch.points += later.points
-                batch.rejected += later.rejected
-                batch.events += later.events
-                batch.stepSeconds += later.stepSeconds
-                batch.heartRate += later.heartRate
-                batch.rrIntervals += later.rrIntervals
-                batch.snapshot = later.snapshot
-                batch.endTime = later.endTime ?? batch.endTime
-                later = batch
-                pending = later
-            } else {
-                pending = batch
-                if ended { sessionID = sid }
-            }
+            if recording.putBack(batch), ended { sessionID = sid }
         }
         if commitAgain {
             commitAgain = false
@@ -536,88 +437,23 @@ public actor SessionService {
         }
     }
 
-    /// An EVENT for every badge distance the live session has just passed.
-    private func announceBadges() {
-        guard engine.state.isActive else { return }
-        let distance = engine.stats.distance
-        guard distance > badgeDistance else { return }
-        let passed = ladder.passed(from: badgeDistance, to: distance)
-        guard !passed.isEmpty else {
-            badgeDistance = distance
-            return
-        }
-        // "earned" when no recorded session had passed it before: the first time is worth more.
-        let firsts = BadgeBoard(ladder: ladder, sessions: badgeSessions).newlyEarned(from: badgeDistance, to: distance)
-        badgeDistance = distance
-        for badge in passed {
-            record(SessionEvent(kind: .badge, time: engine.now, detectedAt: engine.now,
-                                cause: firsts.contains(badge) ? "earned" : "distance", state: engine.state,
-                                detail: badge.name))
-        }
-    }
-
     /// Everything stored about a session, in the form the exporters and the
     /// statistics take; the live session's figures come from the engine.
     public func exportSession(id sid: Int64) async throws(RequestError) -> ExportSession {
-        let stored: StoredSession?
+        let found: ExportSession?
         do {
-            stored = try await store.session(id: sid)
+            found = try await archive.export(id: sid, live: live)
         } catch {
             markStoreError(error)
             throw RequestError(.storeError, "the store failed: \(error)")
         }
-        guard let s = stored else { throw RequestError(.notFound, "no session \(sid); ?SESSIONS; lists them") }
-        do {
-            return try await exportSession(s)
-        } catch {
-            markStoreError(error)
-            throw RequestError(.storeError, "the store failed: \(error)")
-        }
+        guard let found else { throw RequestError(.notFound, "no session \(sid); ?SESSIONS; lists them") }
+        return found
     }
 
-    /// The session as it leaves the daemon: every time in UTC.
-    private func exportSession(_ s: StoredSession) async throws -> ExportSession {
-        let live = snapshot(of: s)
-        let offset = live.utcOffset
-        let points = try await store.points(session: s.id).shifted(by: offset)
-        let events = try await store.events(session: s.id).shifted(by: offset)
-        let steps = try await store.stepSeconds(session: s.id).shifted(by: offset)
-        let heartRate = try await store.heartRate(session: s.id).shifted(by: offset)
-        let rr = try await store.rrIntervals(session: s.id).shifted(by: offset)
-        return ExportSession(id: s.id, activity: s.activity, startTime: s.startTime + (offset ?? 0),
-                             endTime: s.endTime.map { $0 + (offset ?? 0) },
-                             stats: live.stats, points: points, events: events, pauses: live.pauses,
-                             stepSeconds: steps, calorieModel: calories, course: live.navigation?.courseName,
-                             heartRate: heartRate, rrIntervals: rr, heartRateProfile: config.engineConfig.heartRate)
-    }
-
-    /// A session's snapshot (the engine's for the live one) with its times in UTC.
-    private func snapshot(of s: StoredSession) -> SessionSnapshot {
-        let snap = s.id == sessionID ? engine.snapshot : s.snapshot
-        return snap.shifted(by: snap.utcOffset)
-    }
-
-    /// UTC minus engine time for what happens now: the live session's offset,
-    /// else the receiver's (nil before any fix: the system clock is all there is).
-    private var liveOffset: Double? {
-        (engine.state.isActive ? engine.snapshot.utcOffset : nil) ?? engine.receiverClock.offset
-    }
-
-    /// Splits per km and mile, laps, calories and best pace of a session.
-    private static func figures(_ s: ExportSession) -> SessionFigures {
-        let hr = s.heartRateSummary()
-        return SessionFigures(caloriesKcal: s.calories,
-                       splitsKm: Splits.compute(points: s.points, pauses: s.pauses, units: .metric,
-                                                start: s.startTime, end: s.endTime),
-                       splitsMi: Splits.compute(points: s.points, pauses: s.pauses, units: .imperial,
-                                                start: s.startTime, end: s.endTime),
-                       laps: s.laps, caloriesMethod: hr.calorieMethod,
-                       heartRate: s.hasHeartRate ? HeartRateFigures(hr, rrIntervals: s.rrIntervals.count) : nil)
-    }
-
-    private static func badgeSummary(_ s: StoredSession) -> BadgeSessionSummary {
-        BadgeSessionSummary(id: s.id, distance: s.snapshot.stats.distance, moving: s.snapshot.stats.moving,
-                            startTime: s.startTime + (s.snapshot.utcOffset ?? 0))
+    /// The session being recorded, as the archive sees it.
+    private var live: LiveSession? {
+        sessionID.map { LiveSession(id: $0, snapshot: engine.snapshot, state: engine.state) }
     }
 
     private func markStoreError(_ error: any Error) {
@@ -630,93 +466,17 @@ public actor SessionService {
         for sink in watchers.values { sink(line) }
     }
 
-    private var nextBadge: NextBadge? {
-        guard engine.state.isActive else { return nil }
-        let progress = ladder.progress(distance: engine.stats.distance)
-        return progress.next.map { NextBadge(badge: $0, left: progress.distanceLeft) }
-    }
-
-    /// The course a snapshot followed, from the library; nil (following
-    /// ends, logged) when it was deleted meanwhile.
-    private func followedCourse(of snapshot: SessionSnapshot) async -> FollowedCourse? {
-        guard let cid = snapshot.navigation?.courseID else { return nil }
-        do throws(RequestError) {
-            return try await library.load(id: cid)
-        } catch {
-            logger.warning("the resumed session followed course \(cid): \(error.message); it is no longer followed")
-            return nil
-        }
-    }
-
     private func status(id: JSONValue?) -> StatusReply {
-        var gps = inputHealth.gps
-        gps.grade = engine.signal.rawValue
-        var imu = inputHealth.imu
-        imu.rejected += engine.rejectedSamples
-        var baro = inputHealth.baro
-        let fused = engine.baroCounters
-        baro.samples = fused.samples
-        baro.rejected = fused.rejected
-        baro.levelShifts = fused.levelShifts
-        let shown = engine.state == .idle ? nil : engine.stats.shifted(by: liveOffset)
-        let heartRate = engine.heartRateSummary
-        return StatusReply(time: clock.now() + (liveOffset ?? 0), state: engine.state.rawValue,
-                           session: sessionID ?? (engine.state == .stopped ? lastSessionID : nil), stats: shown,
-                           gps: gps, imu: imu, baro: baro, altitudeSource: engine.altitudeSource.rawValue,
-                           store: storeStatus,
-                           lastTransition: lastTransition, units: config.units.rawValue,
-                           caloriesKcal: shown.map { liveCalories($0, heartRate: heartRate) } ?? 0,
-                           nextBadge: nextBadge,
-                           course: shown.flatMap { engine.navigator?.courseStatus(averageSpeed: $0.averageSpeed) }
-                               .map(CourseStatusReply.init),
-                           home: shown.flatMap { _ in engine.navigator?.toHome }.map(HomeReply.init),
-                           destination: shown.flatMap { _ in engine.navigator?.destination }.map {
-                               DestinationReply(point: $0, heading: engine.navigator?.toDestination,
-                                                arrived: engine.navigator?.arrived ?? false)
-                           },
-                           quiet: quiet,
-                           hrBpm: engine.currentHeartRate, hrZone: engine.heartRateZone,
-                           hrState: inputHealth.hrState.rawValue, hr: heartRateStatus,
-                           caloriesMethod: shown.map { _ in (heartRate?.calorieMethod ?? .acsm).rawValue },
-                           id: id)
+        liveStatus.reply(at: clock.now(), id: id)
     }
 
-    /// The session's calories so far by the stored session's rule: from heart
-    /// rate (Keytel 2005) once it covers 90 % of the moving time, else ACSM
-    /// from the totals.
-    private func liveCalories(_ stats: SessionStats, heartRate: HeartRateSummary?) -> Double {
-        if let heartRate, heartRate.calorieMethod == .heartRate { return heartRate.heartRateKcal }
-        return calories.kcal(distance: stats.distance, moving: stats.moving, elevationGain: stats.elevationGain,
-                             activity: stats.activity)
-    }
-
-    /// The strap's side with the engine's counts of what it took and refused.
-    private var heartRateStatus: HeartRateStatus {
-        var hr = inputHealth.hr
-        let c = engine.heartRateCounters
-        hr.samples = c.samples
-        hr.missing = c.missing
-        hr.rejected = c.rejected
-        hr.rrIntervals = c.rrIntervals
-        hr.rrRejected = c.rrRejected
-        return hr
-    }
-
-    /// Commits that fail are held and retried; a journal the database cannot
-    /// take in keeps every commit meanwhile: either is an error to look at.
-    private var storeStatus: StoreStatus {
-        let consolidation = store.consolidationError.map { "the database cannot take the journal in: \($0)" }
-        return StoreStatus(health: storeHealthy && consolidation == nil ? "ok" : "error",
-                           pending: pending?.rowCount ?? 0, lastError: storeError ?? consolidation)
-    }
-
-    private func info(_ s: StoredSession) -> SessionInfo {
-        let snap = s.id == sessionID ? engine.snapshot : s.snapshot
-        let offset = snap.utcOffset ?? 0
-        return SessionInfo(id: s.id, activity: s.activity.rawValue, state: s.id == sessionID ? engine.state.rawValue : s.state.rawValue,
-                           startTime: s.startTime + offset, endTime: s.endTime.map { $0 + offset }, distanceM: snap.stats.distance,
-                           elapsedS: snap.stats.elapsed, movingS: snap.stats.moving, steps: snap.stats.steps,
-                           interrupted: s.interrupted)
+    /// `STATUS` as of now, before its time and id.
+    private var liveStatus: LiveStatus {
+        let health = StoreStatus(healthy: storeHealthy, lastError: storeError, pendingRows: recording.pending?.rowCount ?? 0,
+                                 consolidationError: store.consolidationError)
+        return LiveStatus(engine: engine, inputs: inputHealth, session: sessionID, lastSession: lastSessionID,
+                          lastTransition: recording.lastTransition, store: health, quiet: quiet, units: config.units,
+                          calories: archive.calories, ladder: recording.badges.ladder)
     }
 
     private func error(_ code: RequestError.Code, _ message: String, _ id: JSONValue?) -> String {
@@ -726,13 +486,5 @@ public actor SessionService {
     private func storeFailure(_ e: any Error, _ id: JSONValue?) -> String {
         markStoreError(e)
         return error(.storeError, "the store failed: \(e); check free space and permissions of \(config.stateDir)", id)
-    }
-}
-
-extension HeartRateStatus {
-    /// The source's side of `STATUS.hr` (the engine's counts are added by the service).
-    init(_ s: HeartRateSourceStatus) {
-        self.init(health: s.health, device: s.device, notifications: s.notifications, malformed: s.malformed,
-                  connects: s.connects, lastError: s.lastError)
     }
 }

@@ -1,0 +1,81 @@
+import Logging
+import MoonRunnerCore
+import MoonRunnerSensors
+
+/// The input adapters the daemon runs: gpsd, the IMU, and the barometer and
+/// the heart-rate strap when configured. Built from the validated sources in
+/// the order their errors are reported, started together, stopped together.
+struct InputAdapters: Sendable {
+    let gps: GPSDClient
+    let imu: IMUService
+    let baro: BaroService?
+    let heartRate: (any HeartRateSource)?
+
+    /// The configured sources, each validated.
+    struct Specs: Sendable {
+        let imu: IMUSourceSpec
+        let baro: BaroSourceSpec
+        let heartRate: HeartRateSourceSpec
+
+        init(_ config: DaemonConfig) throws {
+            imu = try DaemonConfigValidator.imuSpec(config)
+            baro = try DaemonConfigValidator.baroSpec(config)
+            heartRate = try DaemonConfigValidator.hrSpec(config)
+        }
+
+        /// A replay keeps pace with the GPS feed, whose speed gpsfake only approximates.
+        var replaying: Bool {
+            if case .replay = imu { return true }
+            if case .replay = baro { return true }
+            if case .replay = heartRate { return true }
+            return false
+        }
+    }
+
+    init(_ specs: Specs, config: DaemonConfig, clock: EngineClock) throws {
+        gps = GPSDClient(host: config.gpsdHost, port: config.gpsdPort, clock: clock)
+        imu = try IMUService(spec: specs.imu, config: DaemonConfigValidator.imuServiceConfig(config), clock: .engine(clock))
+        do {
+            baro = try BaroService.make(spec: specs.baro, clock: .engine(clock))
+        } catch {
+            throw ConfigError(key: "baro.source", value: config.baroSource, allowed: "a barometer trace (\(error))")
+        }
+        switch specs.heartRate {
+        case .none:
+            heartRate = nil
+        case let .ble(address):
+            heartRate = BlueZClient(address: address, clock: clock)
+        case let .replay(path, _):
+            do {
+                heartRate = try HeartRateReplay(path: path, clock: .engine(clock))
+            } catch {
+                throw ConfigError(key: "hr.source", value: config.hrSource, allowed: "a heart-rate trace (\(error))")
+            }
+        }
+    }
+
+    /// Starts every adapter; a replay recorded on the receiver's clock plays
+    /// once that clock is known (gpsd's first timed fix).
+    func start(clock: EngineClock, logger: Logger) {
+        gps.start()
+        if !imu.waitsForReceiver { imu.start() }
+        if let baro, !baro.waitsForReceiver { baro.start() }
+        if let heartRate, !heartRate.waitsForReceiver { heartRate.start() }
+        guard imu.waitsForReceiver || baro?.waitsForReceiver == true || heartRate?.waitsForReceiver == true else { return }
+        logger.info("replays on the receiver's clock start with gpsd's first timed fix")
+        clock.whenReceiverKnown { [imu, baro, heartRate] in
+            if imu.waitsForReceiver { imu.start() }
+            if let baro, baro.waitsForReceiver { baro.start() }
+            if let heartRate, heartRate.waitsForReceiver { heartRate.start() }
+            let offset = clock.receiverOffset ?? 0
+            logger.info("replays placed on the receiver's clock at \(clock.now() + offset) (receiver minus engine \(offset) s)")
+        }
+    }
+
+    func stop() {
+        gps.stop()
+        imu.stop()
+        baro?.stop()
+        heartRate?.stop()
+    }
+}

@@ -1,0 +1,104 @@
+import MoonRunnerCore
+import MoonRunnerExport
+import MoonRunnerProtocol
+import MoonRunnerStore
+
+/// The session being recorded, whose engine is newer than its stored row.
+struct LiveSession: Sendable {
+    var id: Int64
+    var snapshot: SessionSnapshot
+    var state: SessionState
+}
+
+/// Recorded sessions as they leave the daemon (`?SESSIONS`, `?SESSION`,
+/// `?EXPORT`): read from the store, the live one's figures taken from the
+/// engine, every time moved to UTC. It holds no state of its own, so the
+/// session service only hands it the live session of the moment.
+struct SessionArchive: Sendable {
+    let store: SessionStore
+    let calories: CalorieModel
+    let heartRateProfile: HeartRateProfile
+
+    /// `?SESSIONS`: a page of sessions, newest first.
+    func sessions(limit: Int, before: Int64?, live: LiveSession?, id: JSONValue?) async throws -> SessionsReply {
+        let list = try await store.sessions(limit: limit, before: before)
+        return SessionsReply(sessions: list.map { Self.info($0, live: live) }, id: id)
+    }
+
+    /// `?SESSION`: nil when there is no such session.
+    func session(_ sid: Int64, live: LiveSession?, id: JSONValue?) async throws -> SessionReply? {
+        guard let s = try await store.session(id: sid) else { return nil }
+        let detail = try await export(s, live: live)
+        return await reply(for: s, detail: detail, live: live, id: id)
+    }
+
+    /// The session `?EXPORT` writes: nil when there is no such session.
+    func export(id sid: Int64, live: LiveSession?) async throws -> ExportSession? {
+        guard let s = try await store.session(id: sid) else { return nil }
+        return try await export(s, live: live)
+    }
+
+    /// Everything stored about a session, in the form the exporters and the
+    /// statistics take.
+    func export(_ s: StoredSession, live: LiveSession?) async throws -> ExportSession {
+        let snap = Self.snapshot(of: s, live: live)
+        let offset = snap.utcOffset
+        let points = try await store.points(session: s.id).shifted(by: offset)
+        let events = try await store.events(session: s.id).shifted(by: offset)
+        let steps = try await store.stepSeconds(session: s.id).shifted(by: offset)
+        let heartRate = try await store.heartRate(session: s.id).shifted(by: offset)
+        let rr = try await store.rrIntervals(session: s.id).shifted(by: offset)
+        return ExportSession(id: s.id, activity: s.activity, startTime: s.startTime + (offset ?? 0),
+                             endTime: s.endTime.map { $0 + (offset ?? 0) },
+                             stats: snap.stats, points: points, events: events, pauses: snap.pauses,
+                             stepSeconds: steps, calorieModel: calories, course: snap.navigation?.courseName,
+                             heartRate: heartRate, rrIntervals: rr, heartRateProfile: heartRateProfile)
+    }
+
+    /// `?SESSION`'s reply for a session and what `export` read of it.
+    private func reply(for s: StoredSession, detail: ExportSession, live: LiveSession?, id: JSONValue?) async -> SessionReply {
+        let events = detail.events.map { EventReply(session: s.id, event: $0) }
+        let snap = Self.snapshot(of: s, live: live)
+        // Splits and laps walk the whole track: off the session actor.
+        let figures = await Task.detached { Self.figures(detail) }.value
+        let course = snap.navigation.flatMap { n in
+            n.courseName.map { SessionCourseReply(id: n.courseID, name: $0, finished: n.finished) }
+        }
+        return SessionReply(session: Self.info(s, live: live), stats: snap.stats, pauses: snap.pauses,
+                            events: events, points: detail.points.count, figures: figures, course: course, id: id)
+    }
+
+    /// A session's snapshot (the engine's for the live one) with its times in UTC.
+    static func snapshot(of s: StoredSession, live: LiveSession?) -> SessionSnapshot {
+        let snap = current(s, live: live)?.snapshot ?? s.snapshot
+        return snap.shifted(by: snap.utcOffset)
+    }
+
+    /// A session's line in `?SESSIONS` (and the head of `?SESSION`), in UTC.
+    static func info(_ s: StoredSession, live: LiveSession?) -> SessionInfo {
+        let recording = current(s, live: live)
+        let snap = recording?.snapshot ?? s.snapshot
+        let offset = snap.utcOffset ?? 0
+        return SessionInfo(id: s.id, activity: s.activity.rawValue, state: (recording?.state ?? s.state).rawValue,
+                           startTime: s.startTime + offset, endTime: s.endTime.map { $0 + offset }, distanceM: snap.stats.distance,
+                           elapsedS: snap.stats.elapsed, movingS: snap.stats.moving, steps: snap.stats.steps,
+                           interrupted: s.interrupted)
+    }
+
+    /// The live session when `s` is it.
+    private static func current(_ s: StoredSession, live: LiveSession?) -> LiveSession? {
+        live?.id == s.id ? live : nil
+    }
+
+    /// Splits per km and mile, laps, calories and best pace of a session.
+    static func figures(_ s: ExportSession) -> SessionFigures {
+        let hr = s.heartRateSummary()
+        return SessionFigures(caloriesKcal: s.calories,
+                              splitsKm: Splits.compute(points: s.points, pauses: s.pauses, units: .metric,
+                                                       start: s.startTime, end: s.endTime),
+                              splitsMi: Splits.compute(points: s.points, pauses: s.pauses, units: .imperial,
+                                                       start: s.startTime, end: s.endTime),
+                              laps: s.laps, caloriesMethod: hr.calorieMethod,
+                              heartRate: s.hasHeartRate ? HeartRateFigures(hr, rrIntervals: s.rrIntervals.count) : nil)
+    }
+}
