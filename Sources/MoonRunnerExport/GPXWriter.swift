@@ -17,6 +17,31 @@ public enum GPXWriter {
     public static func write(_ session: ExportSession) -> Data {
         let track = ExportTrack(session)
         var out = OutputBuffer(capacity: 1024 + session.points.count * 230)
+        writeMetadata(session, into: &out)
+        out.write(" <trk>\n  <name>")
+        out.write(xmlEscaped: session.title)
+        out.write("</name>\n")
+        writeCourseNote(session, into: &out)
+        out.write("  <type>")
+        out.write(session.activity == .run ? "running" : "walking")
+        out.write("</type>\n")
+
+        var open = false
+        for (i, p) in session.points.enumerated() {
+            if i == 0 || p.newSegment {
+                if open { out.write("  </trkseg>\n") }
+                out.write("  <trkseg>\n")
+                open = true
+            }
+            writePoint(p, cadence: track.hasCadence ? track.cadence[i] : nil, into: &out)
+        }
+        if open { out.write("  </trkseg>\n") }
+        out.write(" </trk>\n</gpx>\n")
+        return out.data
+    }
+
+    /// The XML declaration, the `<gpx>` element with its schemas, and `<metadata>`.
+    private static func writeMetadata(_ session: ExportSession, into out: inout OutputBuffer) {
         out.write("""
             <?xml version="1.0" encoding="UTF-8"?>
             <gpx version="1.1" creator="MoonRunner" xmlns="http://www.topografix.com/GPX/1/1" \
@@ -35,54 +60,41 @@ public enum GPXWriter {
         out.write(isoTime: session.startTime)
         out.write("</time>\n")
         writeBounds(session.points, into: &out)
-        out.write(" </metadata>\n <trk>\n  <name>")
-        out.write(xmlEscaped: session.title)
-        out.write("</name>\n")
-        writeCourseNote(session, into: &out)
-        out.write("  <type>")
-        out.write(session.activity == .run ? "running" : "walking")
-        out.write("</type>\n")
+        out.write(" </metadata>\n")
+    }
 
-        var open = false
-        for (i, p) in session.points.enumerated() {
-            if i == 0 || p.newSegment {
-                if open { out.write("  </trkseg>\n") }
-                out.write("  <trkseg>\n")
-                open = true
-            }
-            out.write("   <trkpt lat=\"")
-            out.write(p.latitude, decimals: 7)
-            out.write("\" lon=\"")
-            out.write(p.longitude, decimals: 7)
-            out.write("\">")
-            if p.altitude.isFinite {
-                out.write("<ele>")
-                out.write(p.altitude, decimals: 1)
-                out.write("</ele>")
-            }
-            out.write("<time>")
-            out.write(isoTime: p.time)
-            out.write("</time>")
-            let hr = ExportTrack.heartRate(p)
-            if track.hasCadence || hr != nil {
-                out.write("<extensions><gpxtpx:TrackPointExtension>")
-                if let hr {
-                    out.write("<gpxtpx:hr>")
-                    out.write(int: hr)
-                    out.write("</gpxtpx:hr>")
-                }
-                if track.hasCadence {
-                    out.write("<gpxtpx:cad>")
-                    out.write(int: ExportTrack.strideCadence(track.cadence[i]))
-                    out.write("</gpxtpx:cad>")
-                }
-                out.write("</gpxtpx:TrackPointExtension></extensions>")
-            }
-            out.write("</trkpt>\n")
+    /// One `<trkpt>`: position, elevation when known, time, and the extension
+    /// when there is a heart rate or (`cadence`, steps/min) step data.
+    private static func writePoint(_ p: TrackPoint, cadence: Double?, into out: inout OutputBuffer) {
+        out.write("   <trkpt lat=\"")
+        out.write(p.latitude, decimals: 7)
+        out.write("\" lon=\"")
+        out.write(p.longitude, decimals: 7)
+        out.write("\">")
+        if p.altitude.isFinite {
+            out.write("<ele>")
+            out.write(p.altitude, decimals: 1)
+            out.write("</ele>")
         }
-        if open { out.write("  </trkseg>\n") }
-        out.write(" </trk>\n</gpx>\n")
-        return out.data
+        out.write("<time>")
+        out.write(isoTime: p.time)
+        out.write("</time>")
+        let hr = ExportTrack.heartRate(p)
+        if cadence != nil || hr != nil {
+            out.write("<extensions><gpxtpx:TrackPointExtension>")
+            if let hr {
+                out.write("<gpxtpx:hr>")
+                out.write(int: hr)
+                out.write("</gpxtpx:hr>")
+            }
+            if let cadence {
+                out.write("<gpxtpx:cad>")
+                out.write(int: ExportTrack.strideCadence(cadence))
+                out.write("</gpxtpx:cad>")
+            }
+            out.write("</gpxtpx:TrackPointExtension></extensions>")
+        }
+        out.write("</trkpt>\n")
     }
 
     /// `<desc>Followed course NAME</desc>` when the session followed one.

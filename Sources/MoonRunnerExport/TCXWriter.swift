@@ -20,7 +20,6 @@ import MoonRunnerCore
 public enum TCXWriter {
     public static func write(_ session: ExportSession) -> Data {
         let track = ExportTrack(session)
-        let paused = PausedTime(session.pauses)
         var out = OutputBuffer(capacity: 2048 + session.points.count * 420)
         out.write("""
             <?xml version="1.0" encoding="UTF-8"?>
@@ -39,7 +38,7 @@ public enum TCXWriter {
         out.write(isoTime: session.startTime)
         out.write("</Id>\n")
         for lap in session.laps {
-            writeLap(lap, session: session, track: track, paused: paused, into: &out)
+            writeLap(lap, session: session, track: track, into: &out)
         }
         if let note = session.courseNote {
             // Activity_t: Id, Lap+, Notes?, Training?, Creator?.
@@ -62,14 +61,28 @@ public enum TCXWriter {
         return out.data
     }
 
+    /// One `<Lap>`: its totals, a `<Track>` per moving stretch in it, and its `LX` extension.
     private static func writeLap(_ lap: LapSummary, session: ExportSession, track: ExportTrack,
-                                 paused: PausedTime, into out: inout OutputBuffer) {
-        let range = lap.points
-        var maxCadence = 0.0
-        for i in range { maxCadence = max(maxCadence, track.cadence[i]) }
+                                 into out: inout OutputBuffer) {
+        writeLapTotals(lap, session: session, track: track, into: &out)
+        var open = false
+        for i in lap.points {
+            if !open || track.distance.startsStretch(i) {
+                if open { out.write("    </Track>\n") }
+                out.write("    <Track>\n")
+                open = true
+            }
+            writeTrackpoint(session.points[i], at: i, track: track, into: &out)
+        }
+        if open { out.write("    </Track>\n") }
+        writeLapExtension(lap, track: track, into: &out)
+    }
+
+    /// The lap's start and figures, in ActivityLap_t's order, up to `TriggerMethod`.
+    private static func writeLapTotals(_ lap: LapSummary, session: ExportSession, track: ExportTrack,
+                                       into out: inout OutputBuffer) {
         let kcal = session.calories(of: lap)
         let hr = session.hasHeartRate ? session.heartRateSummary(from: lap.startTime, to: lap.endTime) : nil
-
         out.write("   <Lap StartTime=\"")
         out.write(isoTime: lap.startTime)
         out.write("\">\n    <TotalTimeSeconds>")
@@ -96,59 +109,57 @@ public enum TCXWriter {
             out.write("</Cadence>\n")
         }
         out.write("    <TriggerMethod>Manual</TriggerMethod>\n")
+    }
 
-        var open = false
-        for i in range {
-            let p = session.points[i]
-            if !open || track.distance.startsStretch(i) {
-                if open { out.write("    </Track>\n") }
-                out.write("    <Track>\n")
-                open = true
-            }
-            out.write("     <Trackpoint><Time>")
-            out.write(isoTime: p.time)
-            out.write("</Time><Position><LatitudeDegrees>")
-            out.write(p.latitude, decimals: 7)
-            out.write("</LatitudeDegrees><LongitudeDegrees>")
-            out.write(p.longitude, decimals: 7)
-            out.write("</LongitudeDegrees></Position>")
-            if p.altitude.isFinite {
-                out.write("<AltitudeMeters>")
-                out.write(p.altitude, decimals: 1)
-                out.write("</AltitudeMeters>")
-            }
-            out.write("<DistanceMeters>")
-            out.write(track.distance.cumulative[i], decimals: 2)
-            out.write("</DistanceMeters>")
-            if let bpm = ExportTrack.heartRate(p) {
-                out.write("<HeartRateBpm><Value>")
-                out.write(int: bpm)
-                out.write("</Value></HeartRateBpm>")
-            }
-            let cadence = ExportTrack.strideCadence(track.cadence[i])
-            if track.hasCadence {
-                out.write("<Cadence>")
-                out.write(int: cadence)
-                out.write("</Cadence>")
-            }
-            if p.speed.isFinite || track.hasCadence {
-                out.write("<Extensions><ns3:TPX>")
-                if p.speed.isFinite {
-                    out.write("<ns3:Speed>")
-                    out.write(max(0, p.speed), decimals: 3)
-                    out.write("</ns3:Speed>")
-                }
-                if track.hasCadence {
-                    out.write("<ns3:RunCadence>")
-                    out.write(int: cadence)
-                    out.write("</ns3:RunCadence>")
-                }
-                out.write("</ns3:TPX></Extensions>")
-            }
-            out.write("</Trackpoint>\n")
+    /// Point `i` of the track as a `<Trackpoint>`.
+    private static func writeTrackpoint(_ p: TrackPoint, at i: Int, track: ExportTrack, into out: inout OutputBuffer) {
+        out.write("     <Trackpoint><Time>")
+        out.write(isoTime: p.time)
+        out.write("</Time><Position><LatitudeDegrees>")
+        out.write(p.latitude, decimals: 7)
+        out.write("</LatitudeDegrees><LongitudeDegrees>")
+        out.write(p.longitude, decimals: 7)
+        out.write("</LongitudeDegrees></Position>")
+        if p.altitude.isFinite {
+            out.write("<AltitudeMeters>")
+            out.write(p.altitude, decimals: 1)
+            out.write("</AltitudeMeters>")
         }
-        if open { out.write("    </Track>\n") }
+        out.write("<DistanceMeters>")
+        out.write(track.distance.cumulative[i], decimals: 2)
+        out.write("</DistanceMeters>")
+        if let bpm = ExportTrack.heartRate(p) {
+            out.write("<HeartRateBpm><Value>")
+            out.write(int: bpm)
+            out.write("</Value></HeartRateBpm>")
+        }
+        let cadence = ExportTrack.strideCadence(track.cadence[i])
+        if track.hasCadence {
+            out.write("<Cadence>")
+            out.write(int: cadence)
+            out.write("</Cadence>")
+        }
+        if p.speed.isFinite || track.hasCadence {
+            out.write("<Extensions><ns3:TPX>")
+            if p.speed.isFinite {
+                out.write("<ns3:Speed>")
+                out.write(max(0, p.speed), decimals: 3)
+                out.write("</ns3:Speed>")
+            }
+            if track.hasCadence {
+                out.write("<ns3:RunCadence>")
+                out.write(int: cadence)
+                out.write("</ns3:RunCadence>")
+            }
+            out.write("</ns3:TPX></Extensions>")
+        }
+        out.write("</Trackpoint>\n")
+    }
 
+    /// The lap's ActivityExtension `LX`: average speed, run cadences and steps; then the lap closes.
+    private static func writeLapExtension(_ lap: LapSummary, track: ExportTrack, into out: inout OutputBuffer) {
+        var maxCadence = 0.0
+        for i in lap.points { maxCadence = max(maxCadence, track.cadence[i]) }
         out.write("    <Extensions><ns3:LX><ns3:AvgSpeed>")
         out.write(lap.averageSpeed, decimals: 3)
         out.write("</ns3:AvgSpeed>")

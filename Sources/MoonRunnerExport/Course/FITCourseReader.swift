@@ -75,41 +75,16 @@ enum FITCourseReader {
         return end
     }
 
+    /// The messages of one file's data, `begin..<end`: its points and course name collected, its records counted.
     private static func readRecords(_ b: [UInt8], from begin: Int, to end: Int, points: inout [CoursePoint],
                                     name: inout String, records: inout Int) throws(CourseFileError) {
         var definitions = [Definition?](repeating: nil, count: 16)
         var i = begin
-        func need(_ n: Int) throws(CourseFileError) {
-            guard i + n <= end else { throw CourseFileError("FIT: a message runs past the end of the data at byte \(i)") }
-        }
         while i < end {
             let header = b[i]
             i += 1
             if header & 0x80 == 0 && header & 0x40 != 0 {
-                // Definition message.
-                try need(5)
-                let bigEndian = b[i + 1] == 1
-                let global = bigEndian ? UInt16(b[i + 2]) << 8 | UInt16(b[i + 3]) : UInt16(b[i + 2]) | UInt16(b[i + 3]) << 8
-                let count = Int(b[i + 4])
-                i += 5
-                try need(count * 3)
-                var fields: [Field] = []
-                fields.reserveCapacity(count)
-                for k in 0..<count {
-                    fields.append(Field(number: b[i + 3 * k], size: Int(b[i + 3 * k + 1]), baseType: b[i + 3 * k + 2]))
-                }
-                i += count * 3
-                var developerBytes = 0
-                if header & 0x20 != 0 {
-                    try need(1)
-                    let devCount = Int(b[i])
-                    i += 1
-                    try need(devCount * 3)
-                    for k in 0..<devCount { developerBytes += Int(b[i + 3 * k + 1]) }
-                    i += devCount * 3
-                }
-                definitions[Int(header & 0x0F)] = Definition(global: global, bigEndian: bigEndian, fields: fields,
-                                                             developerBytes: developerBytes)
+                definitions[Int(header & 0x0F)] = try definition(b, header: header, at: &i, end: end)
                 continue
             }
             // Data message (normal header, or compressed timestamp with a 2-bit local type).
@@ -118,7 +93,7 @@ enum FITCourseReader {
                 throw CourseFileError("FIT: a data message at byte \(i - 1) uses local type \(local), which was never defined")
             }
             let size = def.fields.reduce(0) { $0 + $1.size } + def.developerBytes
-            try need(size)
+            try need(size, at: i, end: end)
             switch def.global {
             case 20:
                 records += 1
@@ -135,6 +110,38 @@ enum FITCourseReader {
             }
             i += size
         }
+    }
+
+    /// A definition message from `i` on (past its header), leaving `i` after it.
+    private static func definition(_ b: [UInt8], header: UInt8, at i: inout Int,
+                                   end: Int) throws(CourseFileError) -> Definition {
+        try need(5, at: i, end: end)
+        let bigEndian = b[i + 1] == 1
+        let global = bigEndian ? UInt16(b[i + 2]) << 8 | UInt16(b[i + 3]) : UInt16(b[i + 2]) | UInt16(b[i + 3]) << 8
+        let count = Int(b[i + 4])
+        i += 5
+        try need(count * 3, at: i, end: end)
+        var fields: [Field] = []
+        fields.reserveCapacity(count)
+        for k in 0..<count {
+            fields.append(Field(number: b[i + 3 * k], size: Int(b[i + 3 * k + 1]), baseType: b[i + 3 * k + 2]))
+        }
+        i += count * 3
+        var developerBytes = 0
+        if header & 0x20 != 0 {
+            try need(1, at: i, end: end)
+            let devCount = Int(b[i])
+            i += 1
+            try need(devCount * 3, at: i, end: end)
+            for k in 0..<devCount { developerBytes += Int(b[i + 3 * k + 1]) }
+            i += devCount * 3
+        }
+        return Definition(global: global, bigEndian: bigEndian, fields: fields, developerBytes: developerBytes)
+    }
+
+    /// Refuses a message whose next `n` bytes from `i` run past the data's `end`.
+    private static func need(_ n: Int, at i: Int, end: Int) throws(CourseFileError) {
+        guard i + n <= end else { throw CourseFileError("FIT: a message runs past the end of the data at byte \(i)") }
     }
 
     /// A record's position (semicircles) and altitude, nil without a valid position.

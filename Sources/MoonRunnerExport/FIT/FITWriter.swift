@@ -39,7 +39,8 @@ public enum FITWriter {
         let track = ExportTrack(session)
         var fit = FITEncoder(capacity: 512 + session.points.count * 25 + session.laps.count * 70)
         writeFileID(session, into: &fit)
-        defineMessages(into: &fit)
+        defineTrackMessages(into: &fit)
+        defineSummaryMessages(into: &fit)
 
         let timers = timerEvents(session)
         var next = 0
@@ -98,7 +99,8 @@ public enum FITWriter {
         fit.uint32(FITProfile.timestamp(session.startTime))
     }
 
-    private static func defineMessages(into fit: inout FITEncoder) {
+    /// The definitions of the messages written along the track: timer events, records and R–R intervals.
+    private static func defineTrackMessages(into fit: inout FITEncoder) {
         fit.define(local: Local.event, global: FITProfile.Message.event, fields: [
             .init(number: FITProfile.Common.timestamp, type: .uint32),
             .init(number: 0, type: .enumeration),   // event
@@ -121,6 +123,10 @@ public enum FITWriter {
         fit.define(local: Local.hrv, global: FITProfile.Message.hrv, fields: [
             .init(number: 0, type: .uint16, count: UInt8(rrPerMessage)),  // time, scale 1000 (s)
         ])
+    }
+
+    /// The definitions of the summary messages, written after the track: laps, the session, the activity.
+    private static func defineSummaryMessages(into fit: inout FITEncoder) {
         fit.define(local: Local.lap, global: FITProfile.Message.lap, fields: [
             .init(number: FITProfile.Common.messageIndex, type: .uint16),
             .init(number: FITProfile.Common.timestamp, type: .uint32),

@@ -38,16 +38,13 @@ struct ProfileChart {
     func drawPace(session: ExportSession, track: ExportTrack, paused: PausedTime, scale: SpeedColourScale,
                   top: Double, height: Double, into svg: inout SVGCanvas) {
         let unit = ChartLabels.paceUnit(units)
-        header(labels.pace, detail: "\(unit), \(labels.paceHint)", top: top, into: &svg)
-        let bottom = top + height
-        drawFrame(top: top, bottom: bottom, into: &svg)
-        yAxisTitle("\(labels.paceAxis) (\(unit))", top: top, bottom: bottom, into: &svg)
+        let bottom = panel(labels.pace, detail: "\(unit), \(labels.paceHint)", axis: "\(labels.paceAxis) (\(unit))",
+                           top: top, height: height, into: &svg)
+        defer { xAxis(bottom: bottom, into: &svg) }
         let points = session.points
         let binCount = min(180, max(10, points.count / 3))
         guard total > 0, points.count > 1 else {
-            svg.text(labels.noDistance, x: (left + right) / 2, y: (top + bottom) / 2, size: 13,
-                     fill: "#8a96a3", anchor: .middle)
-            xAxis(bottom: bottom, into: &svg)
+            noData(labels.noDistance, top: top, bottom: bottom, into: &svg)
             return
         }
         // Distance and moving time per bin, each step credited to the bin of its middle.
@@ -62,10 +59,7 @@ struct ProfileChart {
         }
         let speeds = (0..<binCount).map { seconds[$0] > 0 && metres[$0] > 0 ? metres[$0] / seconds[$0] : Double.nan }
         let sorted = speeds.filter(\.isFinite).sorted()
-        guard !sorted.isEmpty else {
-            xAxis(bottom: bottom, into: &svg)
-            return
-        }
+        guard !sorted.isEmpty else { return }
         let lo = SpeedColourScale.percentile(sorted, 0.02), hi = SpeedColourScale.percentile(sorted, 0.98)
         let spread = max(hi - lo, 0.5)
         let yMin = max(0, lo - 0.35 * spread), yMax = hi + 0.15 * spread
@@ -84,16 +78,9 @@ struct ProfileChart {
         let moving = session.moving
         if moving > 0 {
             let average = session.distance / moving
-            let ay = y(average)
-            svg.line(left, ay, right, ay, stroke: "#1f2933", width: 1.2, extra: "stroke-dasharray=\"6 4\"")
-            let label = "\(labels.average) \(SVGRouteWriter.paceText(speed: average, units: units))"
-            let labelWidth = SVGCanvas.approximateWidth(label, size: 11) * 1.06 + 12
-            svg.rect(x: right - labelWidth - 4, y: ay - 19, width: labelWidth, height: 16, fill: "#1f2933",
-                     radius: 4)
-            svg.text(label, x: right - 4 - labelWidth / 2, y: ay - 7, size: 11, fill: "#ffffff", anchor: .middle,
-                     weight: "bold")
+            averageLine(at: y(average), label: "\(labels.average) \(SVGRouteWriter.paceText(speed: average, units: units))",
+                        into: &svg)
         }
-        xAxis(bottom: bottom, into: &svg)
     }
 
     /// Pace labels at round paces (every 15 s … 5 min per unit).
@@ -105,11 +92,8 @@ struct ProfileChart {
         var pace = (fastest / step).rounded(.up) * step
         var drawn = 0
         while pace <= slowest && drawn < 8 {
-            let ty = y(unit / pace)
-            svg.line(left, ty, right, ty, stroke: "#e3e8ee", width: 1)
             let s = Int(pace.rounded())
-            svg.text("\(s / 60):\((s % 60).zeroPadded(2))", x: left - 8, y: ty + 4, size: 11,
-                     fill: "#5b6773", anchor: .end)
+            gridLine(at: y(unit / pace), label: "\(s / 60):\((s % 60).zeroPadded(2))", into: &svg)
             pace += step
             drawn += 1
         }
@@ -124,51 +108,27 @@ struct ProfileChart {
         let gain = session.stats.elevationGain / perUnit, loss = session.stats.elevationLoss / perUnit
         let detail = gain > 0 || loss > 0
             ? "\(labels.climb) +\(gain.fixed(0)) \(unit) · \(labels.descent) −\(loss.fixed(0)) \(unit)" : ""
-        header(labels.elevation, detail: detail, top: top, into: &svg)
-        let bottom = top + height
-        drawFrame(top: top, bottom: bottom, into: &svg)
-        yAxisTitle("\(labels.elevationAxis) (\(unit))", top: top, bottom: bottom, into: &svg)
+        let bottom = panel(labels.elevation, detail: detail, axis: "\(labels.elevationAxis) (\(unit))",
+                           top: top, height: height, into: &svg)
         defer { xAxis(bottom: bottom, into: &svg) }
 
         let binCount = Int(plotWidth / 3)
-        var sums = [Double](repeating: 0, count: binCount)
-        var counts = [Double](repeating: 0, count: binCount)
-        for i in points.indices where points[i].altitude.isFinite {
-            let b = total > 0 ? min(binCount - 1, Int(track.distance.cumulative[i] / total * Double(binCount))) : 0
-            sums[b] += points[i].altitude / perUnit
-            counts[b] += 1
+        let means = binnedMeans(binCount, track: track, over: points.indices) { i in
+            points[i].altitude.isFinite ? points[i].altitude / perUnit : nil
         }
-        guard total > 0, counts.contains(where: { $0 > 0 }) else {
-            svg.text(labels.noElevation, x: (left + right) / 2, y: (top + bottom) / 2, size: 13,
-                     fill: "#8a96a3", anchor: .middle)
+        guard total > 0, var altitudes = means else {
+            noData(labels.noElevation, top: top, bottom: bottom, into: &svg)
             return
         }
         // Empty bins (fast movement, gaps) take the value of the bin before, or after at the start.
-        var altitudes = [Double](repeating: .nan, count: binCount)
-        for b in 0..<binCount where counts[b] > 0 { altitudes[b] = sums[b] / counts[b] }
-        let firstKnown = altitudes.first(where: \.isFinite) ?? 0
-        var carry = firstKnown
+        var carry = altitudes.first(where: \.isFinite) ?? 0
         for b in 0..<binCount {
             if altitudes[b].isFinite { carry = altitudes[b] } else { altitudes[b] = carry }
         }
-        var lo = altitudes.min() ?? 0, hi = altitudes.max() ?? 0
-        if hi - lo < 20 {
-            let mid = (hi + lo) / 2
-            lo = mid - 10
-            hi = mid + 10
-        }
-        let step = [1.0, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000].first { (hi - lo) / $0 <= 4 } ?? 1000
-        lo = (lo / step).rounded(.down) * step
-        hi = (hi / step).rounded(.up) * step
-        func y(_ a: Double) -> Double { bottom - (a - lo) / (hi - lo) * height }
-
-        var tick = lo
-        while tick <= hi + 1e-9 {
-            let ty = y(tick)
-            svg.line(left, ty, right, ty, stroke: "#e3e8ee", width: 1)
-            svg.text(tick.fixed(0), x: left - 8, y: ty + 4, size: 11, fill: "#5b6773", anchor: .end)
-            tick += step
-        }
+        let axis = ValueAxis(lo: altitudes.min() ?? 0, hi: altitudes.max() ?? 0, minimumSpan: 20,
+                             steps: [1.0, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000])
+        func y(_ a: Double) -> Double { bottom - axis.fraction(a) * height }
+        valueTicks(axis, y: y, label: { $0.fixed(0) }, into: &svg)
         let binWidth = plotWidth / Double(binCount)
         svg.out.write("<path fill=\"url(#ground)\" stroke=\"none\" d=\"M")
         svg.point(left, bottom)
@@ -194,47 +154,24 @@ struct ProfileChart {
     func drawCadence(session: ExportSession, track: ExportTrack, top: Double, height: Double,
                      into svg: inout SVGCanvas) {
         let unit = labels.stepsPerMinute
-        header(labels.cadence, detail: unit, top: top, into: &svg)
-        let bottom = top + height
-        drawFrame(top: top, bottom: bottom, into: &svg)
-        yAxisTitle("\(labels.cadenceAxis) (\(unit))", top: top, bottom: bottom, into: &svg)
+        let bottom = panel(labels.cadence, detail: unit, axis: "\(labels.cadenceAxis) (\(unit))",
+                           top: top, height: height, into: &svg)
         defer { xAxis(bottom: bottom, into: &svg) }
 
         let binCount = max(1, Int(plotWidth / 3))
-        var sums = [Double](repeating: 0, count: binCount)
-        var counts = [Double](repeating: 0, count: binCount)
-        for i in track.cadence.indices where track.cadence[i] > 0 {
-            let b = total > 0 ? min(binCount - 1, Int(track.distance.cumulative[i] / total * Double(binCount))) : 0
-            sums[b] += track.cadence[i]
-            counts[b] += 1
+        let means = binnedMeans(binCount, track: track, over: track.cadence.indices) { i in
+            track.cadence[i] > 0 ? track.cadence[i] : nil
         }
-        guard total > 0, track.hasCadence, counts.contains(where: { $0 > 0 }) else {
-            svg.text(labels.noCadence, x: (left + right) / 2, y: (top + bottom) / 2, size: 13,
-                     fill: "#8a96a3", anchor: .middle)
+        guard total > 0, track.hasCadence, let values = means else {
+            noData(labels.noCadence, top: top, bottom: bottom, into: &svg)
             return
         }
-        var values = [Double](repeating: .nan, count: binCount)
-        for b in 0..<binCount where counts[b] > 0 { values[b] = sums[b] / counts[b] }
         let known = values.filter(\.isFinite)
-        var lo = known.min() ?? 0, hi = known.max() ?? 0
         // At least 40 spm tall, so a steady cadence is not blown up into noise.
-        if hi - lo < 40 {
-            let mid = (hi + lo) / 2
-            lo = mid - 20
-            hi = mid + 20
-        }
-        let step = [5.0, 10, 20, 25, 50, 100].first { (hi - lo) / $0 <= 4 } ?? 100
-        lo = max(0, (lo / step).rounded(.down) * step)
-        hi = (hi / step).rounded(.up) * step
-        func y(_ c: Double) -> Double { bottom - (c - lo) / (hi - lo) * height }
-
-        var tick = lo
-        while tick <= hi + 1e-9 {
-            let ty = y(tick)
-            svg.line(left, ty, right, ty, stroke: "#e3e8ee", width: 1)
-            svg.text(String(Int(tick.rounded())), x: left - 8, y: ty + 4, size: 11, fill: "#5b6773", anchor: .end)
-            tick += step
-        }
+        let axis = ValueAxis(lo: known.min() ?? 0, hi: known.max() ?? 0, minimumSpan: 40,
+                             steps: [5.0, 10, 20, 25, 50, 100], floor: 0)
+        func y(_ c: Double) -> Double { bottom - axis.fraction(c) * height }
+        valueTicks(axis, y: y, label: { String(Int($0.rounded())) }, into: &svg)
         let binWidth = plotWidth / Double(binCount)
         // One polyline per run of bins with a cadence: a stop leaves a gap, not a drop to zero.
         var b = 0
@@ -254,13 +191,94 @@ struct ProfileChart {
             svg.out.write("\"/>\n")
         }
         let average = known.reduce(0, +) / Double(known.count)
-        let ay = y(average)
+        averageLine(at: y(average), label: "\(labels.average) \(Int(average.rounded())) \(unit)", into: &svg)
+    }
+
+    // MARK: What the charts share
+
+    /// A vertical scale over `lo...hi`, widened to `minimumSpan` and rounded out to
+    /// whole steps (the first of `steps` giving at most four, not below `floor`).
+    private struct ValueAxis {
+        /// The values at the chart's bottom and top edges, and between grid lines.
+        let lo: Double
+        let hi: Double
+        let step: Double
+
+        init(lo: Double, hi: Double, minimumSpan: Double, steps: [Double], floor: Double? = nil) {
+            var lo = lo, hi = hi
+            if hi - lo < minimumSpan {
+                let mid = (hi + lo) / 2
+                lo = mid - minimumSpan / 2
+                hi = mid + minimumSpan / 2
+            }
+            let step = steps.first { (hi - lo) / $0 <= 4 } ?? steps.last ?? 1
+            lo = (lo / step).rounded(.down) * step
+            if let floor { lo = max(floor, lo) }
+            self.lo = lo
+            self.hi = (hi / step).rounded(.up) * step
+            self.step = step
+        }
+
+        /// Where `value` lies from the bottom (0) to the top (1).
+        func fraction(_ value: Double) -> Double { (value - lo) / (hi - lo) }
+    }
+
+    /// The mean of the values in each of `count` bins of distance (NaN where a bin has none),
+    /// nil when no bin has one. `value(i)` is point i's value, nil to leave the point out.
+    private func binnedMeans(_ count: Int, track: ExportTrack, over indices: Range<Int>,
+                             value: (Int) -> Double?) -> [Double]? {
+        var sums = [Double](repeating: 0, count: count)
+        var counts = [Double](repeating: 0, count: count)
+        for i in indices {
+            guard let v = value(i) else { continue }
+            let b = total > 0 ? min(count - 1, Int(track.distance.cumulative[i] / total * Double(count))) : 0
+            sums[b] += v
+            counts[b] += 1
+        }
+        guard counts.contains(where: { $0 > 0 }) else { return nil }
+        var means = [Double](repeating: .nan, count: count)
+        for b in 0..<count where counts[b] > 0 { means[b] = sums[b] / counts[b] }
+        return means
+    }
+
+    /// A chart's title, frame and vertical axis title; its bottom edge.
+    private func panel(_ title: String, detail: String, axis: String, top: Double, height: Double,
+                       into svg: inout SVGCanvas) -> Double {
+        header(title, detail: detail, top: top, into: &svg)
+        let bottom = top + height
+        drawFrame(top: top, bottom: bottom, into: &svg)
+        yAxisTitle(axis, top: top, bottom: bottom, into: &svg)
+        return bottom
+    }
+
+    /// What a chart says in its middle when there is nothing to draw.
+    private func noData(_ message: String, top: Double, bottom: Double, into svg: inout SVGCanvas) {
+        svg.text(message, x: (left + right) / 2, y: (top + bottom) / 2, size: 13, fill: "#8a96a3", anchor: .middle)
+    }
+
+    /// The session's average, dashed across the chart with its value in a dark box at the right.
+    private func averageLine(at ay: Double, label: String, into svg: inout SVGCanvas) {
         svg.line(left, ay, right, ay, stroke: "#1f2933", width: 1.2, extra: "stroke-dasharray=\"6 4\"")
-        let label = "\(labels.average) \(Int(average.rounded())) \(unit)"
         let labelWidth = SVGCanvas.approximateWidth(label, size: 11) * 1.06 + 12
         svg.rect(x: right - labelWidth - 4, y: ay - 19, width: labelWidth, height: 16, fill: "#1f2933", radius: 4)
         svg.text(label, x: right - 4 - labelWidth / 2, y: ay - 7, size: 11, fill: "#ffffff", anchor: .middle,
                  weight: "bold")
+    }
+
+    /// Grid lines and labels at every step of `axis`.
+    private func valueTicks(_ axis: ValueAxis, y: (Double) -> Double, label: (Double) -> String,
+                            into svg: inout SVGCanvas) {
+        var tick = axis.lo
+        while tick <= axis.hi + 1e-9 {
+            gridLine(at: y(tick), label: label(tick), into: &svg)
+            tick += axis.step
+        }
+    }
+
+    /// A horizontal grid line at `ty`, labelled left of the frame.
+    private func gridLine(at ty: Double, label: String, into svg: inout SVGCanvas) {
+        svg.line(left, ty, right, ty, stroke: "#e3e8ee", width: 1)
+        svg.text(label, x: left - 8, y: ty + 4, size: 11, fill: "#5b6773", anchor: .end)
     }
 
     // MARK: Axes

@@ -89,13 +89,30 @@ struct RouteMap {
             track.distance.startsStretch($0) && Self.follows(points[$0].time, outages)
         })
 
-        // Gaps between stretches: a thin dashed line, not the route; orange where the GPS fix was lost.
+        drawGaps(points: points, track: track, lostAt: lostAt, into: &svg)
+        svg.out.write("<g fill=\"none\" stroke-linecap=\"round\" stroke-linejoin=\"round\">\n")
+        drawCasing(points: points, track: track, into: &svg)
+        drawColouredRuns(points: points, track: track, speeds: speeds, scale: scale, into: &svg)
+        svg.out.write("</g>\n")
+        drawStops(points: points, track: track, lostAt: lostAt, labels: labels, into: &svg)
+        drawDistanceMarkers(track: track, units: units, into: &svg)
+        let last = points.count - 1
+        marker(xs[last], ys[last], fill: "#1f2933", label: labels.finish, into: &svg)
+        marker(xs[0], ys[0], fill: "#00924e", label: labels.start, into: &svg)
+        drawLegend(scale: scale, units: units, labels: labels, into: &svg)
+        drawScaleBar(units: units, into: &svg)
+    }
+
+    /// Gaps between stretches: a thin dashed line, not the route; orange where the GPS fix was lost.
+    private func drawGaps(points: [TrackPoint], track: ExportTrack, lostAt: Set<Int>, into svg: inout SVGCanvas) {
         for i in points.indices.dropFirst() where track.distance.startsStretch(i) {
             svg.line(xs[i - 1], ys[i - 1], xs[i], ys[i], stroke: lostAt.contains(i) ? "#e8870e" : "#8a96a3",
                      width: lostAt.contains(i) ? 2.5 : 1.5, extra: "stroke-dasharray=\"4 4\"")
         }
-        // Shadow and white casing under the coloured line, one path per stretch.
-        svg.out.write("<g fill=\"none\" stroke-linecap=\"round\" stroke-linejoin=\"round\">\n")
+    }
+
+    /// Shadow and white casing under the coloured line, one path per stretch.
+    private func drawCasing(points: [TrackPoint], track: ExportTrack, into svg: inout SVGCanvas) {
         for (stroke, strokeWidth) in [("#1f2933\" stroke-opacity=\"0.18", 11.0), ("#ffffff", 8.0)] {
             svg.out.write("<path stroke=\"")
             svg.out.write(text: stroke)
@@ -114,11 +131,12 @@ struct RouteMap {
             }
             svg.out.write("\"/>\n")
         }
-        drawColouredRuns(points: points, track: track, speeds: speeds, scale: scale, into: &svg)
-        svg.out.write("</g>\n")
+    }
 
-        // Where the wearer stopped and went on: a pause sign at each new stretch;
-        // where the GPS fix was lost, an orange "!" where it was lost and where it came back.
+    /// Where the wearer stopped and went on: a pause sign at each new stretch;
+    /// where the GPS fix was lost, an orange "!" where it was lost and where it came back.
+    private func drawStops(points: [TrackPoint], track: ExportTrack, lostAt: Set<Int>, labels: ChartLabels,
+                           into svg: inout SVGCanvas) {
         for i in points.indices.dropFirst() where track.distance.startsStretch(i) {
             if lostAt.contains(i) {
                 for k in [i - 1, i] { warning(xs[k], ys[k], into: &svg) }
@@ -129,12 +147,6 @@ struct RouteMap {
             svg.rect(x: xs[i] - 3.5, y: ys[i] - 4, width: 2.5, height: 8, fill: "#ffffff")
             svg.rect(x: xs[i] + 1, y: ys[i] - 4, width: 2.5, height: 8, fill: "#ffffff")
         }
-        drawDistanceMarkers(track: track, units: units, into: &svg)
-        let last = points.count - 1
-        marker(xs[last], ys[last], fill: "#1f2933", label: labels.finish, into: &svg)
-        marker(xs[0], ys[0], fill: "#00924e", label: labels.start, into: &svg)
-        drawLegend(scale: scale, units: units, labels: labels, into: &svg)
-        drawScaleBar(units: units, into: &svg)
     }
 
     /// The times the GPS fix was lost and came back (`gps_lost` to

@@ -34,6 +34,29 @@ public enum SVGRouteWriter {
         let totalHeight = (track.hasCadence ? cadenceTop + cadenceHeight : elevationTop + elevationHeight) + 84
 
         var svg = SVGCanvas(capacity: 64 * 1024 + session.points.count * 16)
+        writeOpening(session, height: totalHeight, into: &svg)
+
+        drawHeader(session, units: units, into: &svg)
+        map.draw(session: session, track: track, speeds: speeds, scale: scale, units: units,
+                 top: mapTop, left: margin, into: &svg)
+        let profile = ProfileChart(left: margin + 64, right: width - margin - 8, units: units,
+                                   total: track.distance.total)
+        profile.drawPace(session: session, track: track, paused: paused, scale: scale,
+                         top: paceTop, height: paceHeight, into: &svg)
+        profile.drawElevation(session: session, track: track, top: elevationTop, height: elevationHeight,
+                              into: &svg)
+        if track.hasCadence {
+            profile.drawCadence(session: session, track: track, top: cadenceTop, height: cadenceHeight, into: &svg)
+        }
+
+        drawFooter(session, track: track, bottom: totalHeight, into: &svg)
+        svg.out.write("</svg>\n")
+        return svg.out.data
+    }
+
+    /// The XML declaration, the `<svg>` element, its title, the gradients the map's legend and the
+    /// elevation profile fill with, and the background.
+    private static func writeOpening(_ session: ExportSession, height totalHeight: Double, into svg: inout SVGCanvas) {
         svg.out.write("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"")
         svg.number(width)
         svg.out.write("\" height=\"")
@@ -59,27 +82,16 @@ public enum SVGRouteWriter {
 
             """)
         svg.rect(x: 0, y: 0, width: width, height: totalHeight, fill: "#fbfcfd")
+    }
 
-        drawHeader(session, units: units, into: &svg)
-        map.draw(session: session, track: track, speeds: speeds, scale: scale, units: units,
-                 top: mapTop, left: margin, into: &svg)
-        let profile = ProfileChart(left: margin + 64, right: width - margin - 8, units: units,
-                                   total: track.distance.total)
-        profile.drawPace(session: session, track: track, paused: paused, scale: scale,
-                         top: paceTop, height: paceHeight, into: &svg)
-        profile.drawElevation(session: session, track: track, top: elevationTop, height: elevationHeight,
-                              into: &svg)
-        if track.hasCadence {
-            profile.drawCadence(session: session, track: track, top: cadenceTop, height: cadenceHeight, into: &svg)
-        }
-
+    /// The session's number, laps and moving stretches, small at the bottom.
+    private static func drawFooter(_ session: ExportSession, track: ExportTrack, bottom totalHeight: Double,
+                                   into svg: inout SVGCanvas) {
         var footer = "MoonRunner · session \(session.id)"
         footer += " · \(session.laps.count) lap\(session.laps.count == 1 ? "" : "s")"
         let stretches = GeoJSONWriter.stretchRanges(track: track, count: session.points.count).count
         footer += " · \(stretches) moving stretch\(stretches == 1 ? "" : "es")"
         svg.text(footer, x: margin, y: totalHeight - 18, size: 11, fill: "#8a96a3")
-        svg.out.write("</svg>\n")
-        return svg.out.data
     }
 
     // MARK: Header

@@ -64,6 +64,10 @@ public enum BaroDriverError: Error, Equatable, Sendable, CustomStringConvertible
     }
 }
 
+extension BaroDriverError: BusDriverError {
+    var busError: I2CError? { if case let .bus(e) = self { e } else { nil } }
+}
+
 /// One measurement: the raw ADC words as the device gave them (to tell a
 /// frozen device from a steady pressure) and their compensated values.
 public struct BaroReading: Sendable, Equatable {

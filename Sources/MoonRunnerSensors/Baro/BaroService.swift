@@ -2,7 +2,6 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 import MoonRunnerCore
-import Synchronization
 
 /// Settings of the barometer service.
 public struct BaroServiceConfig: Sendable, Equatable {
@@ -103,12 +102,8 @@ public final class BaroService: Sendable {
     private let clock: IMUClock
     private let deviceLabel: String
     private let traceEnd: @Sendable () -> Double?
-    private let shared: Mutex<Shared>
+    private let shared: SensorStatusBox<BaroServiceStatus>
     private let thread = SensorThread()
-
-    private struct Shared {
-        var status: BaroServiceStatus
-    }
 
     /// The daemon's entry point: nil for `none`. Throws `TraceFileError` at once
     /// when a replay file cannot be read (a configuration mistake, not a sensor fault).
@@ -144,15 +139,15 @@ public final class BaroService: Sendable {
         self.clock = clock
         self.deviceLabel = deviceLabel
         self.traceEnd = traceEnd
-        shared = Mutex(Shared(status: BaroServiceStatus(source: source)))
+        shared = SensorStatusBox(BaroServiceStatus(source: source))
         (batches, continuation) = AsyncStream.makeStream(of: BaroBatch.self,
                                                          bufferingPolicy: .bufferingNewest(max(1, config.bufferedBatches)))
     }
 
     public func start() {
-        shared.withLock { $0.status.running = true }
+        shared.update { $0.running = true }
         if !thread.start(name: "moonrunner-baro", { [self] in self.run() }) {
-            shared.withLock { $0.status.running = false }
+            shared.update { $0.running = false }
         }
     }
 
@@ -161,155 +156,142 @@ public final class BaroService: Sendable {
         if !thread.stop(timeout: timeout) { continuation.finish() }
     }
 
-    public var status: BaroServiceStatus { shared.withLock { $0.status } }
+    public var status: BaroServiceStatus { shared.value }
 
     // MARK: - The thread
 
+    /// What the thread keeps between reads.
+    private struct Poll {
+        var device: SensorDevice<any BarometerDriver>
+        var stuck: StuckReadings
+        /// Readings not yet handed over.
+        var pending: [BaroSample] = []
+        var lastFlush: Double
+        /// The health the last batch carried.
+        var lastHealth: IMUHealth?
+    }
+
     private var stopRequested: Bool { thread.stopRequested }
-
-    private func update(_ body: (inout BaroServiceStatus) -> Void) {
-        shared.withLock { body(&$0.status) }
-    }
-
-    private func noteFault(_ message: String, at t: Double) {
-        update {
-            $0.lastError = message
-            $0.lastErrorTime = t
-        }
-    }
 
     private func pause(_ seconds: Double) {
         thread.pause(seconds, clock: clock, step: 0.05)
     }
 
     private func run() {
-        var bus: (any I2CBus)?
-        var driver: (any BarometerDriver)?
-        var recovery = DeviceRecovery(policy: config.recovery, now: clock.now())
-        var lastRaw: (UInt32, UInt32)?
-        var sameSince = Double.nan
-        var ended = false
-        var pending: [BaroSample] = []
-        pending.reserveCapacity(64)
-        var lastFlush = clock.now()
-        var lastHealth: IMUHealth?
-
-        func health(at t: Double) -> IMUHealth {
-            recovery.health(at: t, connected: !ended && driver != nil)
-        }
-        func scheduleReinit(at t: Double) {
-            driver = nil
-            lastRaw = nil
-            sameSince = .nan
-            recovery.scheduleReinit(at: t)
-        }
-        func flush(at t: Double, force: Bool = false) {
-            let h = health(at: t)
-            update { $0.health = h }
-            guard force || h != lastHealth || t - lastFlush >= config.batchInterval else { return }
-            guard !pending.isEmpty || h != lastHealth || force else { return }
-            lastHealth = h
-            lastFlush = t
-            if case .dropped = continuation.yield(BaroBatch(samples: pending, health: h)) {
-                update { $0.counters.droppedBatches += 1 }
-            }
-            pending.removeAll(keepingCapacity: true)
-        }
-
+        var p = Poll(device: SensorDevice(openBus: openBus, policy: config.recovery, clock: clock),
+                     stuck: StuckReadings(stuckAfter: config.stuckAfter), lastFlush: clock.now())
+        p.pending.reserveCapacity(64)
         while !stopRequested {
-            if ended {
+            if p.device.ended {
                 thread.waitForStop()
                 continue
             }
-            if driver == nil {
-                if let wait = recovery.wait(at: clock.now()) {
+            if p.device.driver == nil {
+                if let wait = p.device.recovery.wait(at: clock.now()) {
                     pause(wait)
                     continue
                 }
-                do throws(BaroDriverError) {
-                    let b: any I2CBus
-                    if let open = bus {
-                        b = open
-                    } else {
-                        do { b = try openBus() } catch { throw .bus(error) }
-                        bus = b
-                    }
-                    let d = try BarometerProbe.driver(bus: b, address: address, clock: clock)
-                    try d.initialize()
-                    driver = d
-                    recovery.connected(at: clock.now())
-                    let label = "\(d.model.map { "\($0)" } ?? "barometer") \(deviceLabel)"
-                    update {
-                        $0.counters.initializations += 1
-                        $0.device = label
-                    }
-                } catch {
-                    let t = clock.now()
-                    recovery.fault(at: t)
-                    if case let .bus(e) = error {
-                        if case .openFailed = e { bus = nil }
-                        update { $0.counters.busErrors += 1 }
-                    }
-                    update { $0.counters.initFailures += 1 }
-                    noteFault("initialisation failed: \(error)", at: t)
-                    scheduleReinit(at: t)
-                    flush(at: t)
-                    continue
-                }
+                guard attach(&p) else { continue }
             }
-            guard let d = driver else { continue }
+            guard let d = p.device.driver else { continue }
             let period = d.measurementPeriod
-            do throws(BaroDriverError) {
-                let reading = try d.read()
-                recovery.readSucceeded()
-                let t = clock.now()
-                if let r = reading {
-                    let raw = (r.rawPressure, r.rawTemperature)
-                    if let last = lastRaw, last == raw {
-                        if sameSince.isNaN { sameSince = t }
-                        if t - sameSince >= config.stuckAfter {
-                            recovery.fault(at: t)
-                            update { $0.counters.stuck += 1 }
-                            noteFault("readings stuck at \(r.pressure) Pa for \(Int(config.stuckAfter)) s; re-initialising", at: t)
-                            scheduleReinit(at: t)
-                        }
-                    } else {
-                        sameSince = .nan
-                        lastRaw = raw
-                        recovery.delivered(at: t)
-                        pending.append(BaroSample(t: t, pressure: r.pressure, temperature: r.temperature))
-                        update { $0.counters.samples += 1 }
-                    }
-                }
-            } catch {
-                let t = clock.now()
-                let tooMany = recovery.readFailed(at: t)
-                if case .bus = error { update { $0.counters.busErrors += 1 } }
-                noteFault("\(error)", at: t)
-                if tooMany || error == .deviceReset {
-                    noteFault("re-initialising after: \(error)", at: t)
-                    scheduleReinit(at: t)
-                }
-            }
+            measure(d, &p)
             let t = clock.now()
             if let end = traceEnd(), t > end + period {
-                // The emulated device keeps measuring past the recording; stop there.
-                pending.removeAll { $0.t > end + period }
-                ended = true
-                noteFault("end of trace", at: t)
-                update { $0.endOfTrace = true }
-                flush(at: t, force: true)
-                driver?.sleepDevice()
-                driver = nil
+                endTrace(after: end + period, &p, at: t)
                 continue
             }
-            flush(at: t)
+            flush(&p, at: t)
             pause(period / 2)
         }
-        driver?.sleepDevice()
-        flush(at: clock.now(), force: !pending.isEmpty)
-        shared.withLock { $0.status.running = false }
+        p.device.driver?.sleepDevice()
+        flush(&p, at: clock.now(), force: !p.pending.isEmpty)
+        shared.update { $0.running = false }
         continuation.finish()
         thread.finish()
     }
+
+    /// Finds and initialises the device (opening the bus first if it has to); false when that failed.
+    private func attach(_ p: inout Poll) -> Bool {
+        do throws(BaroDriverError) {
+            let d = try p.device.initialize { (bus: any I2CBus) throws(BaroDriverError) -> any BarometerDriver in
+                let d = try BarometerProbe.driver(bus: bus, address: address, clock: clock)
+                try d.initialize()
+                return d
+            }
+            // A new device's readings are watched afresh.
+            p.stuck = StuckReadings(stuckAfter: config.stuckAfter)
+            let label = "\(d.model.map { "\($0)" } ?? "barometer") \(deviceLabel)"
+            shared.update {
+                $0.counters.initializations += 1
+                $0.device = label
+            }
+            return true
+        } catch {
+            let t = clock.now()
+            p.device.initializationFailed(error, at: t, status: shared)
+            flush(&p, at: t)
+            return false
+        }
+    }
+
+    /// One read: a new measurement kept, a frozen device or too many failures re-initialised.
+    private func measure(_ d: any BarometerDriver, _ p: inout Poll) {
+        do throws(BaroDriverError) {
+            let reading = try d.read()
+            p.device.recovery.readSucceeded()
+            let t = clock.now()
+            guard let r = reading else { return }
+            switch p.stuck.check(pressure: r.rawPressure, temperature: r.rawTemperature, at: t) {
+            case .fresh:
+                p.device.recovery.delivered(at: t)
+                p.pending.append(BaroSample(t: t, pressure: r.pressure, temperature: r.temperature))
+                shared.update { $0.counters.samples += 1 }
+            case .repeated:
+                break
+            case .stuck:
+                p.device.recovery.fault(at: t)
+                shared.update { $0.counters.stuck += 1 }
+                shared.noteFault("readings stuck at \(r.pressure) Pa for \(Int(config.stuckAfter)) s; re-initialising", at: t)
+                p.device.drop(at: t)
+            }
+        } catch {
+            let t = clock.now()
+            let tooMany = p.device.recovery.readFailed(at: t)
+            if case .bus = error { shared.update { $0.counters.busErrors += 1 } }
+            shared.noteFault("\(error)", at: t)
+            if tooMany || error == .deviceReset {
+                shared.noteFault("re-initialising after: \(error)", at: t)
+                p.device.drop(at: t)
+            }
+        }
+    }
+
+    /// The replayed recording is over: what was read past `cutoff` goes, the rest is
+    /// handed over with the end, and the device sleeps (the emulated device keeps measuring).
+    private func endTrace(after cutoff: Double, _ p: inout Poll, at t: Double) {
+        p.pending.removeAll { $0.t > cutoff }
+        p.device.ended = true
+        shared.noteFault("end of trace", at: t)
+        shared.update { $0.endOfTrace = true }
+        flush(&p, at: t, force: true)
+        p.device.release()?.sleepDevice()
+    }
+
+    /// Hands the pending readings over every `batchInterval`, at once when the health changed or `force`d.
+    private func flush(_ p: inout Poll, at t: Double, force: Bool = false) {
+        let h = p.device.health(at: t)
+        shared.update { $0.health = h }
+        guard force || h != p.lastHealth || t - p.lastFlush >= config.batchInterval else { return }
+        guard !p.pending.isEmpty || h != p.lastHealth || force else { return }
+        p.lastHealth = h
+        p.lastFlush = t
+        if case .dropped = continuation.yield(BaroBatch(samples: p.pending, health: h)) {
+            shared.update { $0.counters.droppedBatches += 1 }
+        }
+        p.pending.removeAll(keepingCapacity: true)
+    }
 }
+
+extension BaroServiceCounters: SensorCounters {}
+extension BaroServiceStatus: SensorStatus {}

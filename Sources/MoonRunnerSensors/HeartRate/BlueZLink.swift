@@ -27,6 +27,9 @@ import MoonRunnerCore
 /// attempt. So from any order of signals and replies the link ends either
 /// connected or retrying.
 ///
+/// What BlueZ reports is kept in `BlueZObjects`, and the calls awaiting an
+/// answer in `BlueZCalls`; this type holds only the link's own state.
+///
 /// Cost: O(objects) per event, nothing per notification but a comparison.
 struct BlueZLink {
     /// One D-Bus method call to make; `token` comes back with its reply.
@@ -43,7 +46,7 @@ struct BlueZLink {
     }
 
     /// An object's interfaces and their properties, as D-Bus gives them.
-    typealias Interfaces = [String: [String: DBusValue]]
+    typealias Interfaces = BlueZObjects.Interfaces
 
     static let serviceUUID = "0000180d-0000-1000-8000-00805f9b34fb"
     static let measurementUUID = "00002a37-0000-1000-8000-00805f9b34fb"
@@ -61,22 +64,7 @@ struct BlueZLink {
     static let policy = DeviceRecovery.Policy(initialBackoff: 0.5, maxBackoff: 4, degradedHold: 5,
                                               lostAfter: silenceLost, maxConsecutiveFaults: 1)
 
-    private struct Device {
-        var address = ""
-        var name: String?
-        var uuids: [String] = []
-        var rssi: Int64?
-        var connected = false
-        var servicesResolved = false
-    }
-
     private enum Daemon { case unknown, absent, present }
-
-    private struct Pending {
-        var kind: Call.Kind
-        var path: String
-        var attempt: Int
-    }
 
     /// The configured strap's address (upper case); nil: any (`ble:auto`).
     let wanted: String?
@@ -84,18 +72,12 @@ struct BlueZLink {
     private(set) var chosenAddress: String?
 
     private var daemon = Daemon.unknown
-    private var objectsLoaded = false
-    private var adapter: String?
-    private var adapterPowered = false
-    private var adapterDiscovering = false
-    private var devices: [String: Device] = [:]
-    /// Measurement characteristic path → its device's path.
-    private var characteristics: [String: String] = [:]
+    private var objects = BlueZObjects()
+    /// The strap's device path, once one is chosen.
     private var target: String?
 
     private var attempt = 0
-    private var pending: [Int: Pending] = [:]
-    private var nextToken = 1
+    private var calls = BlueZCalls()
     /// The characteristic `StartNotify` succeeded on in this attempt.
     private var subscribed: String?
     private var subscribedAt = 0.0
@@ -124,7 +106,7 @@ struct BlueZLink {
     /// `ok`, `degraded` (bluetoothd, the adapter or power missing: retried) or `lost` (the strap had
     /// delivered and no longer does); always consistent with `link`.
     var health: String {
-        if daemon != .present || !objectsLoaded || adapter == nil || !adapterPowered { return "degraded" }
+        if daemon != .present || !objects.loaded || objects.adapter == nil || !objects.adapterPowered { return "degraded" }
         return link == .lost ? "lost" : "ok"
     }
 
@@ -134,9 +116,9 @@ struct BlueZLink {
         case .absent: return "bluetoothd is not on the system bus"
         case .unknown: return nil
         case .present:
-            guard objectsLoaded else { return nil }
-            if adapter == nil { return "BlueZ has no Bluetooth adapter" }
-            if !adapterPowered { return "the Bluetooth adapter is off" }
+            guard objects.loaded else { return nil }
+            if objects.adapter == nil { return "BlueZ has no Bluetooth adapter" }
+            if !objects.adapterPowered { return "the Bluetooth adapter is off" }
             return nil
         }
     }
@@ -152,7 +134,7 @@ struct BlueZLink {
     /// The bus connection is gone: nothing asked will be answered.
     mutating func busClosed(at t: Double) {
         forget(at: t, why: "the system bus connection closed")
-        pending = [:]
+        calls.abandon()
         daemon = .unknown
     }
 
@@ -160,57 +142,41 @@ struct BlueZLink {
     mutating func bluezOwner(present: Bool, at t: Double) {
         forget(at: t, why: present ? nil : "bluetoothd left the system bus")
         // What the old bluetoothd was asked is answered by the bus with an error: ignored.
-        pending = [:]
+        calls.abandon()
         daemon = present ? .present : .absent
         if present { daemonRetry.delivered(at: t) }
     }
 
     mutating func interfacesAdded(_ path: String, _ interfaces: Interfaces, at t: Double) {
-        add(path, interfaces)
+        objects.add(path, interfaces)
     }
 
     mutating func interfacesRemoved(_ path: String, _ names: [String], at t: Double) {
-        if names.contains("org.bluez.GattCharacteristic1"), characteristics.removeValue(forKey: path) != nil {
+        if names.contains("org.bluez.GattCharacteristic1"), objects.removeCharacteristic(path) {
             if subscribed == path || pendingNotify(on: path) { drop(at: t, why: "the strap's characteristic went away") }
         }
-        if names.contains("org.bluez.Device1"), devices.removeValue(forKey: path) != nil {
-            characteristics = characteristics.filter { $0.value != path }
-            if target == path {
-                drop(at: t, why: "BlueZ forgot the strap")
-                target = nil
-            }
+        if names.contains("org.bluez.Device1"), objects.removeDevice(path), target == path {
+            drop(at: t, why: "BlueZ forgot the strap")
+            target = nil
         }
-        if names.contains("org.bluez.Adapter1"), adapter == path {
+        if names.contains("org.bluez.Adapter1"), objects.removeAdapter(path) {
             drop(at: t, why: "the Bluetooth adapter went away")
-            adapter = nil
-            adapterPowered = false
-            adapterDiscovering = false
         }
     }
 
     mutating func propertiesChanged(_ path: String, _ interface: String, _ values: [String: DBusValue], at t: Double) {
         switch interface {
         case "org.bluez.Device1":
-            guard var d = devices[path] else { return }
-            if let v = values["Connected"]?.bool { d.connected = v }
-            if let v = values["ServicesResolved"]?.bool { d.servicesResolved = v }
-            if let v = values["RSSI"]?.int { d.rssi = v }
-            if let v = values["UUIDs"] { d.uuids = v.strings.map { $0.lowercased() } }
-            if let v = values["Name"]?.string { d.name = v }
-            devices[path] = d
-            guard path == target else { return }
+            guard objects.changeDevice(path, values), path == target else { return }
             if values["Connected"]?.bool == false {
                 drop(at: t, why: "the strap disconnected")
             } else if values["ServicesResolved"]?.bool == false {
                 drop(at: t, why: "the strap's services are no longer resolved")
             }
         case "org.bluez.Adapter1":
-            guard path == adapter else { return }
-            if let v = values["Powered"]?.bool {
-                adapterPowered = v
-                if !v { drop(at: t, why: "the Bluetooth adapter was switched off") }
-            }
-            if let v = values["Discovering"]?.bool { adapterDiscovering = v }
+            guard path == objects.adapter else { return }
+            objects.changeAdapter(path, values)
+            if values["Powered"]?.bool == false { drop(at: t, why: "the Bluetooth adapter was switched off") }
         default:
             break
         }
@@ -218,8 +184,8 @@ struct BlueZLink {
 
     /// A method reply (`error` nil) or error for the call with `token`; an
     /// answer to a call that could not be sent is an error too.
-    mutating func replied(_ token: Int, error: String?, objects: [String: Interfaces]? = nil, at t: Double) {
-        guard let p = pending.removeValue(forKey: token) else { return }
+    mutating func replied(_ token: Int, error: String?, objects answer: [String: Interfaces]? = nil, at t: Double) {
+        guard let p = calls.answer(token) else { return }
         switch p.kind {
         case .getManagedObjects:
             if let error {
@@ -230,12 +196,12 @@ struct BlueZLink {
                 daemonRetry.scheduleReinit(at: t)
                 return
             }
-            load(objects ?? [:], at: t)
+            load(answer ?? [:], at: t)
         case .connect:
             guard p.attempt == attempt, let error else { return }
             // Already connected is not a failure: the properties say so.
             guard !error.contains("AlreadyConnected") else { return }
-            lastError = "Connect \(devices[p.path]?.address ?? p.path): \(error)"
+            lastError = "Connect \(objects.devices[p.path]?.address ?? p.path): \(error)"
             // The next Connect waits the back-off (BlueZ's own attempt has ended).
             recovery.scheduleReinit(at: t)
         case .startNotify:
@@ -244,9 +210,9 @@ struct BlueZLink {
             // bonded strap's objects outlive its connections).
             if let error, !error.contains("InProgress") {
                 lastError = "StartNotify: \(error)"
-                let device = characteristics[p.path]
+                let device = objects.characteristics[p.path]
                 drop(at: t, why: lastError)
-                if let device { disconnect(device) }
+                if let device { ask(.disconnect, device) }
                 return
             }
             subscribed = p.path
@@ -275,13 +241,13 @@ struct BlueZLink {
             // Notifications before the StartNotify reply: it succeeded.
             subscribed = path
             subscribedAt = t
-            pending = pending.filter { !($0.value.kind == .startNotify && $0.value.path == path) }
+            calls.settleNotify(on: path)
         }
         deliveredThisAttempt = true
         if link != .connected {
             everDelivered = true
             connects += 1
-            if let target, let d = devices[target] {
+            if let target, let d = objects.devices[target] {
                 if wanted == nil, chosenAddress == nil { chosenAddress = d.address.uppercased() }
                 deviceName = "\(d.name ?? "strap") (\(d.address))"
             }
@@ -294,84 +260,101 @@ struct BlueZLink {
 
     /// The calls to make now, given everything known; each is asked once.
     mutating func next(at t: Double) -> [Call] {
-        var calls = takeQueued()
-        func call(_ kind: Call.Kind, _ path: String) {
-            let token = nextToken
-            nextToken += 1
-            pending[token] = Pending(kind: kind, path: path, attempt: attempt)
-            calls.append(Call(token: token, kind: kind, path: path))
-        }
-        let asking = pending.values.contains { $0.kind == .getManagedObjects }
-        switch daemon {
-        case .unknown:
-            if !asking { call(.getManagedObjects, "/") }
-            return calls
-        case .absent:
-            // Each failed GetManagedObjects scheduled the next (0.5 s doubling to 4 s).
-            if !asking, daemonRetry.wait(at: t) == nil { call(.getManagedObjects, "/") }
-            return calls
-        case .present:
-            if !objectsLoaded {
-                if !asking { call(.getManagedObjects, "/") }
-                return calls
-            }
-        }
-        guard let adapter else { return calls }
-        guard adapterPowered else {
-            if !pending.values.contains(where: { $0.kind == .powerOn }), recovery.wait(at: t) == nil {
-                recovery.scheduleReinit(at: t)
-                call(.powerOn, adapter)
-            }
-            return calls
-        }
+        decide(at: t)
+        return calls.take()
+    }
 
+    /// One step of the sequence above: the first thing missing is asked for.
+    private mutating func decide(at t: Double) {
+        guard objectsKnown(at: t), let adapter = objects.adapter, adapterOn(adapter, at: t) else { return }
         if let characteristic = subscribed {
-            let silent = t - lastNotification
-            if link == .connected, silent >= Self.silenceLost {
-                link = .lost
-                lastError = "no notification for \(Int(Self.silenceLost)) s"
-            }
-            let limit = deliveredThisAttempt ? Self.silenceRestart : Self.firstNotificationTimeout
-            guard silent >= limit else { return calls }
-            let device = characteristics[characteristic]
-            drop(at: t, why: "no notification for \(Int(limit)) s: starting the link over")
-            if let device { call(.disconnect, device) }
-            return calls
+            watchSilence(of: characteristic, at: t)
+            return
         }
-
-        if target == nil || devices[target ?? ""] == nil { target = chooseDevice() }
-        guard let target, let device = devices[target] else {
-            let discoveryAsked = pending.values.contains { $0.kind == .startDiscovery }
-            if !adapterDiscovering, !discoveryAsked, recovery.wait(at: t) == nil {
-                call(.setDiscoveryFilter, adapter)
-                call(.startDiscovery, adapter)
-            }
-            return calls
+        if target == nil || objects.devices[target ?? ""] == nil { target = objects.choose(address: wanted ?? chosenAddress) }
+        guard let target, let device = objects.devices[target] else {
+            discover(on: adapter, at: t)
+            return
         }
         // A Disconnect asked for is awaited before anything else is asked of the strap.
-        if pending.values.contains(where: { $0.kind == .disconnect && $0.path == target }) { return calls }
+        if calls.asking(.disconnect, on: target) { return }
         guard device.connected else {
-            connectedAt = nil
-            let connecting = pending.values.contains { $0.kind == .connect && $0.attempt == attempt }
-            guard !connecting, recovery.wait(at: t) == nil else { return calls }
-            if adapterDiscovering, !pending.values.contains(where: { $0.kind == .stopDiscovery }) {
-                call(.stopDiscovery, adapter)
-            }
-            call(.connect, target)
-            return calls
+            connect(target, on: adapter, at: t)
+            return
         }
+        subscribe(to: target, device, at: t)
+    }
+
+    /// True once bluetoothd's objects are loaded; until then `GetManagedObjects` is asked.
+    private mutating func objectsKnown(at t: Double) -> Bool {
+        let asking = calls.asking(.getManagedObjects)
+        switch daemon {
+        case .unknown:
+            if !asking { ask(.getManagedObjects, "/") }
+            return false
+        case .absent:
+            // Each failed GetManagedObjects scheduled the next (0.5 s doubling to 4 s).
+            if !asking, daemonRetry.wait(at: t) == nil { ask(.getManagedObjects, "/") }
+            return false
+        case .present:
+            if !objects.loaded, !asking { ask(.getManagedObjects, "/") }
+            return objects.loaded
+        }
+    }
+
+    /// True when the adapter is powered; else it is switched on, after the back-off.
+    private mutating func adapterOn(_ adapter: String, at t: Double) -> Bool {
+        guard !objects.adapterPowered else { return true }
+        if !calls.asking(.powerOn), recovery.wait(at: t) == nil {
+            recovery.scheduleReinit(at: t)
+            ask(.powerOn, adapter)
+        }
+        return false
+    }
+
+    /// Subscribed: a silent strap is lost, and past its limit its link is started over.
+    private mutating func watchSilence(of characteristic: String, at t: Double) {
+        let silent = t - lastNotification
+        if link == .connected, silent >= Self.silenceLost {
+            link = .lost
+            lastError = "no notification for \(Int(Self.silenceLost)) s"
+        }
+        let limit = deliveredThisAttempt ? Self.silenceRestart : Self.firstNotificationTimeout
+        guard silent >= limit else { return }
+        let device = objects.characteristics[characteristic]
+        drop(at: t, why: "no notification for \(Int(limit)) s: starting the link over")
+        if let device { ask(.disconnect, device) }
+    }
+
+    /// No strap known: discovery for the Heart Rate service, after the back-off.
+    private mutating func discover(on adapter: String, at t: Double) {
+        if !objects.adapterDiscovering, !calls.asking(.startDiscovery), recovery.wait(at: t) == nil {
+            ask(.setDiscoveryFilter, adapter)
+            ask(.startDiscovery, adapter)
+        }
+    }
+
+    /// The strap is known and not connected: `Connect`, once per attempt and after the back-off.
+    private mutating func connect(_ target: String, on adapter: String, at t: Double) {
+        connectedAt = nil
+        guard !calls.asking(.connect, in: attempt), recovery.wait(at: t) == nil else { return }
+        if objects.adapterDiscovering, !calls.asking(.stopDiscovery) { ask(.stopDiscovery, adapter) }
+        ask(.connect, target)
+    }
+
+    /// Connected: `StartNotify` once the characteristic is there, else a `Disconnect` when it is late.
+    private mutating func subscribe(to target: String, _ device: BlueZObjects.Device, at t: Double) {
         let since = connectedAt ?? t
         connectedAt = since
-        if device.servicesResolved, let characteristic = characteristics.first(where: { $0.value == target })?.key {
-            if !pendingNotify(on: characteristic) { call(.startNotify, characteristic) }
-            return calls
+        if device.servicesResolved, let characteristic = objects.characteristic(of: target) {
+            if !pendingNotify(on: characteristic) { ask(.startNotify, characteristic) }
+            return
         }
         if t - since >= Self.resolveTimeout {
             drop(at: t, why: "the strap's heart-rate characteristic did not appear within \(Int(Self.resolveTimeout)) s",
                  force: true)
-            call(.disconnect, target)
+            ask(.disconnect, target)
         }
-        return calls
     }
 
     /// The next instant something falls due without traffic (a back-off's end, a silence limit).
@@ -394,21 +377,17 @@ struct BlueZLink {
     }
 
     /// Calls answered into the void once the attempt they belong to is over: ignored, still counted.
-    var outstanding: Int { pending.count }
+    var outstanding: Int { calls.count }
 
     // MARK: Bookkeeping
 
     private func pendingNotify(on path: String) -> Bool {
-        pending.values.contains { $0.kind == .startNotify && $0.path == path && $0.attempt == attempt }
+        calls.asking(.startNotify, on: path, in: attempt)
     }
 
-    /// The configured strap, else the one chosen before, else the nearest advertising the Heart Rate service.
-    private func chooseDevice() -> String? {
-        if let address = wanted ?? chosenAddress {
-            return devices.first { $0.value.address.uppercased() == address }?.key
-        }
-        let straps = devices.filter { $0.value.uuids.contains(Self.serviceUUID) }
-        return straps.max { ($0.value.rssi ?? -200, $1.key) < ($1.value.rssi ?? -200, $0.key) }?.key
+    /// A call in this attempt, sent with the next `next`.
+    private mutating func ask(_ kind: Call.Kind, _ path: String) {
+        calls.ask(kind, path, attempt: attempt)
     }
 
     /// The link is down: a new attempt, after the back-off. Idempotent: a
@@ -419,8 +398,8 @@ struct BlueZLink {
     /// timeout), so the signals of one drop arriving with a step between them
     /// double nothing.
     private mutating func drop(at t: Double, why: String?, force: Bool = false) {
-        let active = force || subscribed != nil
-            || pending.values.contains { ($0.kind == .connect || $0.kind == .startNotify) && $0.attempt == attempt }
+        let active = force || subscribed != nil || calls.asking(.connect, in: attempt)
+            || calls.asking(.startNotify, in: attempt)
         let delivered = deliveredThisAttempt
         subscribed = nil
         connectedAt = nil
@@ -435,78 +414,28 @@ struct BlueZLink {
         recovery.scheduleReinit(at: t)
     }
 
-    /// A `Disconnect` outside `next` (after a failed StartNotify).
-    private mutating func disconnect(_ device: String) {
-        pending[nextToken] = Pending(kind: .disconnect, path: device, attempt: attempt)
-        queued.append(Call(token: nextToken, kind: .disconnect, path: device))
-        nextToken += 1
-    }
-
-    /// Calls decided while handling an event, sent with the next `next`.
-    private var queued: [Call] = []
-
-    /// Takes the calls decided while handling events.
-    mutating func takeQueued() -> [Call] {
-        defer { queued = [] }
-        return queued
-    }
-
     /// Everything known of bluetoothd's objects goes (it left, or the bus did).
     private mutating func forget(at t: Double, why: String?) {
         drop(at: t, why: why)
         if !everDelivered { link = .searching }
-        objectsLoaded = false
-        adapter = nil
-        adapterPowered = false
-        adapterDiscovering = false
-        devices = [:]
-        characteristics = [:]
+        objects = BlueZObjects()
         target = nil
     }
 
-    private mutating func load(_ objects: [String: Interfaces], at t: Double) {
+    private mutating func load(_ answer: [String: Interfaces], at t: Double) {
         let subscribedBefore = subscribed
         let targetBefore = target
-        devices = [:]
-        characteristics = [:]
-        adapter = nil
-        adapterPowered = false
-        adapterDiscovering = false
-        // Adapters first, then devices, then what lies under them.
-        for (path, interfaces) in objects.sorted(by: { $0.key < $1.key }) { add(path, interfaces) }
+        objects = BlueZObjects(loading: answer)
         daemon = .present
-        objectsLoaded = true
-        if let s = subscribedBefore, characteristics[s] == nil { drop(at: t, why: "the strap's characteristic went away") }
-        if let d = targetBefore, devices[d] == nil {
+        if let s = subscribedBefore, objects.characteristics[s] == nil {
+            drop(at: t, why: "the strap's characteristic went away")
+        }
+        if let d = targetBefore, objects.devices[d] == nil {
             drop(at: t, why: "BlueZ forgot the strap")
             target = nil
         }
-        if let d = target, devices[d]?.connected != true, subscribed != nil || connectedAt != nil {
+        if let d = target, objects.devices[d]?.connected != true, subscribed != nil || connectedAt != nil {
             drop(at: t, why: "the strap disconnected")
-        }
-    }
-
-    private mutating func add(_ path: String, _ interfaces: Interfaces) {
-        if let a = interfaces["org.bluez.Adapter1"] {
-            if adapter == nil { adapter = path }
-            if adapter == path {
-                adapterPowered = a["Powered"]?.bool ?? adapterPowered
-                adapterDiscovering = a["Discovering"]?.bool ?? adapterDiscovering
-            }
-        }
-        if let d = interfaces["org.bluez.Device1"] {
-            var device = devices[path] ?? Device()
-            device.address = d["Address"]?.string ?? device.address
-            device.name = d["Name"]?.string ?? d["Alias"]?.string ?? device.name
-            device.uuids = d["UUIDs"]?.strings.map { $0.lowercased() } ?? device.uuids
-            device.rssi = d["RSSI"]?.int ?? device.rssi
-            device.connected = d["Connected"]?.bool ?? device.connected
-            device.servicesResolved = d["ServicesResolved"]?.bool ?? device.servicesResolved
-            devices[path] = device
-        }
-        if let c = interfaces["org.bluez.GattCharacteristic1"], c["UUID"]?.string?.lowercased() == Self.measurementUUID,
-           let device = devices.keys.first(where: { path.hasPrefix($0 + "/") }) {
-            characteristics[path] = device
         }
     }
 

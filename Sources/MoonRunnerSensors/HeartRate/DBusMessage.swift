@@ -31,6 +31,20 @@ enum DBusMessage {
         guard sd_bus_message_peek_type(m, &type, &contents) > 0 else { return nil }
         let inner = contents.map { String(cString: $0) } ?? ""
         switch UInt8(bitPattern: type) {
+        case UInt8(ascii: "a"):
+            return readArray(m, of: inner)
+        case UInt8(ascii: "v"):
+            guard sd_bus_message_enter_container(m, code("v"), inner) > 0 else { return nil }
+            defer { sd_bus_message_exit_container(m) }
+            return read(m)
+        default:
+            return readBasic(m, type)
+        }
+    }
+
+    /// A string, boolean or number (every integer width as `.int`); any other single type is skipped as `.other`.
+    private static func readBasic(_ m: OpaquePointer, _ type: CChar) -> DBusValue? {
+        switch UInt8(bitPattern: type) {
         case UInt8(ascii: "s"), UInt8(ascii: "o"), UInt8(ascii: "g"):
             var p: UnsafePointer<CChar>?
             guard sd_bus_message_read_basic(m, type, &p) >= 0, let p else { return nil }
@@ -39,64 +53,53 @@ enum DBusMessage {
             var v: Int32 = 0
             guard sd_bus_message_read_basic(m, type, &v) >= 0 else { return nil }
             return .bool(v != 0)
-        case UInt8(ascii: "y"):
-            var v: UInt8 = 0
-            guard sd_bus_message_read_basic(m, type, &v) >= 0 else { return nil }
-            return .int(Int64(v))
-        case UInt8(ascii: "n"):
-            var v: Int16 = 0
-            guard sd_bus_message_read_basic(m, type, &v) >= 0 else { return nil }
-            return .int(Int64(v))
-        case UInt8(ascii: "q"):
-            var v: UInt16 = 0
-            guard sd_bus_message_read_basic(m, type, &v) >= 0 else { return nil }
-            return .int(Int64(v))
-        case UInt8(ascii: "i"), UInt8(ascii: "h"):
-            var v: Int32 = 0
-            guard sd_bus_message_read_basic(m, type, &v) >= 0 else { return nil }
-            return .int(Int64(v))
-        case UInt8(ascii: "u"):
-            var v: UInt32 = 0
-            guard sd_bus_message_read_basic(m, type, &v) >= 0 else { return nil }
-            return .int(Int64(v))
-        case UInt8(ascii: "x"), UInt8(ascii: "t"):
-            var v: Int64 = 0
-            guard sd_bus_message_read_basic(m, type, &v) >= 0 else { return nil }
-            return .int(v)
+        case UInt8(ascii: "y"): return readInteger(m, type, as: UInt8.self)
+        case UInt8(ascii: "n"): return readInteger(m, type, as: Int16.self)
+        case UInt8(ascii: "q"): return readInteger(m, type, as: UInt16.self)
+        case UInt8(ascii: "i"), UInt8(ascii: "h"): return readInteger(m, type, as: Int32.self)
+        case UInt8(ascii: "u"): return readInteger(m, type, as: UInt32.self)
+        // `t` (uint64) is read into an Int64: its bit pattern, never a trap.
+        case UInt8(ascii: "x"), UInt8(ascii: "t"): return readInteger(m, type, as: Int64.self)
         case UInt8(ascii: "d"):
             var v: Double = 0
             guard sd_bus_message_read_basic(m, type, &v) >= 0 else { return nil }
             return .double(v)
-        case UInt8(ascii: "a"):
-            if inner == "y" {
-                var p: UnsafeRawPointer?
-                var size = 0
-                guard sd_bus_message_read_array(m, code("y"), &p, &size) >= 0 else { return nil }
-                guard let p, size > 0 else { return .bytes([]) }
-                return .bytes(Array(UnsafeRawBufferPointer(start: p, count: size)))
-            }
-            guard sd_bus_message_enter_container(m, code("a"), inner) > 0 else { return nil }
-            defer { sd_bus_message_exit_container(m) }
-            if inner.hasPrefix("{") {
-                var out: [String: DBusValue] = [:]
-                let entry = String(inner.dropFirst().dropLast())
-                while sd_bus_message_enter_container(m, code("e"), entry) > 0 {
-                    if let key = read(m)?.string, let value = read(m) { out[key] = value }
-                    sd_bus_message_exit_container(m)
-                }
-                return .dict(out)
-            }
-            var out: [DBusValue] = []
-            while let v = read(m) { out.append(v) }
-            return .array(out)
-        case UInt8(ascii: "v"):
-            guard sd_bus_message_enter_container(m, code("v"), inner) > 0 else { return nil }
-            defer { sd_bus_message_exit_container(m) }
-            return read(m)
         default:
             guard sd_bus_message_skip(m, String(UnicodeScalar(UInt8(bitPattern: type)))) >= 0 else { return nil }
             return .other
         }
+    }
+
+    /// An integer of the width sd-bus stores for `type`, widened to Int64.
+    private static func readInteger<T: FixedWidthInteger>(_ m: OpaquePointer, _ type: CChar, as _: T.Type) -> DBusValue? {
+        var v: T = 0
+        guard sd_bus_message_read_basic(m, type, &v) >= 0 else { return nil }
+        return .int(Int64(v))
+    }
+
+    /// An array whose elements have the signature `inner`: bytes, a dictionary or a list.
+    private static func readArray(_ m: OpaquePointer, of inner: String) -> DBusValue? {
+        if inner == "y" {
+            var p: UnsafeRawPointer?
+            var size = 0
+            guard sd_bus_message_read_array(m, code("y"), &p, &size) >= 0 else { return nil }
+            guard let p, size > 0 else { return .bytes([]) }
+            return .bytes(Array(UnsafeRawBufferPointer(start: p, count: size)))
+        }
+        guard sd_bus_message_enter_container(m, code("a"), inner) > 0 else { return nil }
+        defer { sd_bus_message_exit_container(m) }
+        if inner.hasPrefix("{") {
+            var out: [String: DBusValue] = [:]
+            let entry = String(inner.dropFirst().dropLast())
+            while sd_bus_message_enter_container(m, code("e"), entry) > 0 {
+                if let key = read(m)?.string, let value = read(m) { out[key] = value }
+                sd_bus_message_exit_container(m)
+            }
+            return .dict(out)
+        }
+        var out: [DBusValue] = []
+        while let v = read(m) { out.append(v) }
+        return .array(out)
     }
 
     /// A method call to BlueZ.

@@ -2,7 +2,6 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 import MoonRunnerCore
-import Synchronization
 
 /// Settings of the IMU service (the daemon fills them from its config).
 public struct IMUServiceConfig: Sendable, Equatable {
@@ -78,12 +77,8 @@ public final class IMUService: Sendable {
     private let openBus: @Sendable () throws(I2CError) -> any I2CBus
     private let clock: IMUClock
     private let deviceLabel: String
-    private let shared: Mutex<Shared>
+    private let shared: SensorStatusBox<IMUServiceStatus>
     private let thread = SensorThread()
-
-    private struct Shared {
-        var status: IMUServiceStatus
-    }
 
     /// The daemon's entry point: a real bus or a replayed trace, on the engine clock.
     /// Throws `IMUTraceError` at once when a replay file cannot be opened or has no usable
@@ -125,7 +120,7 @@ public final class IMUService: Sendable {
                                      accelRange: config.accelRange, gyroRange: config.gyroRange,
                                      gyroEnabled: gyroEnabled)
         let rate = MPU6050RateSettings(rate: config.sampleRate).sampleRate
-        shared = Mutex(Shared(status: IMUServiceStatus(source: source, sampleRate: rate, hasGyro: gyroEnabled)))
+        shared = SensorStatusBox(IMUServiceStatus(source: source, sampleRate: rate, hasGyro: gyroEnabled))
         (batches, continuation) = AsyncStream.makeStream(of: IMUBatch.self,
                                                          bufferingPolicy: .bufferingNewest(max(1, config.bufferedBatches)))
     }
@@ -134,9 +129,9 @@ public final class IMUService: Sendable {
 
     /// Starts the IMU thread (once).
     public func start() {
-        shared.withLock { $0.status.running = true }
+        shared.update { $0.running = true }
         if !thread.start(name: "moonrunner-imu", { [self] in self.run() }) {
-            shared.withLock { $0.status.running = false }
+            shared.update { $0.running = false }
         }
     }
 
@@ -148,24 +143,26 @@ public final class IMUService: Sendable {
 
     // MARK: - Observation
 
-    public var status: IMUServiceStatus { shared.withLock { $0.status } }
-    public var health: IMUHealth { shared.withLock { $0.status.health } }
-    public var counters: IMUCounters { shared.withLock { $0.status.counters } }
+    public var status: IMUServiceStatus { shared.value }
+    public var health: IMUHealth { shared.value.health }
+    public var counters: IMUCounters { shared.value.counters }
 
     // MARK: - The thread
 
+    /// What the thread keeps between FIFO reads.
+    private struct Poll {
+        var device: SensorDevice<MPU6050Driver>
+        /// Seconds between samples at the configured rate.
+        let period: Double
+        /// Room for one read's samples, with margin for a late read, so that a read never reallocates.
+        let reserve: Int
+        /// Samples lost since the last batch went out (the next batch's `lostBefore`).
+        var pendingLost = 0
+        /// The health the last batch carried.
+        var lastHealth: IMUHealth?
+    }
+
     private var stopRequested: Bool { thread.stopRequested }
-
-    private func update(_ body: (inout IMUServiceStatus) -> Void) {
-        shared.withLock { body(&$0.status) }
-    }
-
-    private func noteFault(_ message: String, at t: Double) {
-        update {
-            $0.lastError = message
-            $0.lastErrorTime = t
-        }
-    }
 
     /// Sleeps `seconds` of engine time in poll-sized steps, so `stop()` is honoured promptly.
     private func pause(_ seconds: Double) {
@@ -173,153 +170,153 @@ public final class IMUService: Sendable {
     }
 
     private func run() {
-        var bus: (any I2CBus)?
-        var driver: MPU6050Driver?
-        var recovery = DeviceRecovery(policy: config.recovery, now: clock.now())
-        var pendingLost = 0
-        var lastHealth: IMUHealth?
-        var ended = false
         let period = 1 / MPU6050RateSettings(rate: config.sampleRate).sampleRate
-        let reserve = Int(config.pollInterval / period * 1.5) + 16
-
-        func health(at t: Double) -> IMUHealth {
-            recovery.health(at: t, connected: !ended && driver != nil)
-        }
-
-        func scheduleReinit(at t: Double) {
-            driver = nil
-            recovery.scheduleReinit(at: t)
-        }
-
-        func publish(_ samples: [IMUSample], at t: Double) {
-            let h = health(at: t)
-            update { $0.health = h }
-            guard !samples.isEmpty || h != lastHealth || ended else { return }
-            lastHealth = h
-            let batch = IMUBatch(samples: samples, health: h, lostBefore: pendingLost, endOfTrace: ended)
-            pendingLost = 0
-            if case .dropped = continuation.yield(batch) {
-                update { $0.counters.droppedBatches += 1 }
-            }
-        }
-
+        var p = Poll(device: SensorDevice(openBus: openBus, policy: config.recovery, clock: clock), period: period,
+                     reserve: Int(config.pollInterval / period * 1.5) + 16)
         while !stopRequested {
-            if ended {
+            if p.device.ended {
                 // The trace is played out and the device asleep: nothing can happen until
                 // stop(), so block on it rather than waking every poll interval.
                 thread.waitForStop()
                 continue
             }
-            if driver == nil {
-                if let wait = recovery.wait(at: clock.now()) {
+            if p.device.driver == nil {
+                if let wait = p.device.recovery.wait(at: clock.now()) {
                     pause(wait)
                     continue
                 }
-                do throws(IMUDriverError) {
-                    let b: any I2CBus
-                    if let open = bus {
-                        b = open
-                    } else {
-                        do { b = try openBus() } catch { throw .bus(error) }
-                        bus = b
-                    }
-                    let d = MPU6050Driver(bus: b, config: driverConfig, clock: clock)
-                    try d.initialize()
-                    driver = d
-                    recovery.connected(at: clock.now())
-                    let label = "\(d.model.map { "\($0)" } ?? "IMU") \(deviceLabel)"
-                    update {
-                        $0.counters.initializations += 1
-                        $0.device = label
-                        $0.sampleRate = d.rate.sampleRate
-                    }
-                } catch {
-                    let t = clock.now()
-                    recovery.fault(at: t)
-                    if case let .bus(e) = error {
-                        if case .openFailed = e { bus = nil }
-                        update { $0.counters.busErrors += 1 }
-                    }
-                    update { $0.counters.initFailures += 1 }
-                    noteFault("initialisation failed: \(error)", at: t)
-                    scheduleReinit(at: t)
-                    publish([], at: t)
-                    continue
-                }
+                guard attach(&p) else { continue }
             }
-            guard let d = driver else { continue }
-
-            var samples: [IMUSample] = []
-            samples.reserveCapacity(reserve)
-            var tooMany = false
-            do {
-                let before = clock.now()
-                let report = try d.readFIFO(into: &samples)
-                let t = clock.now()
-                clock.caughtUp(before)
-                pendingLost += report.lostSamples
-                if let anomaly = report.anomaly {
-                    tooMany = recovery.readFailed(at: t)
-                    update {
-                        $0.counters.fifoResets += 1
-                        $0.counters.lostSamples += report.lostSamples
-                        if case .overflow = anomaly { $0.counters.overflows += 1 }
-                        if case let .garbageFrames(n) = anomaly { $0.counters.rejected += n }
-                    }
-                    noteFault(anomaly.description, at: t)
-                } else {
-                    recovery.readSucceeded()
-                }
-            } catch {
-                let t = clock.now()
-                tooMany = recovery.readFailed(at: t)
-                update { $0.counters.busErrors += 1 }
-                noteFault("\(error)", at: t)
-            }
-            let t = clock.now()
-            if tooMany {
-                noteFault("re-initialising after \(config.maxConsecutiveFaults) consecutive faults; last: \(status.lastError ?? "?")", at: t)
-                scheduleReinit(at: t)
-            }
-
-            let read = samples.count
-            samples.removeAll { !$0.isPlausible }
-            let implausible = read - samples.count
-            if waitsForReceiver, let emulator, !samples.isEmpty {
-                // Before its recording begins the emulated device holds the first
-                // sample; a replay on the receiver's clock starts where the trace does.
-                let begin = (emulator.traceStartTime ?? .infinity) - 0.5 * period
-                if samples[0].t < begin { samples.removeAll { $0.t < begin } }
-            }
-            if let emulator, let end = emulator.endOfTraceTime {
-                // The emulated device keeps sampling past the recording; cut it there.
-                let cutoff = end + 0.5 * period
-                if let cut = samples.firstIndex(where: { $0.t > cutoff }) {
-                    samples.removeSubrange(cut...)
-                }
-                ended = true
-                noteFault("end of trace", at: t)
-                update { $0.endOfTrace = true }
-            }
-            // Without a device (dropped above) health is `lost` whatever the last data was.
-            if !samples.isEmpty, driver != nil { recovery.delivered(at: t) }
-            let delivered = samples.count
-            update {
-                $0.counters.samples += delivered
-                $0.counters.rejected += implausible
-            }
-            publish(samples, at: t)
-            if ended {
-                driver?.sleepDevice()
-                driver = nil
+            guard let d = p.device.driver else { continue }
+            poll(d, &p)
+            if p.device.ended {
+                p.device.release()?.sleepDevice()
                 continue
             }
             pause(config.pollInterval)
         }
-
-        driver?.sleepDevice()
-        shared.withLock { $0.status.running = false }
+        p.device.driver?.sleepDevice()
+        shared.update { $0.running = false }
         continuation.finish()
         thread.finish()
     }
+
+    /// Initialises the device (opening the bus first if it has to); false when that failed.
+    private func attach(_ p: inout Poll) -> Bool {
+        do throws(IMUDriverError) {
+            let d = try p.device.initialize { (bus: any I2CBus) throws(IMUDriverError) -> MPU6050Driver in
+                let d = MPU6050Driver(bus: bus, config: driverConfig, clock: clock)
+                try d.initialize()
+                return d
+            }
+            let label = "\(d.model.map { "\($0)" } ?? "IMU") \(deviceLabel)"
+            shared.update {
+                $0.counters.initializations += 1
+                $0.device = label
+                $0.sampleRate = d.rate.sampleRate
+            }
+            return true
+        } catch {
+            let t = clock.now()
+            p.device.initializationFailed(error, at: t, status: shared)
+            publish([], &p, at: t)
+            return false
+        }
+    }
+
+    /// One FIFO read: its samples checked, cut to the recording, counted and handed over.
+    private func poll(_ d: MPU6050Driver, _ p: inout Poll) {
+        var samples: [IMUSample] = []
+        samples.reserveCapacity(p.reserve)
+        let tooMany = read(d, into: &samples, &p)
+        let t = clock.now()
+        if tooMany {
+            shared.noteFault("re-initialising after \(config.maxConsecutiveFaults) consecutive faults; last: \(status.lastError ?? "?")", at: t)
+            p.device.drop(at: t)
+        }
+        let implausible = keepPlausible(&samples, period: p.period)
+        cutAtTraceEnd(&samples, &p, at: t)
+        // Without a device (dropped above) health is `lost` whatever the last data was.
+        if !samples.isEmpty, p.device.driver != nil { p.device.recovery.delivered(at: t) }
+        let delivered = samples.count
+        shared.update {
+            $0.counters.samples += delivered
+            $0.counters.rejected += implausible
+        }
+        publish(samples, &p, at: t)
+    }
+
+    /// Reads the FIFO into `samples`, counting what went wrong; true when too many reads in a row have.
+    private func read(_ d: MPU6050Driver, into samples: inout [IMUSample], _ p: inout Poll) -> Bool {
+        do {
+            let before = clock.now()
+            let report = try d.readFIFO(into: &samples)
+            let t = clock.now()
+            clock.caughtUp(before)
+            p.pendingLost += report.lostSamples
+            guard let anomaly = report.anomaly else {
+                p.device.recovery.readSucceeded()
+                return false
+            }
+            let tooMany = p.device.recovery.readFailed(at: t)
+            shared.update {
+                $0.counters.fifoResets += 1
+                $0.counters.lostSamples += report.lostSamples
+                if case .overflow = anomaly { $0.counters.overflows += 1 }
+                if case let .garbageFrames(n) = anomaly { $0.counters.rejected += n }
+            }
+            shared.noteFault(anomaly.description, at: t)
+            return tooMany
+        } catch {
+            let t = clock.now()
+            let tooMany = p.device.recovery.readFailed(at: t)
+            shared.update { $0.counters.busErrors += 1 }
+            shared.noteFault("\(error)", at: t)
+            return tooMany
+        }
+    }
+
+    /// Drops the implausible samples and, on a replay on the receiver's clock, those
+    /// before its recording begins; how many were implausible.
+    private func keepPlausible(_ samples: inout [IMUSample], period: Double) -> Int {
+        let read = samples.count
+        samples.removeAll { !$0.isPlausible }
+        let implausible = read - samples.count
+        if waitsForReceiver, let emulator, !samples.isEmpty {
+            // Before its recording begins the emulated device holds the first
+            // sample; a replay on the receiver's clock starts where the trace does.
+            let begin = (emulator.traceStartTime ?? .infinity) - 0.5 * period
+            if samples[0].t < begin { samples.removeAll { $0.t < begin } }
+        }
+        return implausible
+    }
+
+    /// A replay whose recording has ended: the samples past it cut off, and the device ended.
+    private func cutAtTraceEnd(_ samples: inout [IMUSample], _ p: inout Poll, at t: Double) {
+        guard let emulator, let end = emulator.endOfTraceTime else { return }
+        // The emulated device keeps sampling past the recording; cut it there.
+        let cutoff = end + 0.5 * p.period
+        if let cut = samples.firstIndex(where: { $0.t > cutoff }) {
+            samples.removeSubrange(cut...)
+        }
+        p.device.ended = true
+        shared.noteFault("end of trace", at: t)
+        shared.update { $0.endOfTrace = true }
+    }
+
+    /// Hands a batch to the daemon when there are samples, the health changed or the trace ended.
+    private func publish(_ samples: [IMUSample], _ p: inout Poll, at t: Double) {
+        let h = p.device.health(at: t)
+        shared.update { $0.health = h }
+        guard !samples.isEmpty || h != p.lastHealth || p.device.ended else { return }
+        p.lastHealth = h
+        let batch = IMUBatch(samples: samples, health: h, lostBefore: p.pendingLost, endOfTrace: p.device.ended)
+        p.pendingLost = 0
+        if case .dropped = continuation.yield(batch) {
+            shared.update { $0.counters.droppedBatches += 1 }
+        }
+    }
 }
+
+extension IMUCounters: SensorCounters {}
+extension IMUServiceStatus: SensorStatus {}

@@ -22,6 +22,10 @@ public enum IMUDriverError: Error, Equatable, Sendable, CustomStringConvertible 
     }
 }
 
+extension IMUDriverError: BusDriverError {
+    var busError: I2CError? { if case let .bus(e) = self { e } else { nil } }
+}
+
 /// What the driver is asked to set up.
 public struct MPU6050Config: Sendable, Equatable {
     /// 7-bit address: 0x68 (AD0 low) or 0x69 (AD0 high).
@@ -233,26 +237,8 @@ public final class MPU6050Driver {
         let count = Int(buffer[0] & 0x1F) << 8 | Int(buffer[1])
         let after = clock.now()
 
-        if status & MPU6050Bits.intFIFOOverflow != 0 || count >= model.fifoCapacity {
-            try resetFIFO(.overflow(count: count), &report)
-            return report
-        }
-        if count % frameSize != 0 {
-            try resetFIFO(.partialFrame(count: count), &report)
-            return report
-        }
-        let frames = count / frameSize
-        // The count was latched between `before` and `after`, so it must match what the
-        // sample clock says was due, give or take the read's own duration, one frame of
-        // phase, a little drift (which `discipline` keeps small) and, just after a FIFO
-        // restart, the samples that may have been taken before the FIFO was enabled.
-        let due = newestIndex(at: after) - (nextIndex - 1)
-        var tolerance = 1 + Int(((after - before) / period).rounded(.up)) + due / 50
-        if let resync { tolerance += resync.count - 1 }
-        if abs(frames - due) > tolerance {
-            try resetFIFO(.implausibleCount(count: count, expectedFrames: due), &report)
-            return report
-        }
+        guard let frames = try trustedFrames(count: count, status: status, capacity: model.fifoCapacity,
+                                             before: before, after: after, &report) else { return report }
         if let range = resync {
             report.lostSamples += resolveStart(range, frames: frames, before: before, after: after)
         }
@@ -269,39 +255,7 @@ public final class MPU6050Driver {
         // Discipline the clock before stamping, so no sample is stamped outside the window
         // it can physically have been taken in.
         report.clockCorrection = discipline(newest: nextIndex + frames - 1, before: before, after: after)
-        var garbage = 0
-        let size = frameSize
-        let gyro = config.gyroEnabled
-        let ax = accelScale
-        let gs = gyroScale
-        do {
-            let bytes = UnsafeBufferPointer(buffer.bindMemory(to: UInt8.self))
-            for f in 0..<frames {
-                let o = f * size
-                if MPU6050Driver.isUniform(bytes, o, size) {
-                    garbage += 1
-                    continue
-                }
-                let t = time(ofIndex: nextIndex + f)
-                let s: IMUSample
-                if gyro {
-                    s = IMUSample(t: t,
-                                  ax: Double(MPU6050Driver.int16(bytes, o)) * ax,
-                                  ay: Double(MPU6050Driver.int16(bytes, o + 2)) * ax,
-                                  az: Double(MPU6050Driver.int16(bytes, o + 4)) * ax,
-                                  gx: Double(MPU6050Driver.int16(bytes, o + 6)) * gs,
-                                  gy: Double(MPU6050Driver.int16(bytes, o + 8)) * gs,
-                                  gz: Double(MPU6050Driver.int16(bytes, o + 10)) * gs)
-                } else {
-                    s = IMUSample(t: t,
-                                  ax: Double(MPU6050Driver.int16(bytes, o)) * ax,
-                                  ay: Double(MPU6050Driver.int16(bytes, o + 2)) * ax,
-                                  az: Double(MPU6050Driver.int16(bytes, o + 4)) * ax)
-                }
-                out.append(s)
-                lastStamp = t
-            }
-        }
+        let garbage = decode(frames, into: &out)
         nextIndex += frames
         report.samples = frames - garbage
         if garbage > 0 {
@@ -312,6 +266,71 @@ public final class MPU6050Driver {
             return report
         }
         return report
+    }
+
+    /// The whole frames the FIFO holds, or nil when its count cannot be trusted
+    /// (then the FIFO is reset and `report` says why).
+    private func trustedFrames(count: Int, status: UInt8, capacity: Int, before: Double, after: Double,
+                               _ report: inout FIFOReadReport) throws(IMUDriverError) -> Int? {
+        if status & MPU6050Bits.intFIFOOverflow != 0 || count >= capacity {
+            try resetFIFO(.overflow(count: count), &report)
+            return nil
+        }
+        if count % frameSize != 0 {
+            try resetFIFO(.partialFrame(count: count), &report)
+            return nil
+        }
+        let frames = count / frameSize
+        // The count was latched between `before` and `after`, so it must match what the
+        // sample clock says was due, give or take the read's own duration, one frame of
+        // phase, a little drift (which `discipline` keeps small) and, just after a FIFO
+        // restart, the samples that may have been taken before the FIFO was enabled.
+        let due = newestIndex(at: after) - (nextIndex - 1)
+        var tolerance = 1 + Int(((after - before) / period).rounded(.up)) + due / 50
+        if let resync { tolerance += resync.count - 1 }
+        if abs(frames - due) > tolerance {
+            try resetFIFO(.implausibleCount(count: count, expectedFrames: due), &report)
+            return nil
+        }
+        return frames
+    }
+
+    /// Appends the samples of the first `frames` frames in `buffer`, stamped from
+    /// `nextIndex` on, to `out`; how many frames were garbage (every byte the same).
+    /// Scales are read once into locals: this loop runs for every sample.
+    private func decode(_ frames: Int, into out: inout [IMUSample]) -> Int {
+        var garbage = 0
+        let size = frameSize
+        let gyro = config.gyroEnabled
+        let ax = accelScale
+        let gs = gyroScale
+        let bytes = UnsafeBufferPointer(buffer.bindMemory(to: UInt8.self))
+        for f in 0..<frames {
+            let o = f * size
+            if MPU6050Driver.isUniform(bytes, o, size) {
+                garbage += 1
+                continue
+            }
+            let t = time(ofIndex: nextIndex + f)
+            let s: IMUSample
+            if gyro {
+                s = IMUSample(t: t,
+                              ax: Double(MPU6050Driver.int16(bytes, o)) * ax,
+                              ay: Double(MPU6050Driver.int16(bytes, o + 2)) * ax,
+                              az: Double(MPU6050Driver.int16(bytes, o + 4)) * ax,
+                              gx: Double(MPU6050Driver.int16(bytes, o + 6)) * gs,
+                              gy: Double(MPU6050Driver.int16(bytes, o + 8)) * gs,
+                              gz: Double(MPU6050Driver.int16(bytes, o + 10)) * gs)
+            } else {
+                s = IMUSample(t: t,
+                              ax: Double(MPU6050Driver.int16(bytes, o)) * ax,
+                              ay: Double(MPU6050Driver.int16(bytes, o + 2)) * ax,
+                              az: Double(MPU6050Driver.int16(bytes, o + 4)) * ax)
+            }
+            out.append(s)
+            lastStamp = t
+        }
+        return garbage
     }
 
     // MARK: - Sample clock

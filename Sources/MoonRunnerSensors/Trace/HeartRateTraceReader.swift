@@ -22,7 +22,7 @@ public enum HeartRateTraceReader {
     public static func parse(_ bytes: [UInt8], path: String) throws -> [HeartRateSample] {
         let text = String(decoding: bytes, as: UTF8.self)
         var out: [HeartRateSample] = []
-        var columns: (t: Int, bpm: Int, rr: Int?)?
+        var columns: Columns?
         var lineNumber = 0
         var previous = -Double.infinity
         for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
@@ -35,52 +35,77 @@ public enum HeartRateTraceReader {
                 $0.trimmingCharacters(in: " \t\"'\u{FEFF}")
             }
             guard let c = columns else {
-                let names = fields.map { $0.lowercased() }
-                guard let t = names.firstIndex(of: "t"), let bpm = names.firstIndex(of: "bpm") else {
-                    throw TraceFileError(path: path, line: lineNumber,
-                                         message: "header lacks column 't' or 'bpm' (need \(header))")
-                }
-                columns = (t, bpm, names.firstIndex(of: "rr_ms"))
+                columns = try Columns(header: fields, path: path, line: lineNumber)
                 continue
             }
-            let needed = max(c.t, c.bpm) + 1
-            guard fields.count >= needed else {
-                throw TraceFileError(path: path, line: lineNumber,
-                                     message: "expected at least \(needed) columns (\(header)), found \(fields.count)")
-            }
-            guard let t = Double(fields[c.t]), t.isFinite else {
-                throw TraceFileError(path: path, line: lineNumber,
-                                     message: "column \(c.t + 1) ('t') is not a time in seconds: '\(fields[c.t].prefix(40))'")
-            }
-            guard t >= previous else {
-                throw TraceFileError(path: path, line: lineNumber,
-                                     message: "time \(fields[c.t]) goes back (the line before says \(previous))")
-            }
-            previous = t
-            var bpm = 0
-            if !fields[c.bpm].isEmpty {
-                guard let v = Double(fields[c.bpm]), v.isFinite, v >= 0, v <= 65535 else {
-                    throw TraceFileError(path: path, line: lineNumber,
-                                         message: "column \(c.bpm + 1) ('bpm') is not a heart rate (a whole number of beats per minute, or empty): '\(fields[c.bpm].prefix(40))'")
-                }
-                bpm = Int(v.rounded())
-            }
-            var rr: [Double] = []
-            if let r = c.rr, r < fields.count, !fields[r].isEmpty {
-                for item in fields[r].split(separator: " ") {
-                    guard let ms = Double(item), ms.isFinite, ms > 0 else {
-                        throw TraceFileError(path: path, line: lineNumber,
-                                             message: "column \(r + 1) ('rr_ms') must be R–R intervals in milliseconds, space separated: '\(item.prefix(40))'")
-                    }
-                    rr.append(ms)
-                }
-            }
-            out.append(HeartRateSample(t: t, bpm: bpm, contact: bpm > 0 ? .detected : .notSupported, rrMilliseconds: rr))
+            let sample = try c.sample(fields, after: previous, path: path, line: lineNumber)
+            previous = sample.t
+            out.append(sample)
         }
         if columns == nil {
             throw TraceFileError(path: path, line: 0, message: "empty file: no header line (expected \(header))")
         }
         return out
+    }
+
+    /// Where the header puts `t`, `bpm` and (if present) `rr_ms`.
+    private struct Columns {
+        var t: Int
+        var bpm: Int
+        var rr: Int?
+
+        init(header fields: [String], path: String, line: Int) throws {
+            let names = fields.map { $0.lowercased() }
+            guard let t = names.firstIndex(of: "t"), let bpm = names.firstIndex(of: "bpm") else {
+                throw TraceFileError(path: path, line: line,
+                                     message: "header lacks column 't' or 'bpm' (need \(header))")
+            }
+            self.t = t
+            self.bpm = bpm
+            rr = names.firstIndex(of: "rr_ms")
+        }
+
+        /// One row, whose time may not go back before `previous`.
+        func sample(_ fields: [String], after previous: Double, path: String, line: Int) throws -> HeartRateSample {
+            let needed = max(t, bpm) + 1
+            guard fields.count >= needed else {
+                throw TraceFileError(path: path, line: line,
+                                     message: "expected at least \(needed) columns (\(header)), found \(fields.count)")
+            }
+            guard let time = Double(fields[t]), time.isFinite else {
+                throw TraceFileError(path: path, line: line,
+                                     message: "column \(t + 1) ('t') is not a time in seconds: '\(fields[t].prefix(40))'")
+            }
+            guard time >= previous else {
+                throw TraceFileError(path: path, line: line,
+                                     message: "time \(fields[t]) goes back (the line before says \(previous))")
+            }
+            var rate = 0
+            if !fields[bpm].isEmpty {
+                guard let v = Double(fields[bpm]), v.isFinite, v >= 0, v <= 65535 else {
+                    throw TraceFileError(path: path, line: line,
+                                         message: "column \(bpm + 1) ('bpm') is not a heart rate (a whole number of beats per minute, or empty): '\(fields[bpm].prefix(40))'")
+                }
+                rate = Int(v.rounded())
+            }
+            let intervals = try rrIntervals(fields, path: path, line: line)
+            return HeartRateSample(t: time, bpm: rate, contact: rate > 0 ? .detected : .notSupported,
+                                   rrMilliseconds: intervals)
+        }
+
+        /// The R–R intervals of a row (ms), none when the column is absent or empty.
+        private func rrIntervals(_ fields: [String], path: String, line: Int) throws -> [Double] {
+            guard let r = rr, r < fields.count, !fields[r].isEmpty else { return [] }
+            var out: [Double] = []
+            for item in fields[r].split(separator: " ") {
+                guard let ms = Double(item), ms.isFinite, ms > 0 else {
+                    throw TraceFileError(path: path, line: line,
+                                         message: "column \(r + 1) ('rr_ms') must be R–R intervals in milliseconds, space separated: '\(item.prefix(40))'")
+                }
+                out.append(ms)
+            }
+            return out
+        }
     }
 }
 

@@ -60,23 +60,42 @@ public final class IMUTraceReader {
         buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bufferSize,
                                                         alignment: 16)
         // Until the header is known, no slots; initialise lets before using self's methods.
-        var headerColumns: [String] = []
-        var slots: [Int8] = []
-        var required = 0
-        var gyro = false
         slotOfColumn = []
         columns = []
         requiredColumns = 0
         hasGyro = false
+        let header: Header
         do {
-            guard let header = try nextLine(skippingComments: true) else {
+            guard let line = try nextLine(skippingComments: true) else {
                 throw IMUTraceError(path: path, line: 0, message: "empty file: no header line")
             }
-            headerColumns = IMUTraceReader.splitHeader(header)
-            let names = ["t", "ax", "ay", "az", "gx", "gy", "gz"]
-            slots = [Int8](repeating: -1, count: headerColumns.count)
+            header = try Header(line, path: path, lineNumber: lineNumber)
+        } catch {
+            gzclose(f)
+            buffer.deallocate()
+            closed = true
+            throw error
+        }
+        slotOfColumn = header.slots
+        columns = header.columns
+        requiredColumns = header.required
+        hasGyro = header.hasGyro
+    }
+
+    /// What the header line says: the columns, which sample field each feeds, and how many a row needs.
+    private struct Header {
+        static let names = ["t", "ax", "ay", "az", "gx", "gy", "gz"]
+        var columns: [String]
+        var slots: [Int8]
+        var required: Int
+        var hasGyro: Bool
+
+        init(_ line: UnsafeRawBufferPointer, path: String, lineNumber: Int) throws {
+            let names = Self.names
+            columns = Self.split(line)
+            slots = [Int8](repeating: -1, count: columns.count)
             var found = [Int](repeating: -1, count: names.count)
-            for (col, raw) in headerColumns.enumerated() {
+            for (col, raw) in columns.enumerated() {
                 let name = raw.lowercased()
                 if let slot = names.firstIndex(of: name) {
                     if found[slot] >= 0 {
@@ -96,18 +115,18 @@ public final class IMUTraceReader {
                 throw IMUTraceError(path: path, line: lineNumber,
                                     message: "header has only some of gx,gy,gz")
             }
-            gyro = gyroFound == 3
-            required = (gyro ? found : Array(found[0..<4])).max().map { $0 + 1 } ?? 4
-        } catch {
-            gzclose(f)
-            buffer.deallocate()
-            closed = true
-            throw error
+            hasGyro = gyroFound == 3
+            required = (hasGyro ? found : Array(found[0..<4])).max().map { $0 + 1 } ?? 4
         }
-        slotOfColumn = slots
-        columns = headerColumns
-        requiredColumns = required
-        hasGyro = gyro
+
+        /// The header's names, trimmed of spaces and quotes (and a byte-order mark).
+        private static func split(_ line: UnsafeRawBufferPointer) -> [String] {
+            var text = String(decoding: line, as: UTF8.self)
+            if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
+            return text.split(separator: ",", omittingEmptySubsequences: false).map {
+                $0.trimmingScalars(where: { " \t\"'".unicodeScalars.contains($0) })
+            }
+        }
     }
 
     deinit {
@@ -224,14 +243,6 @@ public final class IMUTraceReader {
 
     // MARK: - Rows
 
-    private static func splitHeader(_ line: UnsafeRawBufferPointer) -> [String] {
-        var text = String(decoding: line, as: UTF8.self)
-        if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
-        return text.split(separator: ",", omittingEmptySubsequences: false).map {
-            $0.trimmingScalars(where: { " \t\"'".unicodeScalars.contains($0) })
-        }
-    }
-
     private func parseRow(_ line: UnsafeRawBufferPointer) throws -> IMUSample {
         var v = (Double.nan, Double.nan, Double.nan, Double.nan, Double.nan, Double.nan, Double.nan)
         let bytes = line.bindMemory(to: UInt8.self)
@@ -338,19 +349,8 @@ enum IMUTraceNumber {
         if !sawDigit { return slowParse(bytes, numberStart, stop) }
         if i < stop && (bytes[i] | 0x20) == UInt8(ascii: "e") {
             i += 1
-            var expNegative = false
-            if i < stop && bytes[i] == UInt8(ascii: "-") { expNegative = true; i += 1 } else if i < stop && bytes[i] == UInt8(ascii: "+") { i += 1 }
-            var e = 0
-            var expDigits = 0
-            while i < stop {
-                let d = bytes[i] &- 0x30
-                if d > 9 { break }
-                if e < 100_000 { e = e * 10 + Int(d) }
-                expDigits += 1
-                i += 1
-            }
-            if expDigits == 0 { return nil }
-            exponent += expNegative ? -e : e
+            guard let e = readExponent(bytes, &i, stop) else { return nil }
+            exponent += e
         }
         if i != stop { return nil }
         if significant > 19 || mantissa > (1 << 53) || exponent < -22 || exponent > 22 {
@@ -359,6 +359,24 @@ enum IMUTraceNumber {
         var value = Double(mantissa)
         if exponent < 0 { value /= powersOfTen[-exponent] } else if exponent > 0 { value *= powersOfTen[exponent] }
         return negative ? -value : value
+    }
+
+    /// The exponent's sign and digits from `i` on (past the `e`); nil when it has no digits.
+    /// It stops growing past 100 000, where every value has overflowed or underflowed.
+    @inline(__always)
+    private static func readExponent(_ bytes: UnsafeBufferPointer<UInt8>, _ i: inout Int, _ stop: Int) -> Int? {
+        var negative = false
+        if i < stop && bytes[i] == UInt8(ascii: "-") { negative = true; i += 1 } else if i < stop && bytes[i] == UInt8(ascii: "+") { i += 1 }
+        var e = 0
+        var digits = 0
+        while i < stop {
+            let d = bytes[i] &- 0x30
+            if d > 9 { break }
+            if e < 100_000 { e = e * 10 + Int(d) }
+            digits += 1
+            i += 1
+        }
+        return digits == 0 ? nil : (negative ? -e : e)
     }
 
     /// `strtod` for the rare cases (long mantissas, large exponents, nan/inf spellings).

@@ -185,4 +185,22 @@ extension JSONValue {
         }
         return node
     }
+
+    /// The finite number at `path`, nil when absent, not a number or not finite.
+    func number(at path: String) -> Double? {
+        if case let .number(v)? = at(path: path), v.isFinite { return v }
+        return nil
+    }
+
+    /// The boolean at `path`; false when absent or not a boolean.
+    func bool(at path: String) -> Bool {
+        if case let .bool(b)? = at(path: path) { return b }
+        return false
+    }
+
+    /// The string at `path`, nil when absent or not a string.
+    func string(at path: String) -> String? {
+        if case let .string(s)? = at(path: path) { return s }
+        return nil
+    }
 }

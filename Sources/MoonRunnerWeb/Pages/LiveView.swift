@@ -58,7 +58,7 @@ public struct LiveView: Sendable {
     public let quiet: Bool
 
     public init(status: JSONValue, phrases p: Phrases, units: UnitSystem) {
-        let raw = status.at(path: "state").flatMap { if case let .string(s) = $0 { s } else { nil } } ?? "idle"
+        let raw = status.string(at: "state") ?? "idle"
         state = raw
         stateText = p.stateName(raw)
         heroFigures = Self.hero.map { $0.figure(in: status, phrases: p, units: units) }
@@ -66,69 +66,28 @@ public struct LiveView: Sendable {
         heartFigures = Self.heart.map { $0.figure(in: status, phrases: p, units: units) }
         courseFigures = Self.course.map { $0.figure(in: status, phrases: p, units: units) }
 
-        func number(_ path: String) -> Double? {
-            if case let .number(v)? = status.at(path: path), v.isFinite { return v }
-            return nil
-        }
-        func bool(_ path: String) -> Bool {
-            if case let .bool(b)? = status.at(path: path) { return b }
-            return false
-        }
-        func string(_ path: String) -> String? {
-            if case let .string(s)? = status.at(path: path) { return s }
-            return nil
-        }
-        let following = string("course.name") != nil
-        let onCourse = bool("course.on_course"), finished = bool("course.finished")
-        let courseText: String
-        if finished {
-            courseText = p[.courseFinished]
-        } else if onCourse {
-            courseText = p[.onCourse]
-        } else if number("course.progress_m") == nil && number("course.bearing_to_course_deg") == nil {
-            courseText = p[.notOnCourseYet]
-        } else {
-            courseText = p[.offCourse]
-        }
-        courseName = Figure(key: "course.name", label: p[.course], text: string("course.name") ?? "",
-                            value: string("course.name") ?? "")
-        courseState = Figure(key: "course.on_course", label: p[.course], text: courseText,
+        let following = status.string(at: "course.name") != nil
+        let onCourse = status.bool(at: "course.on_course"), finished = status.bool(at: "course.finished")
+        courseName = Figure(key: "course.name", label: p[.course], text: status.string(at: "course.name") ?? "",
+                            value: status.string(at: "course.name") ?? "")
+        courseState = Figure(key: "course.on_course", label: p[.course], text: Self.courseText(status, p),
                              value: following ? (onCourse ? "true" : "false") : "")
-        // Off course: the way back, as the announcer says it.
-        let offCourse = following && !onCourse && !finished && number("course.bearing_to_course_deg") != nil
-        var back = ""
-        if offCourse, let bearing = number("course.bearing_to_course_deg") {
-            back = p.format(.offCourseBack, [
-                "distance": number("course.distance_to_course_m").map { Formatting.distance($0, units) } ?? "–",
-                "direction": p.direction(bearing), "bearing": String(Int(bearing.rounded()) % 360),
-            ])
-        }
-        wayBack = Figure(key: "course.bearing_to_course_deg", label: p[.offCourse], text: back,
-                         value: number("course.bearing_to_course_deg").map(FigureText.numberText) ?? "")
-        func heading(_ prefix: String, _ label: Phrase) -> Figure {
-            let text: String
-            if let d = number("\(prefix).distance_m"), let b = number("\(prefix).bearing_deg") {
-                text = "\(Formatting.distance(d, units)) · \(Int(b.rounded()) % 360)° \(p.direction(b))"
-            } else {
-                text = "–"
-            }
-            return Figure(key: "\(prefix).distance_m", label: p[label], text: text,
-                          value: number("\(prefix).distance_m").map(FigureText.numberText) ?? "")
-        }
-        home = heading("home", .home)
-        var destination = heading("destination", .destination)
-        if bool("destination.arrived") { destination.text += " · " + p[.arrived] }
+        let offCourse = following && !onCourse && !finished && status.number(at: "course.bearing_to_course_deg") != nil
+        wayBack = Self.wayBack(status, offCourse: offCourse, p, units)
+        home = Self.heading("home", .home, status, p, units)
+        var destination = Self.heading("destination", .destination, status, p, units)
+        if status.bool(at: "destination.arrived") { destination.text += " · " + p[.arrived] }
         self.destination = destination
-        let badge = string("next_badge.name").map { p.badgeName($0) }
-        let left = Formatting.distance(number("next_badge.left_m") ?? 0, units)
+        let badge = status.string(at: "next_badge.name").map { p.badgeName($0) }
+        let left = Formatting.distance(status.number(at: "next_badge.left_m") ?? 0, units)
         nextBadge = Figure(key: "next_badge.left_m", label: p[.nextBadge],
                            text: badge.map { "\($0) · " + p.format(.toGoShort, ["distance": left]) } ?? "",
-                           value: number("next_badge.left_m").map(FigureText.numberText) ?? "")
-        let hrState = string("hr_state") ?? "none"
+                           value: status.number(at: "next_badge.left_m").map(FigureText.numberText) ?? "")
+        let hrState = status.string(at: "hr_state") ?? "none"
         heartState = Figure(key: "hr_state", label: p[.heartRate],
                             text: hrState == "searching" ? p[.hrSearching] : hrState == "lost" ? p[.hrLost] : "",
                             value: hrState)
-        quiet = bool("quiet")
+        quiet = status.bool(at: "quiet")
         flags = [
             "course": following,
             "offcourse": offCourse,
@@ -138,6 +97,42 @@ public struct LiveView: Sendable {
             "quiet": quiet,
             "hr": hrState != "none",
         ]
+    }
+
+    /// Where the wearer is on the course, in words.
+    private static func courseText(_ status: JSONValue, _ p: Phrases) -> String {
+        if status.bool(at: "course.finished") { return p[.courseFinished] }
+        if status.bool(at: "course.on_course") { return p[.onCourse] }
+        if status.number(at: "course.progress_m") == nil && status.number(at: "course.bearing_to_course_deg") == nil {
+            return p[.notOnCourseYet]
+        }
+        return p[.offCourse]
+    }
+
+    /// Off course: the way back, as the announcer says it.
+    private static func wayBack(_ status: JSONValue, offCourse: Bool, _ p: Phrases, _ units: UnitSystem) -> Figure {
+        var back = ""
+        if offCourse, let bearing = status.number(at: "course.bearing_to_course_deg") {
+            back = p.format(.offCourseBack, [
+                "distance": status.number(at: "course.distance_to_course_m").map { Formatting.distance($0, units) } ?? "–",
+                "direction": p.direction(bearing), "bearing": String(Int(bearing.rounded()) % 360),
+            ])
+        }
+        return Figure(key: "course.bearing_to_course_deg", label: p[.offCourse], text: back,
+                      value: status.number(at: "course.bearing_to_course_deg").map(FigureText.numberText) ?? "")
+    }
+
+    /// Distance and bearing to a place (`home`, `destination`), "–" while unknown.
+    private static func heading(_ prefix: String, _ label: Phrase, _ status: JSONValue, _ p: Phrases,
+                                _ units: UnitSystem) -> Figure {
+        let text: String
+        if let d = status.number(at: "\(prefix).distance_m"), let b = status.number(at: "\(prefix).bearing_deg") {
+            text = "\(Formatting.distance(d, units)) · \(Int(b.rounded()) % 360)° \(p.direction(b))"
+        } else {
+            text = "–"
+        }
+        return Figure(key: "\(prefix).distance_m", label: p[label], text: text,
+                      value: status.number(at: "\(prefix).distance_m").map(FigureText.numberText) ?? "")
     }
 
     /// The controls that fit a state (`data-states` on each group).

@@ -96,15 +96,7 @@ struct SessionPage {
         startISO = DateText.iso(s.startTime)
         startValue = FigureText.numberText(s.startTime)
         startText = DateText.readable(s.startTime)
-        let moving = reply.stats.moving, distance = reply.stats.distance
-        let cadence = reply.stats.averageCadence
-        derived = [
-            Figure(key: "avg_pace_s_per_km", label: p[.averagePace],
-                   text: Formatting.pace(speed: moving > 0 ? distance / moving : 0, units),
-                   value: moving > 0 && distance > 0 ? FigureText.numberText(moving / distance * 1000) : ""),
-            Figure(key: "avg_cadence_spm", label: p[.cadence], text: "\(Int(cadence.rounded())) spm",
-                   value: FigureText.numberText(cadence)),
-        ]
+        derived = Self.derived(reply.stats, p, units)
         let hasHeartRate = json.at(path: "figures.heart_rate").map { $0 != .null } ?? false
         figures = (Self.figures + (hasHeartRate ? Self.heartFigures : []))
             .map { $0.figure(in: json, phrases: p, units: units) }
@@ -120,30 +112,58 @@ struct SessionPage {
                                      link(.cadence, p.charts.cadence)] : []
         let paceHeader = p.format(.splitPace, ["unit": "min/\(units.distanceSymbol)"])
         splitHeader = [p[.splitNumber], p[.splitTime], paceHeader, p[.elevationChange]]
-        let splitList = units == .metric ? reply.figures.splitsKm : reply.figures.splitsMi
-        splits = splitList.map { sp in
-            Row(cells: [sp.partial ? Formatting.distance(sp.distanceM, units) : String(sp.number), Formatting.duration(sp.movingS),
-                        sp.paceS.map { FigureText.paceNumber(speed: units.metresPerUnit / $0, units) } ?? "–",
-                        sp.elevationChangeM.map { units == .metric ? String(format: "%+.0f m", $0) : String(format: "%+.0f ft", $0 / 0.3048) } ?? "–"])
-        }
+        splits = Self.splitRows(units == .metric ? reply.figures.splitsKm : reply.figures.splitsMi, units)
         lapHeader = [p[.lapNumber], p[.distance], p[.lapTime], paceHeader, p[.steps]]
-        laps = reply.figures.laps.count > 1 ? reply.figures.laps.map { l in
-            Row(cells: [String(l.number), Formatting.distance(l.distanceM, units), Formatting.duration(l.movingS),
-                        FigureText.paceNumber(speed: l.avgSpeedMps, units), String(l.steps)])
-        } : []
+        laps = Self.lapRows(reply.figures.laps, units)
         downloads = ExportFormat.allCases.map { Download(href: "/sessions/\(s.id)/export.\($0.rawValue)", label: $0.rawValue.uppercased()) }
         self.csrf = csrf
         leaflet = tiles != .none
-        switch tiles {
-        case .none: self.tiles = ""
-        case .mbtiles: self.tiles = "/tiles/{z}/{x}/{y}"
-        case let .url(template): self.tiles = template
-        }
+        self.tiles = Self.tileTemplate(tiles)
         self.attribution = attribution
         hasBadges = !badges.isEmpty
         hasCharts = !charts.isEmpty
         hasSplits = !splits.isEmpty
         splitBars = splits.isEmpty ? nil : link(.splits, p[.splits])
         hasLaps = !laps.isEmpty
+    }
+
+    /// Average pace and cadence over moving time.
+    private static func derived(_ stats: SessionStats, _ p: Phrases, _ units: UnitSystem) -> [Figure] {
+        let moving = stats.moving, distance = stats.distance
+        let cadence = stats.averageCadence
+        return [
+            Figure(key: "avg_pace_s_per_km", label: p[.averagePace],
+                   text: Formatting.pace(speed: moving > 0 ? distance / moving : 0, units),
+                   value: moving > 0 && distance > 0 ? FigureText.numberText(moving / distance * 1000) : ""),
+            Figure(key: "avg_cadence_spm", label: p[.cadence], text: "\(Int(cadence.rounded())) spm",
+                   value: FigureText.numberText(cadence)),
+        ]
+    }
+
+    /// One row per split: its number (its distance when partial), time, pace and elevation change.
+    private static func splitRows(_ splits: [SplitInfo], _ units: UnitSystem) -> [Row] {
+        splits.map { sp in
+            Row(cells: [sp.partial ? Formatting.distance(sp.distanceM, units) : String(sp.number), Formatting.duration(sp.movingS),
+                        sp.paceS.map { FigureText.paceNumber(speed: units.metresPerUnit / $0, units) } ?? "–",
+                        sp.elevationChangeM.map { units == .metric ? String(format: "%+.0f m", $0) : String(format: "%+.0f ft", $0 / 0.3048) } ?? "–"])
+        }
+    }
+
+    /// One row per lap, none when the session is a single lap.
+    private static func lapRows(_ laps: [LapInfo], _ units: UnitSystem) -> [Row] {
+        guard laps.count > 1 else { return [] }
+        return laps.map { l in
+            Row(cells: [String(l.number), Formatting.distance(l.distanceM, units), Formatting.duration(l.movingS),
+                        FigureText.paceNumber(speed: l.avgSpeedMps, units), String(l.steps)])
+        }
+    }
+
+    /// The map tiles' URL template for the page's script; empty without tiles.
+    private static func tileTemplate(_ tiles: TileSource) -> String {
+        switch tiles {
+        case .none: ""
+        case .mbtiles: "/tiles/{z}/{x}/{y}"
+        case let .url(template): template
+        }
     }
 }
