@@ -2,7 +2,7 @@ import Foundation
 import MoonRunnerCore
 import MoonRunnerProtocol
 import Testing
-@testable import MoonRunnerAnnounce
+@testable import MoonRunnerAnnounceCore
 
 /// Lines shaped as the daemon sends them (README: STATUS, EVENT).
 enum Lines {
