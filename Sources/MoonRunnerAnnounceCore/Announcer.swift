@@ -72,84 +72,122 @@ public struct Announcer: Sendable {
     private var units: UnitSystem { status.flatMap { UnitSystem(rawValue: $0.units) } ?? .metric }
     private var words: any Wording { phrases.wording }
 
-    private func waitsForStatus(_ e: EventReply) -> Bool {
-        switch e.event {
-        case "stop": settings.summary
-        case "off_course": settings.course
-        case "hr_zone": settings.heartRate
-        default: false
+    /// Kinds of event that are never said, and why. Every other kind is said
+    /// (when its setting allows): a new kind has to be placed in one or the other.
+    public static let silentKinds: [SessionEventKind: String] = [
+        .fault: "a sensor's fault is for the log and `moonrunner status`; the wearer can do nothing about it mid-run",
+    ]
+
+    /// Events said with figures from the STATUS after them: the summary at
+    /// the stop, the way back when off course, the heart rate of a new zone.
+    private static let saidWithNextStatus: Set<SessionEventKind> = [.stop, .offCourse, .hrZone]
+
+    /// Whether the settings let an event of this kind be said (or, for the
+    /// auto-pause, cued by its tone).
+    func enabled(_ kind: SessionEventKind) -> Bool {
+        switch kind {
+        case .start: settings.start
+        case .pause, .resume: settings.pauseResume
+        case .autopause, .autoresume: settings.autoPause || settings.autoPauseCue
+        case .lap: settings.laps
+        case .split: settings.splits
+        case .stop: settings.summary
+        case .badge: settings.badges
+        case .offCourse, .onCourse, .courseToGo, .courseFinished, .arrived: settings.course
+        case .gpsLost, .gpsRegained: settings.gps
+        case .hrConnected, .hrLost, .hrZone: settings.heartRate
+        case .fault: false  // never said: see `silentKinds`
         }
     }
 
+    private func waitsForStatus(_ e: EventReply) -> Bool {
+        guard let kind = SessionEventKind(rawValue: e.event) else { return false }
+        return Self.saidWithNextStatus.contains(kind) && enabled(kind)
+    }
+
+    /// What is said for an event, with the auto-pause's tone; nothing for a
+    /// kind this announcer does not know (a newer daemon's).
     private func say(_ e: EventReply, receivedAt: Double) -> [Announcement] {
-        func one(_ text: String, cue: Announcement.Cue? = nil) -> [Announcement] {
-            guard !text.isEmpty || cue != nil else { return [] }
-            return [Announcement(text: text, cue: cue, trigger: e.event, detectedAt: e.detectedAt, receivedAt: receivedAt)]
-        }
+        guard let kind = SessionEventKind(rawValue: e.event), enabled(kind) else { return [] }
+        let text = sentence(kind, e) ?? ""
+        let cue = self.cue(for: kind)
+        guard !text.isEmpty || cue != nil else { return [] }
+        return [Announcement(text: text, cue: cue, trigger: e.event, detectedAt: e.detectedAt, receivedAt: receivedAt)]
+    }
+
+    /// The tone before the voice: on auto-pause and auto-resume only.
+    private func cue(for kind: SessionEventKind) -> Announcement.Cue? {
+        guard settings.autoPauseCue else { return nil }
+        if kind == .autopause { return .pause }
+        return kind == .autoresume ? .resume : nil
+    }
+
+    /// The sentence for an event of an enabled kind; nil when there is nothing to say.
+    private func sentence(_ kind: SessionEventKind, _ e: EventReply) -> String? {
         let p = phrases
-        switch e.event {
-        case "start" where settings.start:
-            return one(p.say(e.detail == Activity.walk.rawValue ? .startWalk : .startRun))
-        case "pause" where settings.pauseResume && e.cause == "command":
-            return one(p.say(.pause))
-        case "resume" where settings.pauseResume && e.cause == "command":
-            return one(p.say(.resume))
-        case "autopause", "autoresume":
-            let pausing = e.event == "autopause"
-            let cue: Announcement.Cue? = settings.autoPauseCue ? (pausing ? .pause : .resume) : nil
-            return one(settings.autoPause ? p.say(pausing ? .autopause : .autoresume) : "", cue: cue)
-        case "lap" where settings.laps:
-            return one(p.say(.lap, ["number": e.detail.flatMap { Int($0) }.map(words.count) ?? ""]))
-        case "split" where settings.splits:
-            guard let split = e.split, let pace = split.paceS else { return [] }
-            return one(p.say(.split, ["distance": words.units(split.number, units), "time": words.duration(split.elapsedS),
-                                      "pace": words.pace(pace), "unit": words.unitName(units)]))
-        case "stop" where settings.summary:
-            return one(summary())
-        case "badge" where settings.badges:
-            let name = p.badge(e.detail ?? "")
-            let key: PhraseKey = switch e.cause {
-            case "earned": .badgeEarned
-            case "silver": .badgeSilver
-            case "gold": .badgeGold
-            default: .badgePassed
-            }
-            return one(p.say(key, ["badge": name]))
-        case "off_course" where settings.course:
-            guard let bearing = course?.bearingToCourseDeg, bearing.isFinite else { return one(p.say(.offCourse)) }
-            if let d = course?.distanceToCourseM, d.isFinite, d > 0 {
-                return one(p.say(.offCourseDirectionDistance, ["direction": words.direction(bearing),
-                                                              "distance": words.nearDistance(d, units)]))
-            }
-            return one(p.say(.offCourseDirection, ["direction": words.direction(bearing)]))
-        case "on_course" where settings.course:
-            return one(p.say(.onCourse))
-        case "course_to_go" where settings.course:
-            guard let metres = e.detail.flatMap(Double.init), metres.isFinite, metres > 0 else { return [] }
-            return one(p.say(.courseToGo, ["distance": words.nearDistance(metres, units)]))
-        case "course_finished" where settings.course:
-            return one(p.say(.courseFinished))
-        case "arrived" where settings.course:
-            if let name = e.detail, !name.isEmpty { return one(p.say(.arrivedAt, ["name": name])) }
-            return one(p.say(.arrived))
-        case "gps_lost" where settings.gps:
-            return one(p.say(.gpsLost))
-        case "gps_regained" where settings.gps:
-            return one(p.say(.gpsRegained))
-        case "hr_connected" where settings.heartRate:
-            return one(p.say(.heartRateConnected))
-        case "hr_lost" where settings.heartRate:
-            return one(p.say(.heartRateLost))
-        case "hr_zone" where settings.heartRate:
-            // The heart rate from the STATUS after the event, said as that STATUS's zone's.
-            guard let zone = e.detail.flatMap({ Int($0) }) else { return [] }
-            if let bpm = status?.hrBpm, bpm.isFinite {
-                return one(p.say(.heartRateZone, ["bpm": words.count(Int(bpm.rounded())), "zone": words.count(zone)]))
-            }
-            return one(p.say(.heartRateZoneOnly, ["zone": words.count(zone)]))
-        default:
-            return []
+        switch kind {
+        case .start: return p.say(e.detail == Activity.walk.rawValue ? .startWalk : .startRun)
+        // Only the wearer's own: not the resume after the daemon restarted (cause "recovery").
+        case .pause: return e.cause == "command" ? p.say(.pause) : nil
+        case .resume: return e.cause == "command" ? p.say(.resume) : nil
+        case .autopause: return settings.autoPause ? p.say(.autopause) : nil
+        case .autoresume: return settings.autoPause ? p.say(.autoresume) : nil
+        case .lap: return p.say(.lap, ["number": e.detail.flatMap { Int($0) }.map(words.count) ?? ""])
+        case .split: return split(e)
+        case .stop: return summary()
+        case .badge: return badge(e)
+        case .offCourse: return wayBack()
+        case .onCourse: return p.say(.onCourse)
+        case .courseToGo:
+            guard let metres = e.detail.flatMap(Double.init), metres.isFinite, metres > 0 else { return nil }
+            return p.say(.courseToGo, ["distance": words.nearDistance(metres, units)])
+        case .courseFinished: return p.say(.courseFinished)
+        case .arrived:
+            if let name = e.detail, !name.isEmpty { return p.say(.arrivedAt, ["name": name]) }
+            return p.say(.arrived)
+        case .gpsLost: return p.say(.gpsLost)
+        case .gpsRegained: return p.say(.gpsRegained)
+        case .hrConnected: return p.say(.heartRateConnected)
+        case .hrLost: return p.say(.heartRateLost)
+        case .hrZone: return heartRateZone(e)
+        case .fault: return nil  // never said: see `silentKinds`
         }
+    }
+
+    /// The split's distance, its clock time and its moving pace.
+    private func split(_ e: EventReply) -> String? {
+        guard let split = e.split, let pace = split.paceS else { return nil }
+        return phrases.say(.split, ["distance": words.units(split.number, units), "time": words.duration(split.elapsedS),
+                                    "pace": words.pace(pace), "unit": words.unitName(units)])
+    }
+
+    private func badge(_ e: EventReply) -> String {
+        let key: PhraseKey = switch e.cause {
+        case "earned": .badgeEarned
+        case "silver": .badgeSilver
+        case "gold": .badgeGold
+        default: .badgePassed
+        }
+        return phrases.say(key, ["badge": phrases.badge(e.detail ?? "")])
+    }
+
+    /// Off course: the way back, from the STATUS after the event, as far as it is known.
+    private func wayBack() -> String {
+        guard let bearing = course?.bearingToCourseDeg, bearing.isFinite else { return phrases.say(.offCourse) }
+        if let d = course?.distanceToCourseM, d.isFinite, d > 0 {
+            return phrases.say(.offCourseDirectionDistance, ["direction": words.direction(bearing),
+                                                            "distance": words.nearDistance(d, units)])
+        }
+        return phrases.say(.offCourseDirection, ["direction": words.direction(bearing)])
+    }
+
+    /// The heart rate from the STATUS after the event, said as that STATUS's zone's.
+    private func heartRateZone(_ e: EventReply) -> String? {
+        guard let zone = e.detail.flatMap({ Int($0) }) else { return nil }
+        if let bpm = status?.hrBpm, bpm.isFinite {
+            return phrases.say(.heartRateZone, ["bpm": words.count(Int(bpm.rounded())), "zone": words.count(zone)])
+        }
+        return phrases.say(.heartRateZoneOnly, ["zone": words.count(zone)])
     }
 
     /// Distance, moving time and average pace of the session just stopped.
