@@ -59,9 +59,9 @@ let package = Package(
         // line framing (the daemon's server, the web app's daemon link and admin
         // socket) and the peer credentials policy (who may change state).
         .target(name: "MoonRunnerSocket", dependencies: [.product(name: "NIOCore", package: "swift-nio")]),
-        // What the announcer says and when: phrase tables per language, number
-        // wording, staleness; pure, no sockets, no sound.
-        .target(name: "MoonRunnerAnnounce", dependencies: ["MoonRunnerCore", "MoonRunnerProtocol"]),
+        // The announcer's core: what it says and when (phrase tables per language,
+        // number wording, staleness); pure, no sockets, no sound.
+        .target(name: "MoonRunnerAnnounceCore", dependencies: ["MoonRunnerCore", "MoonRunnerProtocol"]),
         // Daemon shell: config, wiring, control server, lifecycle.
         .target(name: "MoonRunnerDaemon", dependencies: [
             "MoonRunnerCore", "MoonRunnerSensors", "MoonRunnerStore", "MoonRunnerExport",
@@ -79,22 +79,22 @@ let package = Package(
         ]),
         .executableTarget(name: "moonrunner", dependencies: [
             "MoonRunnerCore", "MoonRunnerSensors", "MoonRunnerProtocol", "MoonRunnerExport", "MoonRunnerClient",
-            "MoonRunnerAnnouncer",
+            "MoonRunnerAnnounceShell",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // The announcer's shell: a watcher of the control socket that speaks through espeak-ng and
         // ALSA. A library so that `moonrunner` can run it too (the package's moonrunner-announce is a link).
-        .target(name: "MoonRunnerAnnouncer", dependencies: [
-            "MoonRunnerAnnounce", "MoonRunnerClient", "MoonRunnerProtocol", "MoonRunnerCore", "MoonRunnerThreads",
+        .target(name: "MoonRunnerAnnounceShell", dependencies: [
+            "MoonRunnerAnnounceCore", "MoonRunnerClient", "MoonRunnerProtocol", "MoonRunnerCore", "MoonRunnerThreads",
             "MoonRunnerYAML", "CProcessFD",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .executableTarget(name: "moonrunner-announce", dependencies: ["MoonRunnerAnnouncer"]),
+        .executableTarget(name: "moonrunner-announce", dependencies: ["MoonRunnerAnnounceShell"]),
         // The phone web app: a client of the control socket (one watcher fanned
         // out to every phone), its pages, pairing and tokens. Templates and
         // static files are compiled into the binary (no bundle at run time).
         .target(name: "MoonRunnerWeb", dependencies: [
-            "MoonRunnerCore", "MoonRunnerProtocol", "MoonRunnerClient", "MoonRunnerExport", "MoonRunnerAnnounce", "MoonRunnerSocket",
+            "MoonRunnerCore", "MoonRunnerProtocol", "MoonRunnerClient", "MoonRunnerExport", "MoonRunnerAnnounceCore", "MoonRunnerSocket",
             "CZlib", "CCrypto", "CMalloc",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Mustache", package: "swift-mustache"),
@@ -122,8 +122,8 @@ let package = Package(
         .testTarget(name: "MoonRunnerExportTests", dependencies: ["MoonRunnerExport", "MoonRunnerTestSupport"]),
         .testTarget(name: "MoonRunnerProtocolTests", dependencies: ["MoonRunnerProtocol"]),
         .testTarget(name: "MoonRunnerDaemonTests", dependencies: ["MoonRunnerDaemon"]),
-        .testTarget(name: "MoonRunnerAnnounceTests", dependencies: [
-            "MoonRunnerAnnounce", "MoonRunnerYAML", "MoonRunnerTestSupport", .product(name: "Yams", package: "Yams"),
+        .testTarget(name: "MoonRunnerAnnounceCoreTests", dependencies: [
+            "MoonRunnerAnnounceCore", "MoonRunnerYAML", "MoonRunnerTestSupport", .product(name: "Yams", package: "Yams"),
         ]),
         .testTarget(name: "MoonRunnerWebTests", dependencies: [
             "MoonRunnerWeb", "MoonRunnerTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -40,28 +40,31 @@ public struct Request: Sendable, Equatable {
         case announce(quiet: Bool)
 
         /// The request name as written on the wire.
-        public var name: String {
+        public var name: String { commandName.rawValue }
+
+        /// Which request this is.
+        public var commandName: CommandName {
             switch self {
-            case .version: "VERSION"
-            case .status: "STATUS"
-            case .watch: "WATCH"
-            case .start: "START"
-            case .pause: "PAUSE"
-            case .resume: "RESUME"
-            case .lap: "LAP"
-            case .stop: "STOP"
-            case .sessions: "SESSIONS"
-            case .session: "SESSION"
-            case .export: "EXPORT"
-            case .badges: "BADGES"
-            case .delete: "DELETE"
-            case .config: "CONFIG"
-            case .courses: "COURSES"
-            case .course: "COURSE"
-            case .courseDelete: "COURSE_DELETE"
-            case .courseAdd: "COURSE_ADD"
-            case .courseData: "COURSE_DATA"
-            case .announce: "ANNOUNCE"
+            case .version: .version
+            case .status: .status
+            case .watch: .watch
+            case .start: .start
+            case .pause: .pause
+            case .resume: .resume
+            case .lap: .lap
+            case .stop: .stop
+            case .sessions: .sessions
+            case .session: .session
+            case .export: .export
+            case .badges: .badges
+            case .delete: .delete
+            case .config: .config
+            case .courses: .courses
+            case .course: .course
+            case .courseDelete: .courseDelete
+            case .courseAdd: .courseAdd
+            case .courseData: .courseData
+            case .announce: .announce
             }
         }
 

@@ -5,22 +5,11 @@ import MoonRunnerCore
 /// a key is an error, not a silently ignored value), lenient about whitespace
 /// around the request and the case of its name.
 public enum RequestParser {
-    public static let knownCommands = ["VERSION", "STATUS", "WATCH", "START", "PAUSE", "RESUME", "LAP", "STOP",
-                                       "SESSIONS", "SESSION", "EXPORT", "BADGES", "DELETE", "CONFIG",
-                                       "COURSES", "COURSE", "COURSE_DELETE", "COURSE_ADD", "COURSE_DATA", "ANNOUNCE"]
-
     /// Formats `?EXPORT` accepts (the writers of MoonRunnerExport).
     public static let exportFormats = ["gpx", "tcx", "fit", "geojson", "csv", "svg"]
 
     /// Activities `?START` accepts.
     public static var activities: [String] { Activity.allCases.map(\.rawValue) }
-
-    /// Parameters each request accepts besides `"id"`.
-    static let parameters: [String: [String]] = [
-        "WATCH": ["enable"], "START": ["activity", "course", "to"], "SESSIONS": ["limit", "before"],
-        "EXPORT": ["format"], "COURSE_ADD": ["name", "format", "encoding", "bytes", "chunks"],
-        "COURSE_DATA": ["seq", "data"], "ANNOUNCE": ["quiet"],
-    ]
 
     /// Formats a course may be uploaded in.
     public static let courseFormats = ["gpx", "tcx", "fit"]
@@ -63,132 +52,145 @@ public enum RequestParser {
               name.allSatisfy({ $0.isASCII && ($0.isLetter || $0 == "_") }) else {
             throw RequestError(.syntax, "a request name is letters (and _) only, e.g. ?STATUS;", id: id)
         }
-        let upper = name.uppercased()
-        guard knownCommands.contains(upper) else {
-            throw RequestError(.unknownCommand, "unknown request ?\(name); known: \(knownCommands.map { "?\($0);" }.joined(separator: " "))", id: id)
+        guard let commandName = CommandName(rawValue: name.uppercased()) else {
+            let known = CommandName.allCases.map { "?\($0.rawValue);" }.joined(separator: " ")
+            throw RequestError(.unknownCommand, "unknown request ?\(name); known: \(known)", id: id)
         }
-        let allowed = ["id"] + (parameters[upper] ?? [])
+        let allowed = ["id"] + commandName.parameters
         if let unknown = params.keys.sorted().first(where: { !allowed.contains($0) }) {
-            throw RequestError(.badParameter, "?\(upper) has no parameter \"\(unknown.prefix(40))\"; it takes "
+            throw RequestError(.badParameter, "?\(commandName.rawValue) has no parameter \"\(unknown.prefix(40))\"; it takes "
                 + allowed.map { "\"\($0)\"" }.joined(separator: ", "), id: id)
         }
-        return Request(command: try command(upper, params, id: id), id: id)
+        let parameters = Parameters(values: params, name: commandName, id: id)
+        return Request(command: try command(commandName, parameters), id: id)
     }
 
-    private static func command(_ name: String, _ p: [String: JSONValue], id: JSONValue?) throws(RequestError) -> Request.Command {
-        func bad(_ message: String) -> RequestError { RequestError(.badParameter, message, id: id) }
-        func intParam(_ key: String, required: Bool, range: ClosedRange<Int64>) throws(RequestError) -> Int64? {
-            guard let v = p[key] else {
-                if required { throw bad("?\(name) needs \"\(key)\", e.g. ?\(name)={\"\(key)\":12};") }
-                return nil
-            }
-            guard case let .number(d) = v, d.rounded() == d, d >= Double(range.lowerBound), d <= Double(range.upperBound) else {
-                throw bad("\"\(key)\" must be an integer from \(range.lowerBound) to \(range.upperBound)")
-            }
-            return Int64(d)
-        }
-        let sessionIDs: ClosedRange<Int64> = 1...(1 << 52)
+    /// Session and course ids: positive, and exact in a JSON number (a double).
+    private static let ids: ClosedRange<Int64> = 1...(1 << 52)
+
+    private static func command(_ name: CommandName, _ p: Parameters) throws(RequestError) -> Request.Command {
         switch name {
-        case "VERSION": return .version
-        case "STATUS": return .status
-        case "WATCH":
+        case .version: return .version
+        case .status: return .status
+        case .watch:
             guard let v = p["enable"] else { return .watch(enable: true) }
-            guard case let .bool(b) = v else { throw bad("\"enable\" must be true or false, e.g. ?WATCH={\"enable\":true};") }
+            guard case let .bool(b) = v else { throw p.bad("\"enable\" must be true or false, e.g. ?WATCH={\"enable\":true};") }
             return .watch(enable: b)
-        case "START":
-            var activity: String?
-            if let v = p["activity"] {
-                guard case let .string(s) = v, activities.contains(s) else {
-                    throw bad("\"activity\" must be one of \(activities.joined(separator: ", ")), e.g. ?START={\"activity\":\"run\"};")
-                }
-                activity = s
-            }
-            let course = try intParam("course", required: false, range: sessionIDs)
-            var destination: GeoPoint?
-            if let v = p["to"] {
-                guard case let .array(a) = v, a.count == 2, case let .number(lat) = a[0], case let .number(lon) = a[1],
-                      GeoPoint(latitude: lat, longitude: lon).isValid else {
-                    throw bad("\"to\" must be [latitude, longitude] in degrees, e.g. ?START={\"to\":[51.5007,-0.1246]};")
-                }
-                destination = GeoPoint(latitude: lat, longitude: lon)
-            }
-            return .start(activity: activity, course: course, destination: destination)
-        case "PAUSE": return .pause
-        case "RESUME": return .resume
-        case "LAP": return .lap
-        case "STOP": return .stop
-        case "SESSIONS":
-            let limit = try intParam("limit", required: false, range: 1...1000) ?? 20
-            let before = try intParam("before", required: false, range: sessionIDs)
-            return .sessions(limit: Int(limit), before: before)
-        case "SESSION":
-            guard let i = try intParam("id", required: true, range: sessionIDs) else { throw bad("?SESSION needs \"id\"") }
-            return .session(id: i)
-        case "DELETE":
-            guard let i = try intParam("id", required: true, range: sessionIDs) else { throw bad("?DELETE needs \"id\"") }
-            return .delete(id: i)
-        case "EXPORT":
-            guard let i = try intParam("id", required: true, range: sessionIDs) else { throw bad("?EXPORT needs \"id\"") }
-            guard case let .string(f)? = p["format"], exportFormats.contains(f.lowercased()) else {
-                throw bad("?EXPORT needs \"format\": one of \(exportFormats.joined(separator: ", ")), "
-                    + "e.g. ?EXPORT={\"id\":\(i),\"format\":\"gpx\"};")
-            }
-            return .export(id: i, format: f.lowercased())
-        case "BADGES": return .badges
-        case "CONFIG": return .config
-        case "COURSES": return .courses
-        case "COURSE":
-            guard let i = try intParam("id", required: true, range: sessionIDs) else { throw bad("?COURSE needs \"id\"") }
-            return .course(id: i)
-        case "COURSE_DELETE":
-            guard let i = try intParam("id", required: true, range: sessionIDs) else { throw bad("?COURSE_DELETE needs \"id\"") }
-            return .courseDelete(id: i)
-        case "COURSE_ADD":
-            return .courseAdd(try courseUpload(p, bad: bad))
-        case "COURSE_DATA":
-            guard let seq = try intParam("seq", required: true, range: 0...Int64(CourseUploadHeader.maxChunks)) else {
-                throw bad("?COURSE_DATA needs \"seq\"")
-            }
+        case .start: return try start(p)
+        case .pause: return .pause
+        case .resume: return .resume
+        case .lap: return .lap
+        case .stop: return .stop
+        case .sessions:
+            let limit = try p.int("limit", range: 1...1000) ?? 20
+            return .sessions(limit: Int(limit), before: try p.int("before", range: ids))
+        case .session: return .session(id: try p.needed("id", range: ids))
+        case .export: return try export(p)
+        case .badges: return .badges
+        case .delete: return .delete(id: try p.needed("id", range: ids))
+        case .config: return .config
+        case .courses: return .courses
+        case .course: return .course(id: try p.needed("id", range: ids))
+        case .courseDelete: return .courseDelete(id: try p.needed("id", range: ids))
+        case .courseAdd: return .courseAdd(try courseUpload(p))
+        case .courseData:
+            let seq = try p.needed("seq", range: 0...Int64(CourseUploadHeader.maxChunks))
             guard case let .string(data)? = p["data"] else {
-                throw bad("?COURSE_DATA needs \"data\": a piece of the file, e.g. ?COURSE_DATA={\"seq\":0,\"data\":\"...\"};")
+                throw p.bad("?COURSE_DATA needs \"data\": a piece of the file, e.g. ?COURSE_DATA={\"seq\":0,\"data\":\"...\"};")
             }
             return .courseData(seq: Int(seq), data: data)
-        case "ANNOUNCE":
+        case .announce:
             guard case let .bool(q)? = p["quiet"] else {
-                throw bad("?ANNOUNCE needs \"quiet\": true or false, e.g. ?ANNOUNCE={\"quiet\":true};")
+                throw p.bad("?ANNOUNCE needs \"quiet\": true or false, e.g. ?ANNOUNCE={\"quiet\":true};")
             }
             return .announce(quiet: q)
-        default:
-            throw RequestError(.unknownCommand, "unknown request ?\(name);", id: id)
         }
+    }
+
+    /// The parameters of `?START`: an activity, a course to follow, a point to head for.
+    private static func start(_ p: Parameters) throws(RequestError) -> Request.Command {
+        var activity: String?
+        if let v = p["activity"] {
+            guard case let .string(s) = v, activities.contains(s) else {
+                throw p.bad("\"activity\" must be one of \(activities.joined(separator: ", ")), e.g. ?START={\"activity\":\"run\"};")
+            }
+            activity = s
+        }
+        let course = try p.int("course", range: ids)
+        var destination: GeoPoint?
+        if let v = p["to"] {
+            guard case let .array(a) = v, a.count == 2, case let .number(lat) = a[0], case let .number(lon) = a[1],
+                  GeoPoint(latitude: lat, longitude: lon).isValid else {
+                throw p.bad("\"to\" must be [latitude, longitude] in degrees, e.g. ?START={\"to\":[51.5007,-0.1246]};")
+            }
+            destination = GeoPoint(latitude: lat, longitude: lon)
+        }
+        return .start(activity: activity, course: course, destination: destination)
+    }
+
+    /// The parameters of `?EXPORT`: the session and one of the writers' formats.
+    private static func export(_ p: Parameters) throws(RequestError) -> Request.Command {
+        let i = try p.needed("id", range: ids)
+        guard case let .string(f)? = p["format"], exportFormats.contains(f.lowercased()) else {
+            throw p.bad("?EXPORT needs \"format\": one of \(exportFormats.joined(separator: ", ")), "
+                + "e.g. ?EXPORT={\"id\":\(i),\"format\":\"gpx\"};")
+        }
+        return .export(id: i, format: f.lowercased())
     }
 
     /// The parameters of `?COURSE_ADD`; the size limit is the daemon's to check.
-    private static func courseUpload(_ p: [String: JSONValue],
-                                     bad: (String) -> RequestError) throws(RequestError) -> CourseUploadHeader {
+    private static func courseUpload(_ p: Parameters) throws(RequestError) -> CourseUploadHeader {
         var name: String?
         if let v = p["name"] {
-            guard case let .string(s) = v, s.count <= 200 else { throw bad("\"name\" must be a string of at most 200 characters") }
+            guard case let .string(s) = v, s.count <= 200 else { throw p.bad("\"name\" must be a string of at most 200 characters") }
             name = s
         }
         var format: String?
         if let v = p["format"] {
             guard case let .string(f) = v, courseFormats.contains(f.lowercased()) else {
-                throw bad("\"format\" must be one of \(courseFormats.joined(separator: ", ")) (or left out: the daemon looks)")
+                throw p.bad("\"format\" must be one of \(courseFormats.joined(separator: ", ")) (or left out: the daemon looks)")
             }
             format = f.lowercased()
         }
         var encoding = "base64"
         if let v = p["encoding"] {
-            guard case let .string(e) = v, e == "base64" || e == "utf8" else { throw bad("\"encoding\" must be base64 or utf8") }
+            guard case let .string(e) = v, e == "base64" || e == "utf8" else { throw p.bad("\"encoding\" must be base64 or utf8") }
             encoding = e
         }
         guard case let .number(b)? = p["bytes"], b.rounded() == b, b >= 1, b <= Double(CourseUploadHeader.maxBytes) else {
-            throw bad("?COURSE_ADD needs \"bytes\": the file's size, an integer from 1 (see course.max_upload_kb)")
+            throw p.bad("?COURSE_ADD needs \"bytes\": the file's size, an integer from 1 (see course.max_upload_kb)")
         }
         guard case let .number(c)? = p["chunks"], c.rounded() == c, c >= 1, c <= min(b, Double(CourseUploadHeader.maxChunks)) else {
-            throw bad("?COURSE_ADD needs \"chunks\": how many ?COURSE_DATA lines follow, from 1 to \"bytes\"")
+            throw p.bad("?COURSE_ADD needs \"chunks\": how many ?COURSE_DATA lines follow, from 1 to \"bytes\"")
         }
         return CourseUploadHeader(name: name, format: format, encoding: encoding, bytes: Int(b), chunks: Int(c))
+    }
+
+    /// One request's parameters, read with messages that name the request.
+    private struct Parameters {
+        let values: [String: JSONValue]
+        let name: CommandName
+        let id: JSONValue?
+
+        subscript(key: String) -> JSONValue? { values[key] }
+
+        func bad(_ message: String) -> RequestError { RequestError(.badParameter, message, id: id) }
+
+        /// An integer in `range`; nil when the request does not give it.
+        func int(_ key: String, range: ClosedRange<Int64>) throws(RequestError) -> Int64? {
+            guard let v = values[key] else { return nil }
+            guard case let .number(d) = v, d.rounded() == d, d >= Double(range.lowerBound), d <= Double(range.upperBound) else {
+                throw bad("\"\(key)\" must be an integer from \(range.lowerBound) to \(range.upperBound)")
+            }
+            return Int64(d)
+        }
+
+        /// An integer in `range` the request cannot do without.
+        func needed(_ key: String, range: ClosedRange<Int64>) throws(RequestError) -> Int64 {
+            guard let v = try int(key, range: range) else {
+                throw bad("?\(name.rawValue) needs \"\(key)\", e.g. ?\(name.rawValue)={\"\(key)\":12};")
+            }
+            return v
+        }
     }
 }

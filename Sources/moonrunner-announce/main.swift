@@ -1,4 +1,4 @@
-import MoonRunnerAnnouncer
+import MoonRunnerAnnounceShell
 
 // The announcer on its own, for development and the tests; the package runs
 // the same code as /usr/bin/moonrunner-announce, a link to moonrunner.

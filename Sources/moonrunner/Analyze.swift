@@ -98,6 +98,28 @@ struct Analyze: ParsableCommand {
     }
 
     func run() throws {
+        let config = engineConfig()
+        let followed = followedCourse()
+        var analysis = TraceAnalysis(config: config, activity: Activity(rawValue: activity) ?? .run, startAt: start,
+                                     course: followed)
+        var timed = TimedInputs(fixes: load(gps, GPSTraceReader.read(path:)),
+                                readings: load(baro, BaroTraceReader.readAll(path:)),
+                                beats: load(hr, HeartRateTraceReader.readAll(path:)))
+        timed.alignHeartRate(offset: hrOffset)
+        let end = stop ?? .infinity
+        if let imu { feedIMU(imu, until: end, timed: &timed, analysis: &analysis) }
+        timed.feed(until: end, into: &analysis)
+        guard timed.last.isFinite else { fail("the traces hold no samples or fixes", code: ExitCodes.dataError) }
+        let summary = analysis.finish(at: stop ?? timed.last, calories: CalorieModel(bodyMass: bodyMass))
+        if output.json {
+            printJSON(summary, track: analysis.track)
+        } else {
+            printText(summary, course: followed?.name)
+        }
+    }
+
+    /// The engine as the options set it up; a step-parameter file that cannot be read ends the command.
+    private func engineConfig() -> EngineConfig {
         var config = EngineConfig()
         config.heartRate = (try? heartRateProfile()) ?? HeartRateProfile()
         config.detector = StepDetectorKind(rawValue: detector) ?? .adaptive
@@ -112,145 +134,154 @@ struct Analyze: ParsableCommand {
         for option in courseOptions {
             config.navigation.matcher = (try? CourseTuning.apply(option, to: config.navigation.matcher)) ?? config.navigation.matcher
         }
-        var followed: FollowedCourse?
-        if let course {
-            do {
-                let data = try Data(contentsOf: URL(fileURLWithPath: course))
-                let parsed = try CourseFile.read(data, format: CourseFileFormat(fileName: course))
-                followed = FollowedCourse(id: nil, name: parsed.name, geometry: try CourseGeometry(parsed.points))
-            } catch let e as CourseFileError {
-                fail("\(course): \(e.message)", code: ExitCodes.dataError)
-            } catch {
-                fail("\(course): \(fileErrorText(error))", code: ExitCodes.dataError)
-            }
-        }
-        var analysis = TraceAnalysis(config: config, activity: Activity(rawValue: activity) ?? .run, startAt: start,
-                                     course: followed)
-        let end = stop ?? .infinity
+        return config
+    }
 
-        var fixes: [GPSTraceReader.Entry] = []
-        if let gps {
-            do {
-                fixes = try GPSTraceReader.read(path: gps)
-            } catch {
-                fail("\(error)", code: ExitCodes.dataError)
-            }
+    /// The course of `--course`; one that cannot be read ends the command.
+    private func followedCourse() -> FollowedCourse? {
+        guard let course else { return nil }
+        do {
+            let data = try Data(contentsOf: URL(fileURLWithPath: course))
+            let parsed = try CourseFile.read(data, format: CourseFileFormat(fileName: course))
+            return FollowedCourse(id: nil, name: parsed.name, geometry: try CourseGeometry(parsed.points))
+        } catch let e as CourseFileError {
+            fail("\(course): \(e.message)", code: ExitCodes.dataError)
+        } catch {
+            fail("\(course): \(fileErrorText(error))", code: ExitCodes.dataError)
         }
-        var readings: [BaroSample] = []
-        if let baro {
-            do {
-                readings = try BaroTraceReader.readAll(path: baro)
-            } catch {
-                fail("\(error)", code: ExitCodes.dataError)
-            }
+    }
+
+    /// The entries of an optional trace; one that cannot be read ends the command.
+    private func load<Entry>(_ path: String?, _ read: (String) throws -> [Entry]) -> [Entry] {
+        guard let path else { return [] }
+        do {
+            return try read(path)
+        } catch {
+            fail("\(error)", code: ExitCodes.dataError)
         }
-        var beats: [HeartRateSample] = []
-        if let hr {
-            do {
-                beats = try HeartRateTraceReader.readAll(path: hr)
-            } catch {
-                fail("\(error)", code: ExitCodes.dataError)
-            }
-        }
-        // A heart-rate trace on the watch's clock lies 1024 weeks from a log gpsd moved forward.
-        if let first = beats.first, let fix = fixes.first {
-            let shift = hrOffset ?? WeekRollover.alignment(traceStart: first.t, receiverTime: fix.at)
-            for i in beats.indices { beats[i].t += shift }
-        } else if let shift = hrOffset {
-            for i in beats.indices { beats[i].t += shift }
-        }
-        var next = 0
-        var nextReading = 0
-        var nextBeat = 0
-        var last = -Double.infinity
-        /// Feeds the fixes, barometer and heart-rate readings up to `t` (everything with nil), in time
-        /// order; a heart rate before a fix of the same instant, so that the point carries it.
-        func feedTimed(until t: Double) {
-            while true {
-                let fixAt = next < fixes.count ? fixes[next].at : .infinity
-                let readingAt = nextReading < readings.count ? readings[nextReading].t : .infinity
-                let beatAt = nextBeat < beats.count ? beats[nextBeat].t : .infinity
-                let first = min(fixAt, readingAt, beatAt)
-                guard first.isFinite, first <= t else { return }
-                if beatAt == first {
-                    analysis.feed(beats[nextBeat])
-                    nextBeat += 1
-                } else if fixAt <= readingAt {
-                    analysis.feed(fixes[next].fix, at: fixAt)
-                    next += 1
-                } else {
-                    analysis.feed(readings[nextReading])
-                    nextReading += 1
+    }
+
+    /// Feeds the IMU trace up to `end`, each sample after the other inputs
+    /// up to its time. A trace whose clock starts near 0 is aligned with the
+    /// GPS trace's start (unless `--imu-offset` says otherwise).
+    private func feedIMU(_ path: String, until end: Double, timed: inout TimedInputs, analysis: inout TraceAnalysis) {
+        do {
+            let reader = try IMUTraceReader(path: path)
+            var offset = imuOffset ?? 0
+            var first = true
+            try reader.forEach { raw in
+                var s = raw
+                if first {
+                    first = false
+                    if imuOffset == nil, s.t < 1e8, let g = timed.fixes.first, g.at > 1e8 { offset = g.at - s.t }
                 }
-                last = max(last, first)
+                s.t += offset
+                guard s.t <= end else { return }
+                timed.feed(until: s.t, into: &analysis)
+                analysis.feed(s)
+                timed.last = max(timed.last, s.t)
+            }
+        } catch {
+            fail("\(error)", code: ExitCodes.dataError)
+        }
+    }
+
+    private func printJSON(_ summary: AnalysisSummary, track: [TrackPoint]) {
+        let e = JSONEncoder()
+        e.outputFormatting = [.sortedKeys]
+        e.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        guard let data = try? e.encode(summary) else { fail("cannot encode the summary", code: 70) }
+        var text = String(decoding: data, as: UTF8.self)
+        if self.track, text.hasSuffix("}"), let points = try? e.encode(track) {
+            text = String(text.dropLast()) + ",\"track\":" + String(decoding: points, as: UTF8.self) + "}"
+        }
+        print(text)
+    }
+
+    private func printText(_ summary: AnalysisSummary, course: String?) {
+        let units = output.forcedUnits ?? .metric
+        print("Distance  \(Formatting.distance(summary.distance, units))")
+        print("Elapsed   \(Formatting.duration(summary.elapsed))   Moving \(Formatting.duration(summary.moving))")
+        print("Pace      \(Formatting.pace(speed: summary.moving > 0 ? summary.distance / summary.moving : 0, units))")
+        print("Steps     \(summary.steps)   cadence \(Int(summary.cadence.rounded())) spm")
+        print("Elevation +\(summary.elevationGain.fixed(0)) m / -\(summary.elevationLoss.fixed(0)) m"
+              + " (\(summary.altitudeSource.rawValue))")
+        print("Calories  \(Int(summary.caloriesKcal.rounded())) kcal (\(summary.caloriesMethod == .heartRate ? "from heart rate" : "ACSM, from speed"))")
+        if let average = summary.hrAverage, let maximum = summary.hrMax {
+            print("Heart     avg \(Int(average.rounded())) bpm, max \(Int(maximum.rounded())) bpm, TRIMP \(Int(summary.trimp.rounded()))")
+            print("Zones     " + summary.hrZoneSeconds.enumerated().map { "\($0.offset + 1): \(Formatting.duration($0.element))" }
+                .joined(separator: "  "))
+        }
+        print("Pauses    \(summary.pauses.count)")
+        if let timeline = summary.courseTimeline, let name = course {
+            let last = timeline.last
+            print("Course    \(name): " + (last?.progress.map { "\($0.fixed(0)) m done, \((last?.toGo ?? 0).fixed(0)) m to go" }
+                ?? "off course at the end"))
+            for e in summary.events where e.kind.isNavigation {
+                print("  \(e.time.fixed(2)) s  \(e.kind.rawValue)" + (e.detail.map { " (\($0))" } ?? ""))
             }
         }
-        if let imu {
-            do {
-                let reader = try IMUTraceReader(path: imu)
-                var offset = imuOffset ?? 0
-                var first = true
-                try reader.forEach { raw in
-                    var s = raw
-                    if first {
-                        first = false
-                        // A trace whose clock starts near 0 is aligned with the GPS trace's start.
-                        if imuOffset == nil, s.t < 1e8, let g = fixes.first, g.at > 1e8 { offset = g.at - s.t }
-                    }
-                    s.t += offset
-                    guard s.t <= end else { return }
-                    feedTimed(until: s.t)
-                    analysis.feed(s)
-                    last = max(last, s.t)
-                }
-            } catch {
-                fail("\(error)", code: ExitCodes.dataError)
-            }
-        }
-        feedTimed(until: end)
-        guard last.isFinite else { fail("the traces hold no samples or fixes", code: ExitCodes.dataError) }
-        let summary = analysis.finish(at: stop ?? last, calories: CalorieModel(bodyMass: bodyMass))
-        if output.json {
-            let e = JSONEncoder()
-            e.outputFormatting = [.sortedKeys]
-            e.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
-            guard let data = try? e.encode(summary) else { fail("cannot encode the summary", code: 70) }
-            var text = String(decoding: data, as: UTF8.self)
-            if track, text.hasSuffix("}"), let points = try? e.encode(analysis.track) {
-                text = String(text.dropLast()) + ",\"track\":" + String(decoding: points, as: UTF8.self) + "}"
-            }
-            print(text)
-        } else {
-            let units = output.forcedUnits ?? .metric
-            print("Distance  \(Formatting.distance(summary.distance, units))")
-            print("Elapsed   \(Formatting.duration(summary.elapsed))   Moving \(Formatting.duration(summary.moving))")
-            print("Pace      \(Formatting.pace(speed: summary.moving > 0 ? summary.distance / summary.moving : 0, units))")
-            print("Steps     \(summary.steps)   cadence \(Int(summary.cadence.rounded())) spm")
-            print("Elevation +\(summary.elevationGain.fixed(0)) m / -\(summary.elevationLoss.fixed(0)) m"
-                  + " (\(summary.altitudeSource.rawValue))")
-            print("Calories  \(Int(summary.caloriesKcal.rounded())) kcal (\(summary.caloriesMethod == .heartRate ? "from heart rate" : "ACSM, from speed"))")
-            if let average = summary.hrAverage, let maximum = summary.hrMax {
-                print("Heart     avg \(Int(average.rounded())) bpm, max \(Int(maximum.rounded())) bpm, TRIMP \(Int(summary.trimp.rounded()))")
-                print("Zones     " + summary.hrZoneSeconds.enumerated().map { "\($0.offset + 1): \(Formatting.duration($0.element))" }
-                    .joined(separator: "  "))
-            }
-            print("Pauses    \(summary.pauses.count)")
-            if let timeline = summary.courseTimeline, let name = followed?.name {
-                let last = timeline.last
-                print("Course    \(name): " + (last?.progress.map { "\($0.fixed(0)) m done, \((last?.toGo ?? 0).fixed(0)) m to go" }
-                    ?? "off course at the end"))
-                for e in summary.events where e.kind.isNavigation {
-                    print("  \(e.time.fixed(2)) s  \(e.kind.rawValue)" + (e.detail.map { " (\($0))" } ?? ""))
-                }
-            }
-            for p in summary.pauses {
-                print("  \(p.start.fixed(2)) – \(p.end.fixed(2)) s (detected at \(p.detectedAt.fixed(2)))")
-            }
+        for p in summary.pauses {
+            print("  \(p.start.fixed(2)) – \(p.end.fixed(2)) s (detected at \(p.detectedAt.fixed(2)))")
         }
     }
 
     private func fail(_ message: String, code: Int32) -> Never {
         OutputFile.standardError.write("moonrunner analyze: \(message)\n")
         Glibc.exit(code)
+    }
+}
+
+/// The fixes, barometer and heart-rate readings of the traces, fed to the
+/// analysis in time order between the IMU's samples.
+private struct TimedInputs {
+    var fixes: [GPSTraceReader.Entry]
+    var readings: [BaroSample]
+    var beats: [HeartRateSample]
+    private var next = 0
+    private var nextReading = 0
+    private var nextBeat = 0
+    /// The latest instant fed, of any input (the IMU's too).
+    var last = -Double.infinity
+
+    init(fixes: [GPSTraceReader.Entry], readings: [BaroSample], beats: [HeartRateSample]) {
+        self.fixes = fixes
+        self.readings = readings
+        self.beats = beats
+    }
+
+    /// Moves the heart rate onto the GPS trace's clock: by `offset` when
+    /// given, else by the whole GPS week roll-overs between the two (a trace
+    /// on the watch's clock lies 1024 weeks from a log gpsd moved forward).
+    mutating func alignHeartRate(offset: Double?) {
+        if let first = beats.first, let fix = fixes.first {
+            let shift = offset ?? WeekRollover.alignment(traceStart: first.t, receiverTime: fix.at)
+            for i in beats.indices { beats[i].t += shift }
+        } else if let shift = offset {
+            for i in beats.indices { beats[i].t += shift }
+        }
+    }
+
+    /// Feeds the fixes, barometer and heart-rate readings up to `t` (everything with nil), in time
+    /// order; a heart rate before a fix of the same instant, so that the point carries it.
+    mutating func feed(until t: Double, into analysis: inout TraceAnalysis) {
+        while true {
+            let fixAt = next < fixes.count ? fixes[next].at : .infinity
+            let readingAt = nextReading < readings.count ? readings[nextReading].t : .infinity
+            let beatAt = nextBeat < beats.count ? beats[nextBeat].t : .infinity
+            let first = min(fixAt, readingAt, beatAt)
+            guard first.isFinite, first <= t else { return }
+            if beatAt == first {
+                analysis.feed(beats[nextBeat])
+                nextBeat += 1
+            } else if fixAt <= readingAt {
+                analysis.feed(fixes[next].fix, at: fixAt)
+                next += 1
+            } else {
+                analysis.feed(readings[nextReading])
+                nextReading += 1
+            }
+            last = max(last, first)
+        }
     }
 }

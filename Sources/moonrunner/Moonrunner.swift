@@ -1,7 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import Glibc
-import MoonRunnerAnnouncer
+import MoonRunnerAnnounceShell
 
 @main
 enum Entry {

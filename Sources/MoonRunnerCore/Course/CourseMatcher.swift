@@ -143,36 +143,8 @@ public struct CourseMatcher: Sendable {
         let nearest: CourseProjection
         switch phase {
         case .on:
-            let dt = max(0, t - progressTime)
-            // The window: back from the frontier by noise, forward from it
-            // by what the wearer can cover since the last match.
-            let best = track(x, y, from: frontier - slack, to: frontier + config.maxSpeed * dt + slack,
-                             predicted: progress + v * dt, dt: dt, sigma: s, slack: slack, radius: offAbove,
-                             direction: direction)
-            if let best {
-                nearest = best
-                // The frontier rises no faster than the wearer moves (when
-                // the speed is known): a burst of fixes thrown along the
-                // course neither raises the floor nor the window's reach.
-                let rise = known ? (v + config.speedSigma) * dt : .infinity
-                frontier = max(frontier, min(best.progress, frontier + rise))
-                progress = best.progress
-                progressTime = t
-                movedSince = 0
-                matchedAt = (x, y)
-            } else {
-                nearest = geometry.nearest(east: x, north: y, from: frontier - slack,
-                                           to: frontier + config.maxSpeed * dt + slack)
-            }
-            if nearest.distance > offAbove {
-                if offDwell.count(at: t, contiguous: contiguous, dwell: config.offDwell, fixes: config.offFixes) {
-                    phase = .off
-                    transition = .offCourse(since: offDwell.since)
-                    offDwell.reset()
-                }
-            } else {
-                offDwell.reset()
-            }
+            nearest = follow(x, y, now: t, speed: v, known: known, direction: direction, sigma: s, slack: slack,
+                             offAbove: offAbove, contiguous: contiguous, transition: &transition)
         case .joining, .off:
             nearest = join(x, y, now: t, speed: v, direction: direction, sigma: s, slack: slack, onWithin: onWithin,
                            offAbove: offAbove, contiguous: contiguous, transition: &transition)
@@ -183,6 +155,46 @@ public struct CourseMatcher: Sendable {
                                 onCourse: on, offCourse: phase == .off,
                                 nearest: GeoPoint(latitude: point.lat, longitude: point.lon))
         return (match, transition)
+    }
+
+    /// On course: the best pass inside the window of progress the wearer
+    /// can have reached becomes the progress; leaving is confirmed by the
+    /// off-course dwell.
+    private mutating func follow(_ x: Double, _ y: Double, now t: Double, speed v: Double, known: Bool, direction: Double,
+                                 sigma s: Double, slack: Double, offAbove: Double, contiguous: Bool,
+                                 transition: inout CourseTransition?) -> CourseProjection {
+        let nearest: CourseProjection
+        let dt = max(0, t - progressTime)
+        // The window: back from the frontier by noise, forward from it
+        // by what the wearer can cover since the last match.
+        let best = track(x, y, from: frontier - slack, to: frontier + config.maxSpeed * dt + slack,
+                         predicted: progress + v * dt, dt: dt, sigma: s, slack: slack, radius: offAbove,
+                         direction: direction)
+        if let best {
+            nearest = best
+            // The frontier rises no faster than the wearer moves (when
+            // the speed is known): a burst of fixes thrown along the
+            // course neither raises the floor nor the window's reach.
+            let rise = known ? (v + config.speedSigma) * dt : .infinity
+            frontier = max(frontier, min(best.progress, frontier + rise))
+            progress = best.progress
+            progressTime = t
+            movedSince = 0
+            matchedAt = (x, y)
+        } else {
+            nearest = geometry.nearest(east: x, north: y, from: frontier - slack,
+                                       to: frontier + config.maxSpeed * dt + slack)
+        }
+        if nearest.distance > offAbove {
+            if offDwell.count(at: t, contiguous: contiguous, dwell: config.offDwell, fixes: config.offFixes) {
+                phase = .off
+                transition = .offCourse(since: offDwell.since)
+                offDwell.reset()
+            }
+        } else {
+            offDwell.reset()
+        }
+        return nearest
     }
 
     /// Off course or joining: the pass `rejoinPass` finds becomes the

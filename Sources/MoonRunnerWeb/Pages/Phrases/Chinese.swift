@@ -1,4 +1,4 @@
-import MoonRunnerAnnounce
+import MoonRunnerAnnounceCore
 import MoonRunnerExport
 
 extension Phrases {

@@ -1,4 +1,4 @@
-import MoonRunnerAnnounce
+import MoonRunnerAnnounceCore
 import MoonRunnerExport
 
 /// The languages a phone can choose (`Accept-Language` by default, then the settings page).

@@ -1,5 +1,5 @@
 import Testing
-@testable import MoonRunnerAnnounce
+@testable import MoonRunnerAnnounceCore
 
 @Suite("Announcer: heart rate")
 struct HeartRateAnnouncementTests {

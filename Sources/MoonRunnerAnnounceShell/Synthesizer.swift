@@ -1,6 +1,6 @@
 import FoundationEssentials
 import Glibc
-import MoonRunnerAnnounce
+import MoonRunnerAnnounceCore
 
 /// espeak-ng as a command: text in, a 16-bit mono WAV stream out, handed
 /// on in pieces as it is made so that playing can start before the whole

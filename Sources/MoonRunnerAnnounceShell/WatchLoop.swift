@@ -1,6 +1,6 @@
 import FoundationEssentials
 import Glibc
-import MoonRunnerAnnounce
+import MoonRunnerAnnounceCore
 import MoonRunnerClient
 import MoonRunnerProtocol
 

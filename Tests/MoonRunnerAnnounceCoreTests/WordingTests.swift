@@ -1,7 +1,7 @@
 import MoonRunnerCore
 import MoonRunnerTestSupport
 import Testing
-@testable import MoonRunnerAnnounce
+@testable import MoonRunnerAnnounceCore
 
 @Suite("Wording: numbers as people say them")
 struct WordingTests {

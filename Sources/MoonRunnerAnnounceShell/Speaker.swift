@@ -1,6 +1,6 @@
 import FoundationEssentials
 import Glibc
-import MoonRunnerAnnounce
+import MoonRunnerAnnounceCore
 
 /// Says announcements one after another: cue tone, then the voice, to the
 /// sound card or to numbered files. Nothing here can stop the announcer:

@@ -1,6 +1,6 @@
 import FoundationEssentials
 import Glibc
-import MoonRunnerAnnounce
+import MoonRunnerAnnounceCore
 
 /// Where the audio of one announcement goes.
 protocol AudioSink {

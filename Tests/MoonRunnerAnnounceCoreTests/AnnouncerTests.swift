@@ -2,7 +2,7 @@ import Foundation
 import MoonRunnerCore
 import MoonRunnerProtocol
 import Testing
-@testable import MoonRunnerAnnounce
+@testable import MoonRunnerAnnounceCore
 
 /// Lines shaped as the daemon sends them (README: STATUS, EVENT).
 enum Lines {
@@ -237,6 +237,71 @@ struct AnnouncerTests {
         // After a reconnect at 11 minutes: nothing for the 10-minute mark already past.
         #expect(try f.line(Lines.status(time: 5, distance: 2200, moving: 660)).isEmpty)
         #expect(try f.line(Lines.status(time: 6, distance: 3000, moving: 900)).count == 1)
+    }
+
+    /// An event of each kind as the daemon sends it, with what its sentence needs.
+    static let eventOfEachKind: [SessionEventKind: String] = [
+        .start: Lines.event("start", time: 1, detail: "run"),
+        .pause: Lines.event("pause", time: 1),
+        .resume: Lines.event("resume", time: 1),
+        .autopause: Lines.event("autopause", time: 1, cause: "still"),
+        .autoresume: Lines.event("autoresume", time: 1, cause: "steps"),
+        .lap: Lines.event("lap", time: 1, detail: "2"),
+        .stop: Lines.event("stop", time: 1),
+        .badge: Lines.event("badge", time: 1, cause: "earned", detail: "Moon"),
+        .fault: Lines.event("fault", time: 1, cause: "imu", detail: "EIO"),
+        .offCourse: Lines.event("off_course", time: 1, cause: "course"),
+        .onCourse: Lines.event("on_course", time: 1, cause: "course"),
+        .courseToGo: Lines.event("course_to_go", time: 1, cause: "course", detail: "500"),
+        .courseFinished: Lines.event("course_finished", time: 1, cause: "course"),
+        .arrived: Lines.event("arrived", time: 1, cause: "course"),
+        .split: Lines.event("split", time: 1, cause: "distance", detail: "1", split: Lines.split(1, pace: 300)),
+        .gpsLost: Lines.event("gps_lost", time: 1, cause: "gps"),
+        .gpsRegained: Lines.event("gps_regained", time: 1, cause: "gps"),
+        .hrConnected: Lines.event("hr_connected", time: 1, cause: "hr"),
+        .hrLost: Lines.event("hr_lost", time: 1, cause: "hr"),
+        .hrZone: Lines.event("hr_zone", time: 1, cause: "hr", detail: "4"),
+    ]
+
+    @Test("every kind of event is said, or listed as silent on purpose with the reason: none is silent by accident",
+          arguments: SessionEventKind.allCases)
+    func everyKind(kind: SessionEventKind) throws {
+        guard let event = Self.eventOfEachKind[kind] else {
+            Issue.record("no example of \(kind.rawValue): add one above, then say it or list it in Announcer.silentKinds")
+            return
+        }
+        var f = Feed()
+        _ = try f.line(Lines.status(time: 0.5, hrBpm: 150))
+        // The STATUS after the event releases the kinds that wait for one.
+        let said = try f.line(event) + f.line(Lines.status(time: 2, hrBpm: 150))
+        if let why = Announcer.silentKinds[kind] {
+            #expect(said.isEmpty, "\(kind.rawValue) is listed as silent (\(why)) but said \(said)")
+            #expect(!why.isEmpty)
+        } else {
+            #expect(said.count == 1 && said.allSatisfy { !$0.isEmpty }, "\(kind.rawValue) said \(said)")
+        }
+    }
+
+    @Test("each setting switches off exactly its kinds of event")
+    func enabledKinds() {
+        let all = AnnounceSettings()
+        let off: [(WritableKeyPath<AnnounceSettings, Bool>, [SessionEventKind])] = [
+            (\.start, [.start]), (\.pauseResume, [.pause, .resume]), (\.laps, [.lap]), (\.splits, [.split]),
+            (\.summary, [.stop]), (\.badges, [.badge]), (\.course, [.offCourse, .onCourse, .courseToGo, .courseFinished, .arrived]),
+            (\.gps, [.gpsLost, .gpsRegained]), (\.heartRate, [.hrConnected, .hrLost, .hrZone]),
+        ]
+        for (setting, kinds) in off {
+            var s = all
+            s[keyPath: setting] = false
+            let silenced = SessionEventKind.allCases.filter { Announcer(settings: all).enabled($0) && !Announcer(settings: s).enabled($0) }
+            #expect(silenced == kinds, "\(setting)")
+        }
+        // The auto-pause goes quiet only with both its voice and its tone off.
+        var s = all
+        s.autoPause = false
+        #expect(Announcer(settings: s).enabled(.autopause))
+        s.autoPauseCue = false
+        #expect(!Announcer(settings: s).enabled(.autopause) && !Announcer(settings: s).enabled(.autoresume))
     }
 }
 

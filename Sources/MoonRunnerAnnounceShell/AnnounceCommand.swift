@@ -1,7 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import Glibc
-import MoonRunnerAnnounce
+import MoonRunnerAnnounceCore
 import MoonRunnerClient
 import MoonRunnerCore
 import MoonRunnerThreads

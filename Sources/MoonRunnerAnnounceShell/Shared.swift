@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Glibc
 import MoonRunnerThreads
-import MoonRunnerAnnounce
+import MoonRunnerAnnounceCore
 import MoonRunnerProtocol
 
 /// What the reader thread and the speaker thread share: the announcer's

@@ -2,7 +2,7 @@ import Foundation
 import MoonRunnerCore
 import Testing
 import MoonRunnerYAML
-@testable import MoonRunnerAnnounce
+@testable import MoonRunnerAnnounceCore
 
 @Suite("Announcer settings and phrase tables")
 struct AnnounceSettingsTests {

@@ -1,0 +1,224 @@
+import MoonRunnerCore
+import MoonRunnerProtocol
+
+/// Decides what to say, from the watcher's lines: each `EVENT` as it comes,
+/// a `STATUS` every second. Pure: the caller passes the time a line arrived
+/// (its monotonic clock) and speaks what comes back.
+///
+/// Two events wait for the STATUS that follows them, because what is said
+/// needs figures taken after the event: the summary at `stop` and the way
+/// back at `off_course`. They wait at most `statusWait` seconds.
+public struct Announcer: Sendable {
+    public let settings: AnnounceSettings
+    public let phrases: PhraseTable
+    /// The daemon asks for silence (`STATUS.quiet`).
+    public private(set) var quiet = false
+
+    /// Seconds an event waits for a fresher STATUS.
+    public static let statusWait = 2.5
+
+    private var status: StatusReply?
+    private var course: CourseGlance?
+    private var waiting: [(event: EventReply, receivedAt: Double)] = []
+    /// Moving seconds at which the next "every N minutes" is due, per session.
+    private var nextInterval: (session: Int64?, moving: Double)?
+
+    public init(settings: AnnounceSettings) {
+        self.settings = settings
+        phrases = PhraseTable.of(settings.language)
+    }
+
+    /// A new connection: what was known about the daemon no longer holds,
+    /// and nothing is said about what changed while away.
+    public mutating func connected() {
+        status = nil
+        course = nil
+        waiting = []
+        nextInterval = nil
+    }
+
+    public mutating func receive(status s: StatusReply, course glance: CourseGlance?, at now: Double) -> [Announcement] {
+        status = s
+        course = glance
+        quiet = s.quiet ?? false
+        var out: [Announcement] = []
+        let ready = waiting.filter { s.time >= $0.event.detectedAt }
+        waiting.removeAll { s.time >= $0.event.detectedAt }
+        for w in ready { out += say(w.event, receivedAt: w.receivedAt) }
+        out += interval(s, at: now)
+        return quiet ? [] : out
+    }
+
+    public mutating func receive(event e: EventReply, at now: Double) -> [Announcement] {
+        if waitsForStatus(e) {
+            waiting.append((e, now))
+            return []
+        }
+        let out = say(e, receivedAt: now)
+        return quiet ? [] : out
+    }
+
+    /// Time passes: events that waited long enough for a STATUS are said with what is known.
+    public mutating func tick(at now: Double) -> [Announcement] {
+        let due = waiting.filter { now - $0.receivedAt >= Self.statusWait }
+        guard !due.isEmpty else { return [] }
+        waiting.removeAll { now - $0.receivedAt >= Self.statusWait }
+        let out = due.flatMap { say($0.event, receivedAt: $0.receivedAt) }
+        return quiet ? [] : out
+    }
+
+    // MARK: What is said
+
+    private var units: UnitSystem { status.flatMap { UnitSystem(rawValue: $0.units) } ?? .metric }
+    private var words: any Wording { phrases.wording }
+
+    /// Kinds of event that are never said, and why. Every other kind is said
+    /// (when its setting allows): a new kind has to be placed in one or the other.
+    public static let silentKinds: [SessionEventKind: String] = [
+        .fault: "a sensor's fault is for the log and `moonrunner status`; the wearer can do nothing about it mid-run",
+    ]
+
+    /// Events said with figures from the STATUS after them: the summary at
+    /// the stop, the way back when off course, the heart rate of a new zone.
+    private static let saidWithNextStatus: Set<SessionEventKind> = [.stop, .offCourse, .hrZone]
+
+    /// Whether the settings let an event of this kind be said (or, for the
+    /// auto-pause, cued by its tone).
+    func enabled(_ kind: SessionEventKind) -> Bool {
+        switch kind {
+        case .start: settings.start
+        case .pause, .resume: settings.pauseResume
+        case .autopause, .autoresume: settings.autoPause || settings.autoPauseCue
+        case .lap: settings.laps
+        case .split: settings.splits
+        case .stop: settings.summary
+        case .badge: settings.badges
+        case .offCourse, .onCourse, .courseToGo, .courseFinished, .arrived: settings.course
+        case .gpsLost, .gpsRegained: settings.gps
+        case .hrConnected, .hrLost, .hrZone: settings.heartRate
+        case .fault: false  // never said: see `silentKinds`
+        }
+    }
+
+    private func waitsForStatus(_ e: EventReply) -> Bool {
+        guard let kind = SessionEventKind(rawValue: e.event) else { return false }
+        return Self.saidWithNextStatus.contains(kind) && enabled(kind)
+    }
+
+    /// What is said for an event, with the auto-pause's tone; nothing for a
+    /// kind this announcer does not know (a newer daemon's).
+    private func say(_ e: EventReply, receivedAt: Double) -> [Announcement] {
+        guard let kind = SessionEventKind(rawValue: e.event), enabled(kind) else { return [] }
+        let text = sentence(kind, e) ?? ""
+        let cue = self.cue(for: kind)
+        guard !text.isEmpty || cue != nil else { return [] }
+        return [Announcement(text: text, cue: cue, trigger: e.event, detectedAt: e.detectedAt, receivedAt: receivedAt)]
+    }
+
+    /// The tone before the voice: on auto-pause and auto-resume only.
+    private func cue(for kind: SessionEventKind) -> Announcement.Cue? {
+        guard settings.autoPauseCue else { return nil }
+        if kind == .autopause { return .pause }
+        return kind == .autoresume ? .resume : nil
+    }
+
+    /// The sentence for an event of an enabled kind; nil when there is nothing to say.
+    private func sentence(_ kind: SessionEventKind, _ e: EventReply) -> String? {
+        let p = phrases
+        switch kind {
+        case .start: return p.say(e.detail == Activity.walk.rawValue ? .startWalk : .startRun)
+        // Only the wearer's own: not the resume after the daemon restarted (cause "recovery").
+        case .pause: return e.cause == "command" ? p.say(.pause) : nil
+        case .resume: return e.cause == "command" ? p.say(.resume) : nil
+        case .autopause: return settings.autoPause ? p.say(.autopause) : nil
+        case .autoresume: return settings.autoPause ? p.say(.autoresume) : nil
+        case .lap: return p.say(.lap, ["number": e.detail.flatMap { Int($0) }.map(words.count) ?? ""])
+        case .split: return split(e)
+        case .stop: return summary()
+        case .badge: return badge(e)
+        case .offCourse: return wayBack()
+        case .onCourse: return p.say(.onCourse)
+        case .courseToGo:
+            guard let metres = e.detail.flatMap(Double.init), metres.isFinite, metres > 0 else { return nil }
+            return p.say(.courseToGo, ["distance": words.nearDistance(metres, units)])
+        case .courseFinished: return p.say(.courseFinished)
+        case .arrived:
+            if let name = e.detail, !name.isEmpty { return p.say(.arrivedAt, ["name": name]) }
+            return p.say(.arrived)
+        case .gpsLost: return p.say(.gpsLost)
+        case .gpsRegained: return p.say(.gpsRegained)
+        case .hrConnected: return p.say(.heartRateConnected)
+        case .hrLost: return p.say(.heartRateLost)
+        case .hrZone: return heartRateZone(e)
+        case .fault: return nil  // never said: see `silentKinds`
+        }
+    }
+
+    /// The split's distance, its clock time and its moving pace.
+    private func split(_ e: EventReply) -> String? {
+        guard let split = e.split, let pace = split.paceS else { return nil }
+        return phrases.say(.split, ["distance": words.units(split.number, units), "time": words.duration(split.elapsedS),
+                                    "pace": words.pace(pace), "unit": words.unitName(units)])
+    }
+
+    private func badge(_ e: EventReply) -> String {
+        let key: PhraseKey = switch e.cause {
+        case "earned": .badgeEarned
+        case "silver": .badgeSilver
+        case "gold": .badgeGold
+        default: .badgePassed
+        }
+        return phrases.say(key, ["badge": phrases.badge(e.detail ?? "")])
+    }
+
+    /// Off course: the way back, from the STATUS after the event, as far as it is known.
+    private func wayBack() -> String {
+        guard let bearing = course?.bearingToCourseDeg, bearing.isFinite else { return phrases.say(.offCourse) }
+        if let d = course?.distanceToCourseM, d.isFinite, d > 0 {
+            return phrases.say(.offCourseDirectionDistance, ["direction": words.direction(bearing),
+                                                            "distance": words.nearDistance(d, units)])
+        }
+        return phrases.say(.offCourseDirection, ["direction": words.direction(bearing)])
+    }
+
+    /// The heart rate from the STATUS after the event, said as that STATUS's zone's.
+    private func heartRateZone(_ e: EventReply) -> String? {
+        guard let zone = e.detail.flatMap({ Int($0) }) else { return nil }
+        if let bpm = status?.hrBpm, bpm.isFinite {
+            return phrases.say(.heartRateZone, ["bpm": words.count(Int(bpm.rounded())), "zone": words.count(zone)])
+        }
+        return phrases.say(.heartRateZoneOnly, ["zone": words.count(zone)])
+    }
+
+    /// Distance, moving time and average pace of the session just stopped.
+    private func summary() -> String {
+        guard let s = status else { return phrases.say(.summaryShort, ["time": ""]) }
+        guard s.distanceM >= 50, s.movingS > 0 else {
+            return phrases.say(.summaryShort, ["time": words.duration(s.elapsedS)])
+        }
+        let pace = s.movingS / s.distanceM * units.metresPerUnit
+        return phrases.say(s.activity == Activity.walk.rawValue ? .summaryWalk : .summaryRun,
+                           ["distance": words.distance(s.distanceM, units), "time": words.duration(s.movingS),
+                            "pace": words.pace(pace), "unit": words.unitName(units)])
+    }
+
+    /// Every N minutes of moving time, while recording. The first STATUS of a
+    /// session (or after a reconnect) only sets the next mark.
+    private mutating func interval(_ s: StatusReply, at now: Double) -> [Announcement] {
+        guard settings.everyMinutes > 0, s.state == SessionState.recording.rawValue else { return [] }
+        let period = Double(settings.everyMinutes * 60)
+        let passed = (s.movingS / period).rounded(.down)
+        guard let due = nextInterval, due.session == s.session else {
+            nextInterval = (s.session, (passed + 1) * period)
+            return []
+        }
+        guard s.movingS >= due.moving else { return [] }
+        nextInterval = (s.session, (passed + 1) * period)
+        guard s.distanceM > 0 else { return [] }
+        let pace = s.movingS / s.distanceM * units.metresPerUnit
+        let text = phrases.say(.interval, ["time": words.duration(passed * period),
+                                           "distance": words.distance(s.distanceM, units),
+                                           "pace": words.pace(pace), "unit": words.unitName(units)])
+        return [Announcement(text: text, trigger: "interval", detectedAt: s.time, receivedAt: now)]
+    }
+}
