@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The size rules of the house (issue 28): no file in Sources/ over 500 lines,
-no function over 60.
+no function over 60; and the README's layout names every module and no other.
 
 A file that grows past 500 lines holds more than one job, and a function past
 60 lines more than one step; both are where the next feature would land on
@@ -10,7 +10,12 @@ lines and comments inside included: `func`, `init`, `deinit` and `subscript`
 
     layout_check.py [--sources Sources] [--max-file 500] [--max-function 60]
 
-Prints every file and function over its limit and exits 1 if there is one.
+The README's "### Layout" table has one row per folder of Sources/ (a row may
+name several, as the C module maps share one): a folder added or renamed without
+its row, or a row left for a folder that is gone, is refused like a long file.
+
+Prints every file and function over its limit and every mismatch, and exits 1
+if there is one.
 """
 import argparse
 import os
@@ -61,6 +66,20 @@ def functions(lines):
     return found
 
 
+def readme_modules(readme):
+    """The folders the README's "### Layout" table names in its first column."""
+    text = open(readme, encoding="utf-8").read()
+    table = text.split("### Layout", 1)[1].split("\n\n|", 1)[-1] if "### Layout" in text else ""
+    names = set()
+    for line in table.split("\n"):
+        if not line.startswith("|"):
+            if names:
+                break
+            continue
+        names.update(re.findall(r"`([^`]+)`", line.split("|")[1]))
+    return names
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--sources", default=os.path.join(ROOT, "Sources"))
@@ -82,6 +101,10 @@ def main():
             for first, length, what in functions(lines):
                 if length > a.max_function:
                     over.append(f"{rel}:{first}: {what} is {length} lines (at most {a.max_function})")
+    modules = {d for d in os.listdir(a.sources) if os.path.isdir(os.path.join(a.sources, d))}
+    named = readme_modules(os.path.join(ROOT, "README.md"))
+    over += [f"README.md: Layout has no row for Sources/{m}" for m in sorted(modules - named)]
+    over += [f"README.md: Layout names {m}, which is not a folder of Sources/" for m in sorted(named - modules)]
     for o in over:
         print(o)
     print(f"layout: {files} files in {os.path.relpath(a.sources, ROOT)}, {len(over)} over the limits "
