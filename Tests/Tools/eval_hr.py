@@ -24,7 +24,7 @@ import json
 import os
 import sys
 
-from replay_rig import analyze
+from rig import analyze
 
 WEEKS_1024 = 1024 * 7 * 86400
 HOLD = 5.0

@@ -38,7 +38,7 @@ import sys
 import tempfile
 import time
 
-from replay_rig import end_gpsfake, free_port, listening, start_gpsfake, stop_daemon, wait_for
+from rig import end_gpsfake, free_port, listening, start_gpsfake, stop_daemon, wait_for
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEMO = os.path.join(ROOT, "Tests", "Fixtures", "demo")

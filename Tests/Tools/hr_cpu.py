@@ -22,7 +22,7 @@ import time
 
 from hr_e2e import daemon, private_bus
 from hr_live import DEMO, StandIn, cli, status
-from replay_rig import end_gpsfake, free_port, listening, start_gpsfake, stop_daemon, wait_for
+from rig import end_gpsfake, free_port, listening, start_gpsfake, stop_daemon, wait_for
 
 TICKS = os.sysconf("SC_CLK_TCK")
 

@@ -37,7 +37,7 @@ import tempfile
 import time
 
 from hr_live import BUS_CONFIG, DEMO, StandIn, cli, fit_rr, reconnect_after, status
-from replay_rig import end_gpsfake, free_port, listening, start_gpsfake, stop_daemon, wait_for
+from rig import end_gpsfake, free_port, listening, start_gpsfake, stop_daemon, wait_for
 
 
 class Checks:

@@ -33,7 +33,7 @@ import tempfile
 import threading
 import time
 
-from replay_rig import free_port, wait_for, listening, start_gpsfake, end_gpsfake, stop_daemon
+from rig import free_port, wait_for, listening, start_gpsfake, end_gpsfake, stop_daemon
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEMO = os.path.join(ROOT, "Tests/Fixtures/demo")

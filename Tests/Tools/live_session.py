@@ -33,7 +33,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from replay_rig import end_gpsfake, free_port, start_gpsfake, stop_daemon, wait_for  # noqa: E402
+from rig import end_gpsfake, free_port, start_gpsfake, stop_daemon, wait_for  # noqa: E402
 
 
 def first_timed_fix(gpsd_json):

@@ -32,7 +32,7 @@ import time
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 DEMO = os.path.join(ROOT, "Tests", "Fixtures", "demo")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from replay_rig import end_gpsfake, free_port, listening, start_gpsfake, stop_daemon, wait_for  # noqa: E402
+from rig import end_gpsfake, free_port, listening, start_gpsfake, stop_daemon, wait_for  # noqa: E402
 
 
 def cli(bin_dir, sock, *args):

@@ -21,7 +21,7 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEMO = os.path.join(ROOT, "Tests", "Fixtures", "demo")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from replay_rig import end_gpsfake, free_port, listening, start_gpsfake, stop_daemon, wait_for  # noqa: E402
+from rig import end_gpsfake, free_port, listening, start_gpsfake, stop_daemon, wait_for  # noqa: E402
 
 
 def write_bytes(pid):

@@ -36,7 +36,7 @@ import threading
 import time
 import urllib.parse
 
-import replay_rig as rig
+import rig
 import web_stack
 
 TICKS = os.sysconf("SC_CLK_TCK")

@@ -28,7 +28,7 @@ import sys
 import tempfile
 import time
 
-import replay_rig as rig
+import rig
 import web_stack
 
 FAILURES = []

@@ -19,7 +19,7 @@ import shutil
 import sys
 import time
 
-import replay_rig as rig
+import rig
 import web_stack
 
 

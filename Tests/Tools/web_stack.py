@@ -1,6 +1,6 @@
 """The web app's whole stack on loopback, for the browser suite, the screenshots and the benchmark.
 
-Real gpsd (gpsfake, with the private TMPDIR and teardown of replay_rig.py)
+Real gpsd (gpsfake, with the private TMPDIR and teardown of rig.py)
 replays the demo walk; moonrunnerd runs with the emulated MPU-6050 replaying
 the demo IMU trace; moonrunner-web serves the pages on a free loopback port
 with its own state folder and admin socket; the real CLI pairs phones and
@@ -15,7 +15,7 @@ import os
 import subprocess
 import tempfile
 
-import replay_rig as rig
+import rig
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 DEMO = os.path.join(ROOT, "Tests", "Fixtures", "demo")
