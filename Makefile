@@ -156,15 +156,15 @@ BIN ?= $(RELEASE_BIN)
 ## other); the rejoin after a detour on all data and each geometry family left
 ## out of the choice of settings; heart rate against the traces.
 accuracy:
-	python3 Tests/Tools/eval_gps.py --bin $(BIN)/moonrunner --data $(DATA) --check
-	python3 Tests/Tools/eval_elevation.py --bin $(BIN)/moonrunner --data $(DATA) --check
-	python3 Tests/Tools/eval_course.py --bin $(BIN)/moonrunner --data $(DATA) --check
+	python3 Tests/Tools/eval_gps.py --bin $(BIN) --data $(DATA) --check
+	python3 Tests/Tools/eval_elevation.py --bin $(BIN) --data $(DATA) --check
+	python3 Tests/Tools/eval_course.py --bin $(BIN) --data $(DATA) --check
 	python3 Tests/Tools/eval_rejoin.py --bin $(BIN) --cv --check
-	python3 Tests/Tools/eval_autopause.py --bin $(BIN)/moonrunner --data $(DATA) --check
-	python3 Tests/Tools/eval_steps.py --bin $(BIN)/moonrunner --data $(DATA) --check
-	python3 Tests/Tools/eval_steps.py --bin $(BIN)/moonrunner --data $(DATA) --cv --check
+	python3 Tests/Tools/eval_autopause.py --bin $(BIN) --data $(DATA) --check
+	python3 Tests/Tools/eval_steps.py --bin $(BIN) --data $(DATA) --check
+	python3 Tests/Tools/eval_steps.py --bin $(BIN) --data $(DATA) --cv --check
 	python3 Tests/Tools/eval_live.py --bin $(BIN) --data $(DATA) --speed 40 --check
-	python3 Tests/Tools/eval_hr.py --bin $(BIN)/moonrunner --data $(DATA) --check
+	python3 Tests/Tools/eval_hr.py --bin $(BIN) --data $(DATA) --check
 
 ## The web app in a real browser (Chromium at a phone's size) against the
 ## real daemon replaying the demo walk: pairing, live figures, controls, the
