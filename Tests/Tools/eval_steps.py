@@ -33,8 +33,9 @@ figures on all data.
 With --check the exit status is 1 when a target is missed (targets apply to
 the adaptive detector; with --cv, to the cross-validated figures), except the
 rate-independence figures listed in OPEN, which are printed as MISSED (open)
-but do not fail the check (see the comment there). When the data folder is absent the script says
-SKIP loudly and exits 0 (the data is not part of the repository).
+but do not fail the check (see the comment there). When the data folder is
+absent the script says SKIP loudly and exits 0 (the data is not part of the
+repository).
 """
 import argparse
 import bisect
