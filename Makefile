@@ -189,15 +189,15 @@ BIN ?= $(RELEASE_BIN)
 ## out of the choice of settings; heart rate against the traces.
 accuracy:
 	python3 Tests/Tools/output_digest.py --bin $(BIN) --data $(DATA)
-	python3 Tests/Tools/eval_gps.py --bin $(BIN)/moonrunner --data $(DATA) --check
-	python3 Tests/Tools/eval_elevation.py --bin $(BIN)/moonrunner --data $(DATA) --check
-	python3 Tests/Tools/eval_course.py --bin $(BIN)/moonrunner --data $(DATA) --check
+	python3 Tests/Tools/eval_gps.py --bin $(BIN) --data $(DATA) --check
+	python3 Tests/Tools/eval_elevation.py --bin $(BIN) --data $(DATA) --check
+	python3 Tests/Tools/eval_course.py --bin $(BIN) --data $(DATA) --check
 	python3 Tests/Tools/eval_rejoin.py --bin $(BIN) --cv --check
-	python3 Tests/Tools/eval_autopause.py --bin $(BIN)/moonrunner --data $(DATA) --check
-	python3 Tests/Tools/eval_steps.py --bin $(BIN)/moonrunner --data $(DATA) --check
-	python3 Tests/Tools/eval_steps.py --bin $(BIN)/moonrunner --data $(DATA) --cv --check
+	python3 Tests/Tools/eval_autopause.py --bin $(BIN) --data $(DATA) --check
+	python3 Tests/Tools/eval_steps.py --bin $(BIN) --data $(DATA) --check
+	python3 Tests/Tools/eval_steps.py --bin $(BIN) --data $(DATA) --cv --check
 	python3 Tests/Tools/eval_live.py --bin $(BIN) --data $(DATA) --speed 40 --check
-	python3 Tests/Tools/eval_hr.py --bin $(BIN)/moonrunner --data $(DATA) --check
+	python3 Tests/Tools/eval_hr.py --bin $(BIN) --data $(DATA) --check
 
 ## The web app in a real browser (Chromium at a phone's size) against the
 ## real daemon replaying the demo walk: pairing, live figures, controls, the
@@ -223,7 +223,7 @@ text-order: release
 bench: release
 	$(RELEASE_BIN)/moonrunner-bench --bin $(RELEASE_BIN)/moonrunner
 	python3 Tests/Tools/socket_load.py --bin $(RELEASE_BIN) --check
-	python3 Tests/Tools/store_writes.py --bin $(RELEASE_BIN) --speed 10 --minutes 10 --check 10
+	python3 Tests/Tools/store_writes.py --bin $(RELEASE_BIN) --speed 10 --minutes 10 --check
 	python3 Tests/Tools/hr_live.py --bin $(RELEASE_BIN) --trace $(DATA)/hr/fenix5_run_rr.hr.csv --seconds 10 --faults --check
 	python3 Tests/Tools/hr_live.py --bin $(RELEASE_BIN) --trace $(DATA)/hr/fenix5_run_rr.hr.csv --rate 4 --seconds 20 --check
 	python3 Tests/Tools/hr_live.py --bin $(RELEASE_BIN) --trace $(DATA)/hr/fenix2_run.hr.csv --seconds 5 --cycles 1000 --check

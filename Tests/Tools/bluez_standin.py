@@ -41,10 +41,12 @@ import json
 import sys
 import time
 
-from dbus_fast import BusType, Message, MessageType, Variant
+from dbus_fast import BusType, Message, Variant
 from dbus_fast.aio import MessageBus
 from dbus_fast.service import ServiceInterface, dbus_property, method, PropertyAccess
 from dbus_fast.errors import DBusError
+
+import rig
 
 HRS = "0000180d-0000-1000-8000-00805f9b34fb"
 HRM = "00002a37-0000-1000-8000-00805f9b34fb"
@@ -476,17 +478,9 @@ class World:
 
 
 def read_trace(path):
-    rows = []
-    with open(path) as f:
-        header = f.readline().strip().split(",")
-        ti, bi = header.index("t"), header.index("bpm")
-        ri = header.index("rr_ms") if "rr_ms" in header else None
-        for line in f:
-            cells = line.rstrip("\n").split(",")
-            bpm = int(round(float(cells[bi]))) if cells[bi] else 0
-            rr = [float(x) for x in cells[ri].split()] if ri is not None and ri < len(cells) and cells[ri] else []
-            rows.append((bpm, rr))
-    return rows
+    """The strap's trace: (bpm, R-R intervals in ms) per row; an empty bpm is 0 (contact not detected)."""
+    return [(int(round(float(r["bpm"]))) if r["bpm"] else 0, [float(x) for x in (r.get("rr_ms") or "").split()])
+            for r in rig.read_csv(path)]
 
 
 async def main():

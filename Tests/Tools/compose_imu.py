@@ -19,77 +19,14 @@ UNIX seconds (t0 + offset), the clock of the scenario's gpsd JSON, unless
 --t0 is given. Only the standard library is used.
 """
 import argparse
-import calendar
-import csv
 import glob
-import gzip
 import json
 import math
 import os
 import random
 import sys
-import time
 
-
-def open_text(path, mode="rt"):
-    if path.endswith(".gz"):
-        return gzip.open(path, mode)
-    return open(path, mode)
-
-
-def read_trace(path):
-    """Returns (times, rows[(ax, ay, az)]) from an IMU CSV (plain or gz)."""
-    ts, rows = [], []
-    with open_text(path) as f:
-        reader = csv.reader(f)
-        header = [h.strip() for h in next(reader)]
-        it, ix, iy, iz = (header.index(c) for c in ("t", "ax", "ay", "az"))
-        for r in reader:
-            if not r:
-                continue
-            ts.append(float(r[it]))
-            rows.append((float(r[ix]), float(r[iy]), float(r[iz])))
-    return ts, rows
-
-
-def read_steps(path):
-    out = []
-    if not os.path.exists(path):
-        return out
-    with open(path) as f:
-        for line in f:
-            first = line.split(",")[0].strip()
-            try:
-                out.append(float(first))
-            except ValueError:
-                continue  # header
-    return sorted(out)
-
-
-def walking_like(ts, rows, t0, t1):
-    """The data README's QC rule for the zero-step traces: |a| repeats at a
-    step's lag (autocorrelation > 0.5 at 0.38-0.71 s) with std > 0.05 g.
-    Some 'standing' segments open with the walk that led there; such a
-    window is no material for a stop."""
-    mags = [math.sqrt(r[0] ** 2 + r[1] ** 2 + r[2] ** 2) for tt, r in zip(ts, rows) if t0 <= tt <= t1]
-    if len(mags) < 20:
-        return False
-    rate = (len(mags) - 1) / max(t1 - t0, 1e-9)
-    step = max(1, int(rate / 26))  # ~26 Hz is plenty for lags of 0.38-0.71 s
-    x = mags[::step]
-    rate /= step
-    n = len(x)
-    mean = sum(x) / n
-    d = [v - mean for v in x]
-    var = sum(v * v for v in d) / n
-    if var ** 0.5 <= 0.05:
-        return False
-    for lag in range(max(1, int(0.38 * rate)), int(0.71 * rate) + 1):
-        if lag >= n:
-            break
-        if sum(d[i] * d[i + lag] for i in range(n - lag)) / ((n - lag) * var) > 0.5:
-            return True
-    return False
+import rig
 
 
 class Pool:
@@ -102,7 +39,7 @@ class Pool:
                 if csv_path.endswith(".steps.csv"):
                     continue
                 base = csv_path[:-7] if csv_path.endswith(".csv.gz") else csv_path[:-4]
-                steps = read_steps(base + ".steps.csv")
+                steps = rig.read_steps(base + ".steps.csv")
                 if moving and len(steps) < 10:
                     continue
                 self.items.append((csv_path, steps))
@@ -112,7 +49,7 @@ class Pool:
 
     def load(self, path):
         if path not in self.cache:
-            self.cache[path] = read_trace(path)
+            self.cache[path] = rig.read_imu(path)
         return self.cache[path]
 
 
@@ -183,7 +120,7 @@ def compose(intervals, moving, still, rate, rng, grid=False):
             if grid:
                 length = max(1, math.floor(length * rate + 1e-6)) / rate
             src0 = lo + rng.uniform(0, span - length) if span > length else lo
-            if not truth and any(walking_like(ts, rows, w, min(w + 10, src0 + length))
+            if not truth and any(rig.walking_like(ts, rows, w, min(w + 10, src0 + length))
                                  for w in frange(src0, src0 + length, 10)):
                 continue
             window = [r for tt, r in zip(ts, rows) if src0 <= tt <= src0 + length] or rows
@@ -221,7 +158,7 @@ def main():
     if a.truth:
         truth = json.load(open(a.truth))
         intervals = truth["intervals"]
-        t0 = a.t0 if a.t0 is not None else calendar.timegm(time.strptime(truth["first_fix_utc"], "%Y-%m-%dT%H:%M:%SZ"))
+        t0 = a.t0 if a.t0 is not None else int(rig.utc(truth["first_fix_utc"]))
     elif a.intervals:
         intervals = json.loads(a.intervals)
         t0 = a.t0 or 0.0
@@ -231,7 +168,7 @@ def main():
     rng = random.Random(a.seed)
     samples, steps = compose(intervals, Pool(a.moving, True), Pool(a.still, False), a.rate, rng, a.grid)
     fmt = "%.3f," + ",".join([f"%.{a.decimals}f"] * 3) + "\n"
-    with open_text(a.out, "wt") as f:
+    with rig.open_text(a.out, "wt") as f:
         f.write("t,ax,ay,az\n")
         for s in samples:
             f.write(fmt % (t0 + s[0], s[1], s[2], s[3]))

@@ -13,7 +13,7 @@ same points):
     error, then the smallest median progress error) is scored on the course
     left out, beside the shipped settings on it.
 
-    python3 Tests/Tools/cv_course.py --bin .build/release/moonrunner --data ../shared/data
+    python3 Tests/Tools/cv_course.py --bin .build/release [--data ../shared/data] [--jobs N]
 
 Takes a few minutes (hundreds of `analyze` runs); not part of `make test`.
 """
@@ -24,8 +24,8 @@ import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import eval_course as ev  # noqa: E402
+import eval_course as ev
+import rig
 
 DEFAULTS = {"max_heading_deg": 45, "min_margin_m": 5, "off_dwell_s": 5, "on_dwell_s": 3}
 GRID = {
@@ -57,23 +57,18 @@ def judge(s, detour):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--bin", required=True)
-    ap.add_argument("--data", default="../shared/data")
-    ap.add_argument("--jobs", type=int, default=2)
+    rig.common_args(ap, check=False, jobs=2)
     args = ap.parse_args()
     courses_dir = os.path.join(args.data, "courses")
     if not os.path.isdir(courses_dir):
-        print(f"SKIP cv_course: {courses_dir} is absent")
-        return 0
-    names = sorted(f[: -len(".course.truth.json")] for f in os.listdir(courses_dir) if f.endswith(".course.truth.json"))
+        return rig.skip(f"{courses_dir} is absent")
+    rig.program(args.bin, "moonrunner")
+    names = ev.course_names(args.data)
     truths = {n: json.load(open(os.path.join(courses_dir, f"{n}.course.truth.json"))) for n in names}
 
     def run(name, params):
-        scenario = name[: -len("_detour")] if name.endswith("_detour") else name
         extra = [a for k, v in params.items() for a in ("--course-option", f"{k}={v}")]
-        out = ev.analyze(args.bin, os.path.join(args.data, "gps", "sim", f"{scenario}.gpsd.json"),
-                         os.path.join(courses_dir, f"{name}.course.gpx"), extra)
-        s = ev.score(out, truths[name])
+        s = ev.follow(args.bin, args.data, name, "gpx", truths[name], extra)
         return judge(s, any(truths[name]["off_course"])), s
 
     keys = list(GRID)

@@ -17,10 +17,10 @@ Runs `moonrunner analyze ... --json` and measures, from its `pauses`
     1.5 s or more into a pause back-dated to the last motion (`still_at_stop`),
     so a stop shorter than the 8 s dwell at the very end is detected too.
 
-    python3 Tests/Tools/eval_autopause.py --bin .build/debug/moonrunner --data ../shared/data [--check]
+    python3 Tests/Tools/eval_autopause.py --bin .build/release [--data ../shared/data] [--check] [--jobs N]
 
-With --check the exit status is 1 when a target is missed. When the data folder
-is absent the script says SKIP loudly and exits 0.
+--bin is the build folder. With --check the exit status is 1 when a target is
+missed. When the data folder is absent the script says SKIP loudly and exits 0.
 """
 import argparse
 import concurrent.futures as cf
@@ -32,42 +32,25 @@ import subprocess
 import sys
 import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+import rig
+
 TARGETS = {
     "ipol_resume": 1.0, "ipol_pause": 1.0, "ipol_latency": 3.0, "uci_resumes_per_h": 5.0,
     "gps_moving_pct": 3.0, "fused_moving_pct": 1.5,
 }
 
 
-def analyze(binary, args):
-    out = subprocess.run([binary, "analyze", "--json"] + args, capture_output=True, text=True, timeout=600)
-    if out.returncode != 0:
-        raise RuntimeError(f"analyze {' '.join(args)} failed: {out.stderr.strip()}")
-    return json.loads(out.stdout)
-
-
-def read_steps(path):
-    times = []
-    with open(path) as f:
-        for line in f:
-            try:
-                times.append(float(line.split(",")[0]))
-            except ValueError:
-                pass
-    return sorted(times)
-
-
-def ipol(binary, folder):
+def ipol(binary, folder, jobs):
     rows = []
     for csv in sorted(glob.glob(os.path.join(folder, "*.csv.gz"))):
-        steps = read_steps(csv[:-7] + ".steps.csv")
+        steps = rig.read_steps(csv[:-7] + ".steps.csv")
         if not steps:
             continue
         rows.append((csv, steps))
 
     def one(item):
         csv, steps = item
-        r = analyze(binary, ["--imu", csv])
+        r = rig.analyze(binary, "--imu", csv)
         first, last = steps[0], steps[-1]
         pauses = r["pauses"]
         t0 = r["events"][0]["time"] if r["events"] else 0.0
@@ -83,7 +66,7 @@ def ipol(binary, folder):
             latency = float("inf")
         return resume_err, pause_err, latency
 
-    with cf.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as ex:
+    with cf.ThreadPoolExecutor(max_workers=jobs) as ex:
         res = list(ex.map(one, rows))
     subjects = [int(os.path.basename(csv).split("-")[0]) for csv, _ in rows]
     return summarise(res) | {"by_subject": {s: summarise([r for r, q in zip(res, subjects) if q == s])
@@ -102,11 +85,11 @@ def summarise(res):
     }
 
 
-def uci(binary, folder):
+def uci(binary, folder, jobs):
     files = sorted(glob.glob(os.path.join(folder, "*.csv.gz")))
 
     def one(csv):
-        r = analyze(binary, ["--imu", csv])
+        r = rig.analyze(binary, "--imu", csv)
         kinds = [e["event"] for e in r["events"]]
         hours = r["elapsed_s"] / 3600
         if "autopause" not in kinds:
@@ -114,7 +97,7 @@ def uci(binary, folder):
         after = kinds[kinds.index("autopause"):]
         return after.count("autoresume"), hours
 
-    with cf.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as ex:
+    with cf.ThreadPoolExecutor(max_workers=jobs) as ex:
         res = list(ex.map(one, files))
     resumes = sum(r[0] for r in res)
     hours = sum(r[1] for r in res)
@@ -135,7 +118,7 @@ def moving_scenarios(sim):
 def gps_only(binary, sim):
     res = []
     for name, truth_path, truth in moving_scenarios(sim):
-        r = analyze(binary, ["--gps", truth_path.replace(".truth.json", ".gpsd.json")])
+        r = rig.analyze(binary, "--gps", truth_path.replace(".truth.json", ".gpsd.json"))
         true_m = truth["true_moving_time_s"]
         res.append((name, r["moving_s"], true_m, 100 * (r["moving_s"] - true_m) / true_m))
     return res
@@ -145,29 +128,26 @@ def overlap(a0, a1, b0, b1):
     return max(0.0, min(a1, b1) - max(a0, b0))
 
 
-def fused(binary, data, sim, tmp, seeds):
+def fused(binary, data, sim, tmp, seeds, jobs):
     steps = os.path.join(data, "steps")
     moving = [os.path.join(steps, d) for d in ("oxford_step_counter", "adept_outdoor_run_hip")
               if os.path.isdir(os.path.join(steps, d))]
     still = [os.path.join(steps, "uci_chest_casale_nonwalk")]
-    jobs = [(name, truth_path, truth, seed) for name, truth_path, truth in moving_scenarios(sim) for seed in seeds]
+    runs = [(name, truth_path, truth, seed) for name, truth_path, truth in moving_scenarios(sim) for seed in seeds]
 
     def one(job):
         name, truth_path, truth, seed = job
         csv = os.path.join(tmp, f"{name}-{seed}.csv")
-        subprocess.run([sys.executable, os.path.join(HERE, "compose_imu.py"), "--truth", truth_path,
+        subprocess.run([sys.executable, os.path.join(rig.HERE, "compose_imu.py"), "--truth", truth_path,
                         "--moving", *moving, "--still", *still, "--seed", str(seed), "--out", csv],
                        check=True, capture_output=True)
-        r = analyze(binary, ["--imu", csv, "--gps", truth_path.replace(".truth.json", ".gpsd.json")])
+        r = rig.analyze(binary, "--imu", csv, "--gps", truth_path.replace(".truth.json", ".gpsd.json"))
         t0 = r["events"][0]["time"] if r["events"] else 0.0
-        base = json.load(open(truth_path))
-        first_fix = t0  # analyze starts at the first input; intervals are seconds from the first fix
-        # Convert intervals to the trace clock: the composed IMU starts at the first fix.
-        import calendar, time as _t
-        origin = calendar.timegm(_t.strptime(base["first_fix_utc"], "%Y-%m-%dT%H:%M:%SZ"))
-        stops = [(origin + i["start_s"], origin + i["end_s"]) for i in base["intervals"]
+        # The intervals on the trace clock: they are seconds from the first fix, where the composed IMU starts.
+        origin = rig.utc(truth["first_fix_utc"])
+        stops = [(origin + i["start_s"], origin + i["end_s"]) for i in truth["intervals"]
                  if i["state"] == "stationary" and i["end_s"] - i["start_s"] >= 5]
-        moves = [(origin + i["start_s"], origin + i["end_s"]) for i in base["intervals"] if i["state"] == "moving"]
+        moves = [(origin + i["start_s"], origin + i["end_s"]) for i in truth["intervals"] if i["state"] == "moving"]
         pauses = [(p["start"], p["end"] if p["end"] is not None else t0 + r["elapsed_s"]) for p in r["pauses"]]
         detected = sum(1 for s in stops if any(overlap(s[0], s[1], p[0], p[1]) >= 0.5 * min(5, s[1] - s[0]) for p in pauses))
         false = sum(1 for p in pauses
@@ -178,33 +158,29 @@ def fused(binary, data, sim, tmp, seeds):
         pct = 100 * (r["moving_s"] - true_m) / true_m
         return name, seed, r["moving_s"], true_m, pct, len(stops), detected, false, r["steps"]
 
-    with cf.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as ex:
-        return list(ex.map(one, jobs))
+    with cf.ThreadPoolExecutor(max_workers=jobs) as ex:
+        return list(ex.map(one, runs))
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--bin", required=True)
-    p.add_argument("--data", required=True)
+    rig.common_args(p, jobs=rig.CORES)
     p.add_argument("--seeds", default="1,2")
-    p.add_argument("--check", action="store_true")
     a = p.parse_args()
     data = a.data
     if not os.path.isdir(os.path.join(data, "steps")) or not os.path.isdir(os.path.join(data, "gps", "sim")):
-        print(f"SKIP SKIP SKIP: labelled data not found under {data} (steps/ and gps/sim/); auto-pause figures NOT measured")
-        return 0
-    ok = True
+        return rig.skip(f"labelled data not found under {data} (steps/ and gps/sim/)")
+    rig.program(a.bin, "moonrunner")
+    targets = rig.Targets(a.check)
 
     def verdict(name, value, target, fmt, good):
-        nonlocal ok
-        ok = ok and good
-        print(f"{name:58s} {fmt.format(value):>12s}   target {target:<12s} {'ok' if good else 'MISSED'}")
+        print(f"{name:58s} {fmt.format(value):>12s}   target {target:<12s} {targets.expect(name, good)}")
 
-    ip = ipol(a.bin, os.path.join(data, "steps", "ipol_healthy_gait_lowback"))
-    uc = uci(a.bin, os.path.join(data, "steps", "uci_chest_casale_nonwalk"))
+    ip = ipol(a.bin, os.path.join(data, "steps", "ipol_healthy_gait_lowback"), a.jobs)
+    uc = uci(a.bin, os.path.join(data, "steps", "uci_chest_casale_nonwalk"), a.jobs)
     gp = gps_only(a.bin, os.path.join(data, "gps", "sim"))
     with tempfile.TemporaryDirectory() as tmp:
-        fu = fused(a.bin, data, os.path.join(data, "gps", "sim"), tmp, [int(s) for s in a.seeds.split(",")])
+        fu = fused(a.bin, data, os.path.join(data, "gps", "sim"), tmp, [int(s) for s in a.seeds.split(",")], a.jobs)
 
     print("GPS only (gps/sim):")
     for name, m, t, pct in gp:
@@ -239,9 +215,7 @@ def main():
     verdict("composed IMU+GPS: stops >= 5 s detected", detected, f"all {stops}", "{:d}", detected == stops)
     false = sum(r[7] for r in fu)
     verdict("composed IMU+GPS: false pauses during continuous motion", false, "0", "{:d}", false == 0)
-    if a.check and not ok:
-        return 1
-    return 0
+    return targets.report()
 
 
 if __name__ == "__main__":

@@ -18,19 +18,20 @@ course events against the truth, per second of the run:
 Event times are judged by `detected_at` (when the wearer would hear it),
 `time` (back-dated to when the evidence began) is shown beside it.
 
-    python3 Tests/Tools/eval_course.py --bin .build/debug/moonrunner --data ../shared/data [--check]
+    python3 Tests/Tools/eval_course.py --bin .build/release [--data ../shared/data] [--check]
 
-With --check the exit status is 1 when a target is missed. When the data
+--bin is the build folder. With --check the exit status is 1 when a target is
+missed. When the data
 folder is absent the script says SKIP loudly and exits 0 (the data is not part
 of the repository).
 """
 import argparse
-import datetime
 import json
 import os
 import statistics
-import subprocess
 import sys
+
+import rig
 
 FORMATS = ["gpx", "tcx", "fit"]
 TARGETS = {
@@ -45,26 +46,9 @@ WRONG_LEG_M = 100.0
 SETTLE_S = 60.0
 
 
-def analyze(binary, gps, course, extra=()):
-    cmd = [binary, "analyze", "--gps", gps, "--course", course, "--json", *extra]
-    res = subprocess.run(cmd, capture_output=True, text=True)
-    if res.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)} failed ({res.returncode}): {res.stderr.strip()}")
-    return json.loads(res.stdout)
-
-
-def percentile(values, q):
-    if not values:
-        return float("nan")
-    v = sorted(values)
-    k = (len(v) - 1) * q
-    lo, hi = int(k), min(int(k) + 1, len(v) - 1)
-    return v[lo] + (v[hi] - v[lo]) * (k - lo)
-
-
 def score(out, truth):
     """Figures of one analyze run against one course truth."""
-    t0 = datetime.datetime.fromisoformat(truth["t0_utc"].replace("Z", "+00:00")).timestamp()
+    t0 = rig.utc(truth["t0_utc"])
     index = {int(round(t)): i for i, t in enumerate(truth["t_s"])}
     errors, wrong = [], 0
     disagree = 0
@@ -91,7 +75,7 @@ def score(out, truth):
     arrive = next((t for t, g in zip(truth["t_s"], truth["to_go_m"]) if g is not None and g <= 0.5), None)
     return {
         "median": statistics.median(errors) if errors else float("nan"),
-        "p95": percentile(errors, 0.95),
+        "p95": rig.percentile_linear(errors, 0.95),
         "n": len(errors),
         "wrong": wrong,
         "disagree": disagree,
@@ -112,75 +96,84 @@ def fmt_events(evs, ref):
     return ",".join(f"{d - ref:+.0f}({t - ref:+.0f})" for d, t in evs)
 
 
+def scenario_of(name):
+    """The simulated run a course is followed on: X for both X and X_detour."""
+    return name[: -len("_detour")] if name.endswith("_detour") else name
+
+
+def course_names(data):
+    """The labelled courses of DATA/courses, sorted."""
+    return sorted(f[: -len(".course.truth.json")] for f in os.listdir(os.path.join(data, "courses"))
+                  if f.endswith(".course.truth.json"))
+
+
+def follow(bin_dir, data, name, fmt, truth, extra=()):
+    """analyze following the course `name` (in format `fmt`) over its run, scored against its truth."""
+    gps = os.path.join(data, "gps", "sim", f"{scenario_of(name)}.gpsd.json")
+    course = os.path.join(data, "courses", f"{name}.course.{fmt}")
+    return score(rig.analyze(bin_dir, "--gps", gps, "--course", course, *extra), truth)
+
+
+def in_time(events, ref, limit_s):
+    """Exactly one event, detected within `limit_s` of the truth's moment."""
+    return len(events) == 1 and ref is not None and abs(events[0][0] - ref) <= limit_s
+
+
+def verdicts(s, detour):
+    """Each target of one run: (what, met)."""
+    rows = [("median", s["median"] <= TARGETS["median_m"]),
+            ("p95", s["p95"] <= TARGETS["p95_m"]),
+            ("wrong lap/leg", s["wrong"] <= TARGETS["wrong_s"])]
+    if detour:
+        rows += [("detour off_course", in_time(s["offs"], s["first_off"], TARGETS["detour_s"])),
+                 ("detour on_course", in_time(s["ons"], s["last_off"], TARGETS["detour_s"]))]
+    else:
+        rows.append(("false off_course", len(s["offs"]) <= TARGETS["false_off"]))
+    rows.append(("course_finished", in_time(s["fins"], s["arrive"], TARGETS["finish_s"])))
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--bin", required=True, help="path to the moonrunner executable")
-    ap.add_argument("--data", default="../shared/data", help="the data folder (holding courses/ and gps/sim/)")
-    ap.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
+    rig.common_args(ap)
     ap.add_argument("--only", help="comma-separated course names to run")
     args = ap.parse_args()
 
     courses_dir = os.path.join(args.data, "courses")
-    sim_dir = os.path.join(args.data, "gps", "sim")
-    if not os.path.isdir(courses_dir) or not os.path.isdir(sim_dir):
-        print("#" * 72)
-        print(f"# SKIP eval_course: courses/ or gps/sim/ not found under {args.data!r}")
-        print("#      (the recordings are not in the repository)")
-        print("#" * 72)
-        return 0
-    if not os.access(args.bin, os.X_OK):
-        print(f"eval_course: {args.bin} is not an executable", file=sys.stderr)
-        return 2
+    if not os.path.isdir(courses_dir) or not os.path.isdir(os.path.join(args.data, "gps", "sim")):
+        return rig.skip(f"courses/ or gps/sim/ not found under {args.data!r}")
+    rig.program(args.bin, "moonrunner")
 
-    names = sorted(f[: -len(".course.truth.json")] for f in os.listdir(courses_dir) if f.endswith(".course.truth.json"))
+    names = course_names(args.data)
     if args.only:
         names = [n for n in names if n in args.only.split(",")]
-    failures = []
+    targets = rig.Targets(args.check)
     print(f"{'course':<16}{'fmt':<5}{'median':>7}{'p95':>7}{'n':>6}{'wrong':>6}{'off≠':>6}"
           f"  {'off_course det(time)':<22}{'on_course det(time)':<22}{'finished det(time)':<18}")
     for name in names:
         truth = json.load(open(os.path.join(courses_dir, f"{name}.course.truth.json")))
-        scenario = name[: -len("_detour")] if name.endswith("_detour") else name
-        gps = os.path.join(sim_dir, f"{scenario}.gpsd.json")
         detour = any(truth["off_course"])
         for fmt in FORMATS:
-            course = os.path.join(courses_dir, f"{name}.course.{fmt}")
-            if not os.path.exists(course):
-                failures.append(f"{name}.{fmt}: missing")
-                continue
-            s = score(analyze(args.bin, gps, course), truth)
             label = f"{name}.{fmt}"
-            problems = []
-            if not s["median"] <= TARGETS["median_m"]:
-                problems.append("median")
-            if not s["p95"] <= TARGETS["p95_m"]:
-                problems.append("p95")
-            if s["wrong"] > TARGETS["wrong_s"]:
-                problems.append("wrong lap/leg")
-            if detour:
-                if len(s["offs"]) != 1 or abs(s["offs"][0][0] - s["first_off"]) > TARGETS["detour_s"]:
-                    problems.append("detour off_course")
-                if len(s["ons"]) != 1 or abs(s["ons"][0][0] - s["last_off"]) > TARGETS["detour_s"]:
-                    problems.append("detour on_course")
-            elif len(s["offs"]) > TARGETS["false_off"]:
-                problems.append("false off_course")
-            if len(s["fins"]) != 1 or s["arrive"] is None or abs(s["fins"][0][0] - s["arrive"]) > TARGETS["finish_s"]:
-                problems.append("course_finished")
+            if not os.path.exists(os.path.join(courses_dir, f"{name}.course.{fmt}")):
+                targets.expect(f"{label}: missing", False)
+                continue
+            s = follow(args.bin, args.data, name, fmt, truth)
+            met = verdicts(s, detour)
+            problems = [what for what, ok in met if not ok]
+            for what, ok in met:
+                targets.expect(f"{label}: {what}", ok)
+            verdict = f"{targets.word(False)}: {', '.join(problems)}" if problems else targets.word(True)
             print(f"{name:<16}{fmt:<5}{s['median']:7.2f}{s['p95']:7.2f}{s['n']:6d}{s['wrong']:6d}{s['disagree']:6d}"
                   f"  {fmt_events(s['offs'], s['first_off']):<22}{fmt_events(s['ons'], s['last_off']):<22}"
-                  f"{fmt_events(s['fins'], s['arrive']):<18}{'ok' if not problems else 'MISSED: ' + ', '.join(problems)}")
-            failures += [f"{label}: {p}" for p in problems]
+                  f"{fmt_events(s['fins'], s['arrive']):<18}{verdict}")
     print()
     print("targets: median <= 5 m, p95 <= 15 m (on course, after 60 s); 0 s on a wrong lap/leg (> 100 m);")
     print("         0 off_course on exact courses; detour off/on one each within 15 s of the truth's first/last")
     print("         off second; course_finished once within 20 s of arriving. Event columns: detected_at")
     print("         relative to the truth's moment (time, back-dated, in brackets); off≠: seconds where")
     print("         off_course disagrees with the truth.")
-    if failures:
-        print(f"\n{len(failures)} target(s) missed: {'; '.join(failures)}")
-    if args.check and failures:
-        return 1
-    return 0
+    return targets.report()
 
 
 if __name__ == "__main__":

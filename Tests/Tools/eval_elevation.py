@@ -17,20 +17,21 @@ Targets (issue 12):
   GPS only         hilly (c_trail) gain within 10 %; flat scenarios gain within
                    15 m of the truth
 
-    python3 Tests/Tools/eval_elevation.py --bin .build/debug/moonrunner --data ../shared/data [--check]
+    python3 Tests/Tools/eval_elevation.py --bin .build/release [--data ../shared/data] [--check]
 
-With --check the exit status is 1 when a target is missed, except the ones
-listed in OPEN (targets the issue still has open, printed as MISSED (open)
-on every run so they are never forgotten). When the data folder is absent the
-script says SKIP loudly and exits 0 (the data is not part of the repository).
+--bin is the build folder. With --check the exit status is 1 when a target
+is missed, except the ones listed in OPEN (targets the issue still has open,
+printed as MISSED (open) on every run so they are never forgotten). When the
+data folder is absent the script says SKIP loudly and exits 0 (the data is
+not part of the repository).
 """
 import argparse
 import bisect
-import datetime
 import json
 import os
-import subprocess
 import sys
+
+import rig
 
 SCENARIOS = ["a_track", "b_urban", "c_trail", "d_stationary", "e_intervals"]
 HILLY = {"c_trail"}
@@ -39,26 +40,14 @@ STILL = {"d_stationary"}
 OPEN = {("b_urban", "gps")}
 
 
-def utc(text):
-    return datetime.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
-
-
 def truth_of(path):
     with open(path) as f:
         d = json.load(f)
     alts = d["positions"]["alt_msl"]
     loss = sum(max(0.0, a - b) for a, b in zip(alts, alts[1:]))
-    t0 = utc(d.get("t0_utc") or d["first_fix_utc"])
+    t0 = rig.utc(d.get("t0_utc") or d["first_fix_utc"])
     times = [t0 + t for t in d["positions"]["t_s"]]
     return d["true_elevation_gain_m"], loss, times, alts
-
-
-def analyze(binary, gps, baro):
-    cmd = [binary, "analyze", "--gps", gps, "--json", "--track"] + (["--baro", baro] if baro else [])
-    res = subprocess.run(cmd, capture_output=True, text=True)
-    if res.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)} failed ({res.returncode}): {res.stderr.strip()}")
-    return json.loads(res.stdout)
 
 
 def median_altitude_error(track, times, alts, skip=120.0):
@@ -81,30 +70,22 @@ def median_altitude_error(track, times, alts, skip=120.0):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--bin", required=True, help="path to the moonrunner executable")
-    ap.add_argument("--data", default="../shared/data", help="the data folder (holding gps/sim and baro)")
-    ap.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
+    rig.common_args(ap)
     args = ap.parse_args()
 
     sim = os.path.join(args.data, "gps", "sim")
     baro_dir = os.path.join(args.data, "baro")
     if not (os.path.isdir(sim) and os.path.isdir(baro_dir)):
-        print("#" * 72)
-        print(f"# SKIP eval_elevation: {sim} or {baro_dir} not found")
-        print("#      (the recordings are not in the repository)")
-        print("#" * 72)
-        return 0
-    if not os.access(args.bin, os.X_OK):
-        print(f"eval_elevation: {args.bin} is not an executable", file=sys.stderr)
-        return 2
+        return rig.skip(f"{sim} or {baro_dir} not found")
+    rig.program(args.bin, "moonrunner")
 
-    failures, open_misses = [], []
+    targets = rig.Targets(args.check)
     print(f"{'scenario':<13} {'source':<6} {'gain':>7} {'truth':>7} {'loss':>7} {'truth':>7} {'alt err':>8}  verdict")
     for name in SCENARIOS:
         gain_t, loss_t, times, alts = truth_of(os.path.join(sim, f"{name}.truth.json"))
         gps = os.path.join(sim, f"{name}.gpsd.json")
         for case, baro in (("baro", os.path.join(baro_dir, f"{name}.baro.csv.gz")), ("gps", None)):
-            r = analyze(args.bin, gps, baro)
+            r = rig.analyze(args.bin, "--gps", gps, "--track", *(["--baro", baro] if baro else []))
             gain, loss = r["elevation_gain_m"], r["elevation_loss_m"]
             misses = []
             alt_err = float("nan")
@@ -127,23 +108,11 @@ def main():
                         misses.append(f"gain off by {100 * (gain - gain_t) / gain_t:+.1f} % (allowed 10 %)")
                 elif abs(gain - gain_t) > 15:
                     misses.append(f"gain off by {gain - gain_t:+.1f} m (allowed 15)")
-            if not misses:
-                verdict = "ok"
-            elif (name, case) in OPEN:
-                verdict = "MISSED (open): " + "; ".join(misses)
-                open_misses.append(f"{name}/{case}")
-            else:
-                verdict = "MISSED: " + "; ".join(misses)
-                failures.append(f"{name}/{case}: " + "; ".join(misses))
+            verdict = targets.expect(f"{name}/{case}: " + "; ".join(misses), not misses, (name, case) in OPEN)
             alt_text = f"{alt_err:8.1f}" if alt_err == alt_err else f"{'-':>8}"
-            print(f"{name:<13} {case:<6} {gain:7.1f} {gain_t:7.1f} {loss:7.1f} {loss_t:7.1f} {alt_text}  {verdict}")
-    if open_misses:
-        print(f"open targets still missed (issue 12): {', '.join(open_misses)}")
-    if failures:
-        print("targets missed:\n  " + "\n  ".join(failures))
-        return 1 if args.check else 0
-    print("all checked targets met")
-    return 0
+            print(f"{name:<13} {case:<6} {gain:7.1f} {gain_t:7.1f} {loss:7.1f} {loss_t:7.1f} {alt_text}  "
+                  + (f"{verdict}: " + "; ".join(misses) if misses else verdict))
+    return targets.report()
 
 
 if __name__ == "__main__":

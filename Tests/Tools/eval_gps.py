@@ -12,17 +12,19 @@ prints the figures the filter is judged by:
   * the real 646 m walk (ikalman);
   * elevation gain on the trail run (c_trail).
 
-    python3 tools/eval_gps.py --bin .build/debug/moonrunner --data ../shared/data/gps [--check]
+    python3 Tests/Tools/eval_gps.py --bin .build/release [--data ../shared/data] [--check]
 
---data may also name the folder above gps/ (../shared/data). With --check the
-exit status is 1 when a target is missed. When the data folder is absent the
-script says SKIP loudly and exits 0 (the data is not part of the repository).
+--bin is the build folder; --data may also name its gps/ folder. With --check
+the exit status is 1 when a target is missed. When the data folder is absent
+the script says SKIP loudly and exits 0 (the data is not part of the
+repository).
 """
 import argparse
 import json
 import os
-import subprocess
 import sys
+
+import rig
 
 SIM_MOVING = ["a_track", "b_urban", "c_trail", "e_intervals"]
 SIM_STILL = "d_stationary"
@@ -41,14 +43,6 @@ TARGETS = {
 }
 
 
-def analyze(binary, path, extra):
-    cmd = [binary, "analyze", "--gps", path, "--json"] + extra
-    res = subprocess.run(cmd, capture_output=True, text=True)
-    if res.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)} failed ({res.returncode}): {res.stderr.strip()}")
-    return json.loads(res.stdout)
-
-
 def track_lengths(track):
     """Length of the written track as a site measures it (gpxpy's length_2d):
     per segment (a GPX's trkseg), and with the segments joined (gpsbabel reads a
@@ -64,35 +58,19 @@ def track_lengths(track):
     return sum(geo.length_2d(s) for s in segments), geo.length_2d(joined_pts), len(segments)
 
 
-def find_data(root):
-    for cand in (root, os.path.join(root, "gps")):
-        if os.path.isdir(os.path.join(cand, "sim")) and os.path.isdir(os.path.join(cand, "real")):
-            return cand
-    return None
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--bin", required=True, help="path to the moonrunner executable")
-    ap.add_argument("--data", default="../shared/data/gps", help="gps data folder (or its parent)")
-    ap.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
+    rig.common_args(ap)
     ap.add_argument("--no-auto-pause", action="store_true",
                     help="pass --no-auto-pause to analyze (the filter's distance without the engine's pauses)")
     args = ap.parse_args()
 
-    data = find_data(args.data)
+    data = rig.find_data(args.data, "gps", "sim", "real")
     if data is None:
-        print("#" * 72)
-        print(f"# SKIP eval_gps: GPS data folder not found under {args.data!r}")
-        print("#      (expected sim/ and real/; the recordings are not in the repository)")
-        print("#" * 72)
-        return 0
-    if not os.access(args.bin, os.X_OK):
-        print(f"eval_gps: {args.bin} is not an executable", file=sys.stderr)
-        return 2
+        return rig.skip(f"GPS data folder not found under {args.data!r} (expected sim/ and real/)")
+    rig.program(args.bin, "moonrunner")
     extra = ["--no-auto-pause"] if args.no_auto_pause else []
 
-    failures = []
     print(f"{'scenario':<14} {'distance':>9} {'truth':>7} {'error':>8} {'moving':>7} {'truth':>7}"
           f" {'gain':>7} {'truth':>7}")
     errors = []
@@ -100,7 +78,7 @@ def main():
     paths = []
     for name in SIM_MOVING + [SIM_STILL]:
         truth = json.load(open(os.path.join(data, "sim", f"{name}.truth.json")))
-        out = analyze(args.bin, os.path.join(data, "sim", f"{name}.gpsd.json"), extra + ["--track"])
+        out = rig.analyze(args.bin, "--gps", os.path.join(data, "sim", f"{name}.gpsd.json"), *extra, "--track")
         if truth["true_distance_m"] > 0:
             paths.append((name, out["distance_m"]) + track_lengths(out["track"]))
         d, td = out["distance_m"], truth["true_distance_m"]
@@ -134,10 +112,10 @@ def main():
     still_total = 0.0
     print("stationary real logs (phantom distance, m):")
     for name in STILL_LOGS:
-        out = analyze(args.bin, os.path.join(data, "real", "gpsd-test-logs", f"{name}.gpsd.json"), extra)
+        out = rig.analyze(args.bin, "--gps", os.path.join(data, "real", "gpsd-test-logs", f"{name}.gpsd.json"), *extra)
         still_total += out["distance_m"]
         print(f"  {name:<24} {out['distance_m']:7.2f}")
-    walk = analyze(args.bin, os.path.join(data, WALK), extra)["distance_m"]
+    walk = rig.analyze(args.bin, "--gps", os.path.join(data, WALK), *extra)["distance_m"]
 
     print()
     lo, hi = TARGETS["walk_m"]
@@ -155,15 +133,10 @@ def main():
         ("c_trail elevation gain error", f"{gain_err:+.1f} %" if gain_err is not None else "n/a",
          f"within {TARGETS['gain_pct']} %", gain_err is not None and abs(gain_err) <= TARGETS["gain_pct"]),
     ]
+    targets = rig.Targets(args.check)
     for label, value, target, ok in rows:
-        print(f"{label:<38} {value:>22}   target {target:<12} {'ok' if ok else 'MISSED'}")
-        if not ok:
-            failures.append(label)
-    if failures:
-        print(f"\n{len(failures)} target(s) missed: {', '.join(failures)}")
-    if args.check and failures:
-        return 1
-    return 0
+        print(f"{label:<38} {value:>22}   target {target:<12} {targets.expect(label, ok)}")
+    return targets.report()
 
 
 if __name__ == "__main__":

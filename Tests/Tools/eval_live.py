@@ -13,28 +13,27 @@ and runs `moonrunner analyze` on the same inputs over the same span. Targets:
     steps exact, the same pauses (each end within 1 s);
   * FIT record times in order.
 
-    eval_live.py --bin .build/debug --data ../shared/data [--speed 20] [--check] [--scenarios a,b]
+    eval_live.py --bin .build/release [--data ../shared/data] [--speed 20] [--check] [--scenarios a,b] [--jobs N]
 
-When the data folder is absent the script says SKIP loudly and exits 0.
+--bin is the build folder. When the data folder is absent the script says
+SKIP loudly and exits 0.
 """
 import argparse
 import concurrent.futures as cf
 import json
 import os
-import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+import rig
+
 EXPORT_PCT, TRUTH_PCT, LIVE_PCT, PAUSE_S = 0.5, 1.5, 0.5, 1.0
 
 
 def record(a, name):
-    r = subprocess.run([sys.executable, os.path.join(HERE, "live_session.py"), "--bin", a.bin, "--data", a.data,
-                        "--scenario", name, "--speed", str(a.speed)], capture_output=True, text=True,
-                       timeout=3600)
-    if r.returncode != 0:
-        raise RuntimeError(f"live_session {name}: {r.stderr[-2000:]}")
-    return json.loads(r.stdout.strip().splitlines()[-1])
+    """live_session.py's figures of one scenario recorded live."""
+    out = rig.run_checked([sys.executable, os.path.join(rig.HERE, "live_session.py"), "--bin", a.bin, "--data", a.data,
+                           "--scenario", name, "--speed", str(a.speed)], timeout=3600)
+    return json.loads(out.strip().splitlines()[-1])
 
 
 def pct(x, ref):
@@ -43,22 +42,20 @@ def pct(x, ref):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--bin", required=True, help="folder with moonrunnerd and moonrunner")
-    p.add_argument("--data", required=True)
+    # --jobs: recordings at once (each replay keeps pace with its own feed).
+    rig.common_args(p, jobs=2)
     p.add_argument("--speed", type=float, default=20)
     p.add_argument("--scenarios", default="")
-    p.add_argument("--jobs", type=int, default=2, help="recordings at once (each replay keeps pace with its own feed)")
-    p.add_argument("--check", action="store_true")
     a = p.parse_args()
     sim = os.path.join(a.data, "gps", "sim")
     if not os.path.isdir(sim) or not os.path.isdir(os.path.join(a.data, "steps")):
-        print(f"SKIP SKIP SKIP: {sim} or steps/ not found; the live path was NOT measured")
-        return 0
+        return rig.skip(f"{sim} or steps/ not found")
+    rig.program(a.bin, "moonrunnerd")
     names = [n for n in a.scenarios.split(",") if n] or sorted(
         f[:-11] for f in os.listdir(sim) if f.endswith(".truth.json")
         and json.load(open(os.path.join(sim, f))).get("true_distance_m", 0) > 0)
 
-    misses = []
+    targets = rig.Targets(a.check)
     print(f"live recordings at {a.speed:g}x (gpsfake + moonrunnerd + emulated IMU), exports read as sites read them")
     print(f"{'scenario':<12} {'truth':>6} {'session':>8} {'vs truth':>8} | {'GPX':>7} {'GeoJSON':>7} {'TCX':>7}"
           f" {'FIT rec':>7} {'FIT tot':>7} | {'analyze':>8} {'d dist':>7} {'d moving':>8} {'steps':>11} pauses")
@@ -88,14 +85,8 @@ def main():
               f" {r['session_steps']:5d}/{r['analyze_steps']:<5d} {len(live_p)}/{len(off_p)}"
               f"{'' if same_pauses else ' differ'}")
         for label, ok in checks.items():
-            if not ok:
-                misses.append(f"{name}: {label}")
-    print()
-    for m in misses:
-        print(f"MISSED {m}")
-    if not misses:
-        print("all live-path targets met")
-    return 1 if a.check and misses else 0
+            targets.expect(f"{name}: {label}", ok)
+    return targets.report()
 
 
 if __name__ == "__main__":

@@ -34,7 +34,7 @@ on the family left out, beside the all-data figures of the shipped settings.
 
     python3 Tests/Tools/eval_rejoin.py --bin .build/release [--cv] [--check] [--jobs N]
 
---bin is the build folder holding course-scenarios. With --check the exit
+--bin is the build folder (holding course-scenarios). With --check the exit
 status is 1 when a target is missed (with --cv: by the shipped settings or by
 a held-out family). No data folder is needed: the scenarios are generated.
 """
@@ -43,9 +43,10 @@ import itertools
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
+
+import rig
 
 FAMILIES = ["street", "laps", "out_and_back"]
 # The settings where a rejoin is decided, with the values tried. The dwells,
@@ -66,13 +67,11 @@ def score(binary, sets, jobs):
         f.write("\n".join(json.dumps(s, sort_keys=True) for s in sets) + "\n")
         path = f.name
     try:
-        res = subprocess.run([binary, "score", "--sets", path, "--jobs", str(jobs)], capture_output=True, text=True)
+        stdout = rig.run_checked([binary, "score", "--sets", path, "--jobs", str(jobs)])
     finally:
         os.unlink(path)
-    if res.returncode != 0:
-        raise RuntimeError(f"course-scenarios score failed ({res.returncode}): {res.stderr.strip()}")
     out = [None] * len(sets)
-    for line in res.stdout.splitlines():
+    for line in stdout.splitlines():
         row = json.loads(line)
         out[row["set"]] = row["outcomes"]
     return out
@@ -80,8 +79,6 @@ def score(binary, sets, jobs):
 
 def figures(outcomes):
     """The table's figures over a list of runs."""
-    def mean(xs):
-        return sum(xs) / len(xs) if xs else float("nan")
     on = [o["on_delay_s"] for o in outcomes if o["on_delay_s"] is not None]
     on_time = [o["on_delay_time_s"] for o in outcomes if o["on_delay_time_s"] is not None]
     near = [o["on_delay_near_s"] for o in outcomes if o["on_delay_near_s"] is not None]
@@ -93,17 +90,17 @@ def figures(outcomes):
         "met": sum(1 for o in outcomes if not o["missed"]),
         "missed": sum(len(o["missed"]) for o in outcomes),
         "never_on": sum(1 for o in outcomes if o["on_delay_s"] is None),
-        "on_mean": mean(on), "on_max": max(on, default=float("nan")),
-        "on_abs_mean": mean([abs(x) for x in on]),
+        "on_mean": rig.mean(on), "on_max": max(on, default=float("nan")),
+        "on_abs_mean": rig.mean([abs(x) for x in on]),
         "over_15": sum(1 for x in on if abs(x) > 15),
-        "on_time_mean": mean(on_time), "on_time_max": max(on_time, default=float("nan")),
-        "near_mean": mean(near), "near_max": max(near, default=float("nan")),
+        "on_time_mean": rig.mean(on_time), "on_time_max": max(on_time, default=float("nan")),
+        "near_mean": rig.mean(near), "near_max": max(near, default=float("nan")),
         "wrong": sum(o["wrong_s"] for o in outcomes),
         "wrong_runs": sum(1 for o in outcomes if o["wrong_s"] > 0),
         "second_off": sum(o["second_off"] for o in outcomes),
         "progress_median": statistics.median(medians) if medians else float("nan"),
         "progress_p95": max(p95s, default=float("nan")),
-        "off_mean": mean(off), "off_max": max(off, default=float("nan")),
+        "off_mean": rig.mean(off), "off_max": max(off, default=float("nan")),
         "off_late": sum(1 for x in off if abs(x) > 15),
     }
 
@@ -132,17 +129,10 @@ def objective(outcomes):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--bin", required=True, help="the build folder holding course-scenarios (e.g. .build/release)")
+    rig.common_args(ap, data=False, jobs=2)
     ap.add_argument("--cv", action="store_true", help="also leave one family out at a time")
-    ap.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
-    ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--verbose", action="store_true", help="list every run that misses a target")
     args = ap.parse_args()
-    binary = os.path.join(args.bin, "course-scenarios")
-    if not os.access(binary, os.X_OK):
-        print(f"eval_rejoin: {binary} is not an executable (swift build -c release --product course-scenarios)",
-              file=sys.stderr)
-        return 2
+    binary = rig.program(args.bin, "course-scenarios")
 
     keys = list(TUNED)
     sets = [SHIPPED]
@@ -151,7 +141,7 @@ def main():
                  if dict(zip(keys, values)) != SHIPPED]
     results = score(binary, sets, args.jobs)
     shipped = results[0]
-    failures = []
+    targets = rig.Targets(args.check)
 
     print(f"== all data, shipped settings ({', '.join(f'{k} {v}' for k, v in SHIPPED.items())}): "
           f"{len(shipped)} runs through the whole analysis")
@@ -159,11 +149,8 @@ def main():
     for fam, outs in by_family(shipped).items():
         print(row(fam, figures(outs)))
     print(row("all", figures(shipped)))
-    missed = [o for o in shipped if o["missed"]]
-    failures += [f"{o['name']}: {', '.join(o['missed'])}" for o in missed]
-    if args.verbose or missed:
-        for o in missed:
-            print(f"  MISSED {o['name']}: {', '.join(o['missed'])} (limit {o['on_limit_s']:.0f} s)")
+    for o in shipped:
+        targets.expect(f"{o['name']}: {', '.join(o['missed'])} (limit {o['on_limit_s']:.0f} s)", not o["missed"])
 
     if args.cv:
         print(f"\n== leave one family out: {len(sets)} settings sets over {', '.join(f'{k} {v}' for k, v in TUNED.items())};"
@@ -178,7 +165,8 @@ def main():
             pooled += test
             choices.append((held, sets[best]))
             print(row(held, figures(test)))
-            failures += [f"{o['name']} (held out): {', '.join(o['missed'])}" for o in test if o["missed"]]
+            for o in test:
+                targets.expect(f"{o['name']} (held out): {', '.join(o['missed'])}", not o["missed"])
         print(row("all", figures(pooled)))
         print("\n  chosen:")
         for held, chosen in choices:
@@ -197,11 +185,7 @@ def main():
     print("  0 s matched > 100 m from the right part, no second off_course, one off_course. Columns: on_course")
     print("  detected minus the truth's back (the back-dated time, and from `near`, in brackets); off_course")
     print("  (issue 13's, reported) detected minus the first second off.")
-    if failures:
-        print(f"\n{len(failures)} target(s) missed")
-    if args.check and failures:
-        return 1
-    return 0
+    return targets.report()
 
 
 if __name__ == "__main__":

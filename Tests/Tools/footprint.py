@@ -27,7 +27,6 @@
 """
 import argparse
 import datetime
-import json
 import os
 import re
 import shutil
@@ -38,10 +37,8 @@ import sys
 import tempfile
 import time
 
-from replay_rig import end_gpsfake, free_port, listening, start_gpsfake, stop_daemon, wait_for
+import rig
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-DEMO = os.path.join(ROOT, "Tests", "Fixtures", "demo")
 # What the package ships as files (moonrunner-announce is a link to moonrunner).
 SHIPPED = ("moonrunnerd", "moonrunner")
 TARGETS = {"pss_mb": 20.0, "growth_mb_per_h": 0.3, "ready_s": 1.0, "deb_mb": 25.0, "installed_mb": 90.0}
@@ -84,11 +81,8 @@ def ready_seconds(bin_dir, work, starts):
         notify.settimeout(10)
         state = os.path.join(work, f"ready-state-{i}")
         t0 = time.monotonic()
-        daemon = subprocess.Popen([os.path.join(bin_dir, "moonrunnerd"), "--state-dir", state, "--socket",
-                                   os.path.join(work, f"ready-{i}.sock"), "--gpsd", f"127.0.0.1:{free_port()}",
-                                   "--imu", f"replay:{os.path.join(DEMO, 'walk-imu.csv.gz')},loop"],
-                                  env=dict(os.environ, NOTIFY_SOCKET=path),
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        daemon = rig.start_daemon(bin_dir, os.path.join(work, f"ready-{i}.sock"), state, rig.free_port(),
+                                  rig.demo_imu(loop=True), env=dict(os.environ, NOTIFY_SOCKET=path), wait=None)
         try:
             while True:
                 message = notify.recv(4096).decode()
@@ -96,7 +90,7 @@ def ready_seconds(bin_dir, work, starts):
                     times.append(time.monotonic() - t0)
                     break
         finally:
-            stop_daemon(daemon)
+            rig.stop_daemon(daemon)
             notify.close()
     print(f"start to READY=1: median {statistics.median(times) * 1000:.0f} ms, max {max(times) * 1000:.0f} ms "
           f"over {starts} starts (empty state folder)")
@@ -105,24 +99,15 @@ def ready_seconds(bin_dir, work, starts):
 
 def memory(pid):
     """kB figures from smaps_rollup (Pss and its anonymous/file parts) and status (RssAnon, threads)."""
-    out = {}
-    with open(f"/proc/{pid}/smaps_rollup") as f:
-        for line in f:
-            k, _, v = line.partition(":")
-            if k in ("Rss", "Pss", "Pss_Anon", "Pss_File", "Pss_Shmem", "Anonymous"):
-                out[k] = int(v.split()[0])
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            k, _, v = line.partition(":")
-            if k in ("RssAnon", "RssFile", "Threads"):
-                out[k] = int(v.split()[0])
-    return out
+    rollup, status = rig.proc_kb(pid, "smaps_rollup"), rig.proc_kb(pid)
+    return {**{k: v for k, v in rollup.items() if k in ("Rss", "Pss", "Pss_Anon", "Pss_File", "Pss_Shmem", "Anonymous")},
+            **{k: v for k, v in status.items() if k in ("RssAnon", "RssFile", "Threads")}}
 
 
 def repeated_walk(work, copies):
     """The demo walk `copies` times over, each copy's times moved on by the walk's length, so
     the receiver's clock runs on for hours (gpsfake's own loop would start the clock over)."""
-    lines = open(os.path.join(DEMO, "walk.nmea")).read().split("\n")
+    lines = open(os.path.join(rig.DEMO, "walk.nmea")).read().split("\n")
     stamps = [l.split(",")[1] for l in lines if l.startswith("$GPGGA")]
     first, last = (datetime.datetime.strptime(s, "%H%M%S.%f") for s in (stamps[0], stamps[-1]))
     period = int((last - first).total_seconds()) + 1
@@ -152,68 +137,56 @@ def shifted(sentence, seconds):
     return f"${body}*{checksum:02X}"
 
 
-class Recording:
-    """gpsfake and the daemon recording a session at `speed` x, with `watchers` watchers attached."""
-
-    def __init__(self, bin_dir, work, nmea, speed, watchers):
-        self.bin, self.sock, self.state = bin_dir, os.path.join(work, "mr.sock"), os.path.join(work, "state")
-        port = free_port()
-        truth = json.load(open(os.path.join(DEMO, "walk.truth.json")))
-        self.gpsfake = start_gpsfake(nmea, port, work, 1.0 / (speed * truth["nmea_sentences_per_epoch"]))
-        self.daemon, self.watchers = None, []
-        wait_for(lambda: listening(port), 20, "gpsd")
-        cfg = os.path.join(work, "config.yaml")
-        # The store's intervals are wall-clock seconds: divided by the speed, it commits and
-        # takes the journal into the database per recorded hour as often as at 1x (what it
-        # holds in memory until then is what is being measured).
-        with open(cfg, "w") as f:
-            f.write(f"imu:\n  rate_hz: 100\nsocket:\n  max_clients: {watchers + 16}\n"
-                    f"store:\n  commit_interval_s: {max(0.1, 2 / speed):g}\n"
-                    f"  consolidate_interval_s: {max(10, 1800 / speed):g}\n")
-        self.daemon = subprocess.Popen([os.path.join(bin_dir, "moonrunnerd"), "--config", cfg, "--state-dir",
-                                        os.path.join(work, "state"), "--socket", self.sock, "--gpsd",
-                                        f"127.0.0.1:{port}", "--imu",
-                                        f"replay:{os.path.join(DEMO, 'walk-imu.csv.gz')},speed={speed:g},loop"],
-                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        wait_for(lambda: os.path.exists(self.sock), 15, "moonrunnerd's socket")
-        self.cli("start", "--activity", "walk")
-        for _ in range(watchers):
-            # A real client that reads every STATUS (`moonrunner watch`, piped: one line per update).
-            self.watchers.append(subprocess.Popen([os.path.join(bin_dir, "moonrunner"), "--socket", self.sock,
-                                                   "watch"], stdout=subprocess.DEVNULL,
-                                                  stderr=subprocess.DEVNULL))
-
-    def cli(self, *args):
-        return subprocess.run([os.path.join(self.bin, "moonrunner"), "--socket", self.sock, *args],
-                              capture_output=True, text=True, check=True).stdout
-
-    def recorded_s(self):
-        return json.loads(self.cli("status", "--json"))["elapsed_s"]
-
-    def wait_recorded(self, seconds, wall_limit):
-        """Asks twice a second (a client of its own would be part of what is measured if it asked more)."""
-        end = time.monotonic() + wall_limit
-        while self.recorded_s() < seconds:
-            if time.monotonic() > end:
-                raise RuntimeError(f"timed out waiting for {seconds / 60:.0f} recorded minutes")
-            time.sleep(0.5)
-
-    def close(self):
-        for w in self.watchers:
-            w.terminate()
-        for w in self.watchers:
-            w.wait(5)
-        stop_daemon(self.daemon)
-        end_gpsfake(self.gpsfake)
-
-
 def mb(kb):
     return kb / 1024
 
 
+def pss_after(a, work):
+    """The daemon's Pss (MB) once a session has --minutes recorded minutes on its clock."""
+    run = rig.Recording(a.bin, work, os.path.join(rig.DEMO, "walk.nmea"), a.speed, 0)
+    try:
+        run.wait_recorded(a.minutes * 60, a.minutes * 60 / a.speed * 3 + 60)
+        m = memory(run.daemon.pid)
+    finally:
+        run.close()
+    print(f"moonrunnerd after {a.minutes:g} recorded min at {a.speed:g}x: Pss {mb(m['Pss']):.1f} MB "
+          f"(anonymous {mb(m['Pss_Anon']):.1f}, file-backed {mb(m['Pss_File']):.1f}), "
+          f"Rss {mb(m['Rss']):.1f} MB, {m['Threads']} threads")
+    return mb(m["Pss"])
+
+
+def growth(a, work):
+    """Anonymous memory's growth (MB per recorded hour) over hours 1 to --hours of a long session."""
+    long_work = os.path.join(work, "long")
+    os.makedirs(long_work)
+    nmea = repeated_walk(long_work, int(a.hours * 3600 / 1000) + 2)
+    run = rig.Recording(a.bin, long_work, nmea, a.growth_speed, a.watchers)
+    samples = []
+    try:
+        step = 1800
+        for k in range(0, int(a.hours * 3600 / step) + 1):
+            run.wait_recorded(max(k * step, 60), step / a.growth_speed * 4 + 120)
+            m = memory(run.daemon.pid)
+            samples.append((run.recorded_s() / 3600, m["Pss_Anon"], m["Pss"]))
+            journal = os.path.getsize(os.path.join(run.state, "moonrunner.journal"))
+            print(f"  {samples[-1][0]:5.2f} h recorded: Pss_Anon {mb(m['Pss_Anon']):6.2f} MB, "
+                  f"Pss {mb(m['Pss']):6.2f} MB, {m['Threads']} threads, journal {journal / 1e6:.2f} MB",
+                  flush=True)
+    finally:
+        run.close()
+    late = [s for s in samples if s[0] >= 1]
+    slope = fit_slope([s[0] for s in late], [mb(s[1]) for s in late])
+    early = (mb(samples[1][1]) - mb(samples[0][1])) / (samples[1][0] - samples[0][0]) if len(samples) > 1 \
+        else float("nan")
+    print(f"anonymous memory growth with {a.watchers} watchers at {a.growth_speed:g}x: "
+          f"{slope:.3f} MB per recorded hour over hours 1-{a.hours:g} "
+          f"(first half hour: {early:.2f} MB/h, start-up included)")
+    return slope
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--bin", required=True, help="the release build folder")
+    rig.common_args(p, data=False)
     p.add_argument("--deb-dir", help="where `make deb` put the package (its size is reported when there)")
     p.add_argument("--minutes", type=float, default=10, help="recorded minutes before Pss is read")
     p.add_argument("--speed", type=float, default=10)
@@ -221,64 +194,27 @@ def main():
     p.add_argument("--growth-speed", type=float, default=30)
     p.add_argument("--watchers", type=int, default=8)
     p.add_argument("--starts", type=int, default=5)
-    p.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
     a = p.parse_args()
     work = tempfile.mkdtemp(prefix="mr-footprint-")
-    missed = []
+    targets = rig.Targets(a.check)
     try:
         deb_mb, installed_mb = sizes(a.bin, a.deb_dir, work)
-        if deb_mb is not None and deb_mb > TARGETS["deb_mb"]:
-            missed.append(f".deb {deb_mb:.1f} MB > {TARGETS['deb_mb']} MB")
-        if installed_mb is not None and installed_mb > TARGETS["installed_mb"]:
-            missed.append(f"Installed-Size {installed_mb:.1f} MB > {TARGETS['installed_mb']} MB")
+        if deb_mb is not None:
+            targets.expect(f".deb {deb_mb:.1f} MB > {TARGETS['deb_mb']} MB", not deb_mb > TARGETS["deb_mb"])
+        if installed_mb is not None:
+            targets.expect(f"Installed-Size {installed_mb:.1f} MB > {TARGETS['installed_mb']} MB",
+                           not installed_mb > TARGETS["installed_mb"])
         ready = ready_seconds(a.bin, work, a.starts)
-        if ready > TARGETS["ready_s"]:
-            missed.append(f"READY=1 after {ready:.2f} s > {TARGETS['ready_s']} s")
-
-        run = Recording(a.bin, os.path.join(work), os.path.join(DEMO, "walk.nmea"), a.speed, 0)
-        try:
-            run.wait_recorded(a.minutes * 60, a.minutes * 60 / a.speed * 3 + 60)
-            m = memory(run.daemon.pid)
-        finally:
-            run.close()
-        print(f"moonrunnerd after {a.minutes:g} recorded min at {a.speed:g}x: Pss {mb(m['Pss']):.1f} MB "
-              f"(anonymous {mb(m['Pss_Anon']):.1f}, file-backed {mb(m['Pss_File']):.1f}), "
-              f"Rss {mb(m['Rss']):.1f} MB, {m['Threads']} threads")
-        if mb(m["Pss"]) > TARGETS["pss_mb"]:
-            missed.append(f"Pss {mb(m['Pss']):.1f} MB > {TARGETS['pss_mb']} MB")
-
+        targets.expect(f"READY=1 after {ready:.2f} s > {TARGETS['ready_s']} s", not ready > TARGETS["ready_s"])
+        pss = pss_after(a, work)
+        targets.expect(f"Pss {pss:.1f} MB > {TARGETS['pss_mb']} MB", not pss > TARGETS["pss_mb"])
         if a.hours > 0:
-            long_work = os.path.join(work, "long")
-            os.makedirs(long_work)
-            nmea = repeated_walk(long_work, int(a.hours * 3600 / 1000) + 2)
-            run = Recording(a.bin, long_work, nmea, a.growth_speed, a.watchers)
-            samples = []
-            try:
-                step = 1800
-                for k in range(0, int(a.hours * 3600 / step) + 1):
-                    run.wait_recorded(max(k * step, 60), step / a.growth_speed * 4 + 120)
-                    m = memory(run.daemon.pid)
-                    samples.append((run.recorded_s() / 3600, m["Pss_Anon"], m["Pss"]))
-                    journal = os.path.getsize(os.path.join(run.state, "moonrunner.journal"))
-                    print(f"  {samples[-1][0]:5.2f} h recorded: Pss_Anon {mb(m['Pss_Anon']):6.2f} MB, "
-                          f"Pss {mb(m['Pss']):6.2f} MB, {m['Threads']} threads, journal {journal / 1e6:.2f} MB",
-                          flush=True)
-            finally:
-                run.close()
-            late = [s for s in samples if s[0] >= 1]
-            slope = fit_slope([s[0] for s in late], [mb(s[1]) for s in late])
-            early = (mb(samples[1][1]) - mb(samples[0][1])) / (samples[1][0] - samples[0][0]) if len(samples) > 1 \
-                else float("nan")
-            print(f"anonymous memory growth with {a.watchers} watchers at {a.growth_speed:g}x: "
-                  f"{slope:.3f} MB per recorded hour over hours 1-{a.hours:g} "
-                  f"(first half hour: {early:.2f} MB/h, start-up included)")
-            if slope > TARGETS["growth_mb_per_h"]:
-                missed.append(f"growth {slope:.3f} MB/h > {TARGETS['growth_mb_per_h']} MB/h")
+            slope = growth(a, work)
+            targets.expect(f"growth {slope:.3f} MB/h > {TARGETS['growth_mb_per_h']} MB/h",
+                           not slope > TARGETS["growth_mb_per_h"])
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    for m in missed:
-        print(f"target missed: {m}")
-    return 1 if a.check and missed else 0
+    return targets.report()
 
 
 def fit_slope(xs, ys):

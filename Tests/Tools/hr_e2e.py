@@ -24,7 +24,10 @@ a run of the trace's rows, in order, none lost or doubled.
 Bad input: `moonrunner analyze --hr` of a trace with a bad line exits 65
 naming the file, the line and what was expected.
 
-    hr_e2e.py --bin .build/debug --data ../shared/data
+    hr_e2e.py --bin .build/debug [--data ../shared/data]
+
+--bin is the build folder. Each rule's verdict goes to standard error as it
+is decided, the count of passed and failed to standard output.
 """
 import argparse
 import json
@@ -36,49 +39,17 @@ import sys
 import tempfile
 import time
 
-from hr_live import BUS_CONFIG, DEMO, StandIn, cli, fit_rr, reconnect_after, status
-from replay_rig import end_gpsfake, free_port, listening, start_gpsfake, stop_daemon, wait_for
-
-
-class Checks:
-    """Each rule with its verdict; the failures are printed and make the exit status."""
-
-    def __init__(self):
-        self.failed = []
-        self.passed = 0
-
-    def expect(self, ok, rule, detail=""):
-        if ok:
-            self.passed += 1
-            print(f"  ok    {rule}", file=sys.stderr)
-        else:
-            self.failed.append(rule)
-            print(f"  FAIL  {rule} {detail}", file=sys.stderr)
-
-
-def private_bus(work):
-    """A dbus-daemon of our own as the system bus; (process, environment for its clients)."""
-    path = os.path.join(work, "system_bus")
-    with open(os.path.join(work, "bus.conf"), "w") as f:
-        f.write(BUS_CONFIG.format(path=path))
-    proc = subprocess.Popen(["dbus-daemon", "--config-file", os.path.join(work, "bus.conf"), "--nofork", "--nopidfile"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    wait_for(lambda: os.path.exists(path), 10, "the private system bus")
-    return proc, dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=f"unix:path={path}")
+import rig
 
 
 def daemon(bin_dir, work, name, gps_port, hr, speed, env):
+    """moonrunnerd with the heart rate from `hr`, the demo IMU replayed and no auto-pause
+    (the walk's own stops must not hide the gaps looked for); (process, socket)."""
     sock = os.path.join(work, f"{name}.sock")
-    log = open(os.path.join(work, f"{name}.log"), "w")
-    imu = f"replay:{os.path.join(DEMO, 'walk-imu.csv.gz')},speed={speed:g},loop"
-    # No auto-pause: the walk's own stops must not hide the gaps looked for.
-    config = os.path.join(work, f"{name}.yaml")
-    with open(config, "w") as f:
-        f.write("auto_pause: {enabled: false}\n")
-    proc = subprocess.Popen([os.path.join(bin_dir, "moonrunnerd"), "--config", config, "--state-dir", os.path.join(work, name),
-                             "--socket", sock, "--gpsd", f"127.0.0.1:{gps_port}", "--imu", imu, "--hr", hr],
-                            stdout=log, stderr=log, env=env)
-    wait_for(lambda: os.path.exists(sock) and status(bin_dir, sock), 30, f"moonrunnerd ({name})")
+    proc = rig.start_daemon(bin_dir, sock, os.path.join(work, name), gps_port, rig.demo_imu(speed, loop=True),
+                            "--hr", hr, config="auto_pause: {enabled: false}\n",
+                            log=open(os.path.join(work, f"{name}.log"), "w"), env=env, wait=None)
+    rig.wait_for(lambda: os.path.exists(sock) and rig.status(bin_dir, sock), 30, f"moonrunnerd ({name})")
     return proc, sock
 
 
@@ -90,35 +61,34 @@ def consistent(s):
 
 
 def bluez(args, work, c):
-    bus, env = private_bus(work)
+    bus, _, env = rig.private_bus(work)
     standin = gps = proc = None
     inconsistent = []
     try:
         trace = os.path.join(args.data, "hr", "fenix5_run_rr.hr.csv")
-        standin = StandIn(env, trace, 1, 1, open(os.path.join(work, "standin.log"), "w"), seed=args.seed,
-                          loop=True)
-        wait_for(lambda: standin.where("bluetoothd"), 10, "the stand-in on the bus")
+        standin = rig.StandIn(env, trace, 1, 1, open(os.path.join(work, "standin.log"), "w"), seed=args.seed,
+                              loop=True)
+        rig.wait_for(lambda: standin.where("bluetoothd"), 10, "the stand-in on the bus")
         # The walk from its 25th second, when it is under way, on a loop (the
         # IMU replay still starts standing: with auto-pause off it only counts steps).
         walk = os.path.join(work, "walk-moving.nmea")
-        with open(os.path.join(DEMO, "walk.nmea")) as src, open(walk, "w") as dst:
+        with open(os.path.join(rig.DEMO, "walk.nmea")) as src, open(walk, "w") as dst:
             dst.writelines(src.readlines()[25 * 4:])
-        port = free_port()
-        gps = start_gpsfake(walk, port, work, 0.25)
-        wait_for(lambda: listening(port), 10, "gpsfake")
+        port = rig.free_port()
+        gps = rig.start_gpsfake(walk, port, work, 0.25, wait=10)
         proc, sock = daemon(args.bin, work, "ble", port, "ble:auto", 1, env)
-        wait_for(lambda: (status(args.bin, sock) or {}).get("hr_state") == "connected", 20, "hr_state connected")
-        s = status(args.bin, sock)
+        rig.wait_for(lambda: (rig.status(args.bin, sock) or {}).get("hr_state") == "connected", 20, "hr_state connected")
+        s = rig.status(args.bin, sock)
         c.expect(s["hr"]["health"] == "ok" and "A0:9E:1A:8C:1A:2B" in (s["hr"]["device"] or ""),
                  "the strap is found and connected (hr_state connected, health ok, the strap named)", s["hr"])
         started = time.time()
-        c.expect(cli(args.bin, sock, "start").returncode == 0, "?START")
+        c.expect(rig.cli(args.bin, sock, "start").returncode == 0, "?START")
         time.sleep(4)
 
         def watch(seconds):
             end = time.time() + seconds
             while time.time() < end:
-                s = status(args.bin, sock) or {}
+                s = rig.status(args.bin, sock) or {}
                 if s and not consistent(s):
                     inconsistent.append((s.get("hr_state"), s.get("hr", {}).get("health")))
                 time.sleep(0.2)
@@ -126,40 +96,40 @@ def bluez(args, work, c):
         for fault in ("drop", "asleep 8", "restart 2"):
             t = time.time()
             standin.send(fault)
-            took = reconnect_after(standin, t)
+            took = rig.reconnect_after(standin, t)
             c.expect(took <= 10, f"'{fault}': notifications flow again within 10 s of the strap's return", f"{took:.2f} s")
             watch(3)
         stop_at = time.time()
-        c.expect(cli(args.bin, sock, "stop").returncode == 0, "?STOP")
-        last = status(args.bin, sock)
+        c.expect(rig.cli(args.bin, sock, "stop").returncode == 0, "?STOP")
+        last = rig.status(args.bin, sock)
         c.expect(not inconsistent, "hr_state and hr.health agree in every STATUS", inconsistent[:5])
         session = last["session"]
 
         sent = [e for e in standin.events if e["event"] == "notify" and started <= e["at"] <= stop_at and e["bpm"] > 0]
         db = sqlite3.connect(os.path.join(work, "ble", "moonrunner.sqlite"))
         # The daemon keeps recent commits in its journal: take them in by stopping it after the exports.
-        show = json.loads(cli(args.bin, sock, "show", str(session), "--json").stdout)
+        show = json.loads(rig.cli(args.bin, sock, "show", str(session), "--json").stdout)
         figures = show.get("figures", {})
         c.expect(figures.get("calories_method") == last.get("calories_method") == "acsm",
                  "with the strap away a third of the session, calories are ACSM's, live and stored",
                  f"{last.get('calories_method')} vs {figures.get('calories_method')}")
         rr_sent = [round(ms) for e in sent for ms in e["rr_ms"]]
-        rr_fit, errors, _, _ = fit_rr(args.bin, sock, session, work)
+        rr_fit, errors, _, _ = rig.fit_rr(args.bin, sock, session, work)
         gpx = os.path.join(work, "s.gpx")
-        cli(args.bin, sock, "export", str(session), "--format", "gpx", "-o", gpx)
+        rig.cli(args.bin, sock, "export", str(session), "--format", "gpx", "-o", gpx)
         # A short session with the strap throughout: calories from heart rate, live as stored.
         # 15 s: the first reading may come up to a second after ?START, and heart rate
         # must cover 90 % of the moving time (6 s left that to chance: 5.3 of 6 s is 89 %).
-        cli(args.bin, sock, "start")
+        rig.cli(args.bin, sock, "start")
         time.sleep(15)
-        cli(args.bin, sock, "stop")
-        quiet = status(args.bin, sock)
-        stored = json.loads(cli(args.bin, sock, "show", str(quiet["session"]), "--json").stdout).get("figures", {})
+        rig.cli(args.bin, sock, "stop")
+        quiet = rig.status(args.bin, sock)
+        stored = json.loads(rig.cli(args.bin, sock, "show", str(quiet["session"]), "--json").stdout).get("figures", {})
         c.expect(quiet.get("calories_method") == stored.get("calories_method") == "heart_rate"
                  and abs(quiet["calories_kcal"] - stored.get("calories_kcal", -1)) < 0.05,
                  "with the strap throughout, STATUS calories (Keytel) equal the stored session's",
                  f"{quiet['calories_kcal']} {quiet.get('calories_method')} vs {stored}")
-        stop_daemon(proc)
+        rig.stop_daemon(proc)
         proc = None
         rows = db.execute("SELECT time, bpm FROM hr_sample WHERE session_id = ? ORDER BY time", (session,)).fetchall()
         recorded = [r for r in rows if r[1] is not None]
@@ -187,51 +157,48 @@ def bluez(args, work, c):
         c.expect(kinds.count("hr_lost") >= 3 and kinds.count("hr_connected") >= 3,
                  "hr_lost and hr_connected are the session's events, one per fault", kinds)
     finally:
-        stop_daemon(proc)
-        end_gpsfake(gps)
+        rig.stop_daemon(proc)
+        rig.end_gpsfake(gps)
         if standin:
             standin.stop()
-        bus.kill()
-        bus.wait(5)
+        rig.end_bus(bus)
 
 
 def replay(args, work, c):
     """The trace replayed on the receiver's clock beside gpsfake replaying the same run."""
     speed = 8
     data = os.path.join(args.data, "hr")
-    port = free_port()
-    gps = start_gpsfake(os.path.join(data, "fenix2_run.nmea"), port, work, 1 / (2 * speed), options=("-1",))
+    port = rig.free_port()
+    gps = rig.start_gpsfake(os.path.join(data, "fenix2_run.nmea"), port, work, 1 / (2 * speed), options=("-1",),
+                            wait=10)
     proc = None
     try:
-        wait_for(lambda: listening(port), 10, "gpsfake")
         trace = os.path.join(data, "fenix2_run.hr.csv")
         proc, sock = daemon(args.bin, work, "replay", port, f"replay:{trace},speed={speed}", speed, dict(os.environ))
-        wait_for(lambda: (status(args.bin, sock) or {}).get("hr_state") == "connected", 30, "the replay playing")
-        c.expect(cli(args.bin, sock, "start").returncode == 0, "?START (replay)")
+        rig.wait_for(lambda: (rig.status(args.bin, sock) or {}).get("hr_state") == "connected", 30, "the replay playing")
+        c.expect(rig.cli(args.bin, sock, "start").returncode == 0, "?START (replay)")
         time.sleep(12)
-        session = status(args.bin, sock)["session"]
-        c.expect(cli(args.bin, sock, "stop").returncode == 0, "?STOP (replay)")
-        stop_daemon(proc)
+        session = rig.status(args.bin, sock)["session"]
+        c.expect(rig.cli(args.bin, sock, "stop").returncode == 0, "?STOP (replay)")
+        rig.stop_daemon(proc)
         proc = None
         db = sqlite3.connect(os.path.join(work, "replay", "moonrunner.sqlite"))
         got = [None if b is None else round(b) for (b,) in
                db.execute("SELECT bpm FROM hr_sample WHERE session_id = ? ORDER BY time, rowid", (session,))]
-        with open(trace) as f:
-            rows = [line.split(",")[1] for line in f.read().splitlines()[1:]]
-        want = [int(round(float(b))) if b else None for b in rows]
+        want = [int(round(float(r["bpm"]))) if r["bpm"] else None for r in rig.read_csv(trace)]
         found = any(want[i:i + len(got)] == got for i in range(len(want) - len(got) + 1))
         c.expect(len(got) >= 60 and found, "the replay's readings recorded are a run of the trace's rows, in order",
                  f"{len(got)} readings")
     finally:
-        stop_daemon(proc)
-        end_gpsfake(gps)
+        rig.stop_daemon(proc)
+        rig.end_gpsfake(gps)
 
 
 def bad_trace(args, work, c):
     path = os.path.join(work, "bad.hr.csv")
     with open(path, "w") as f:
         f.write("t,bpm,rr_ms\n1000,72,\n1001,seventy,\n")
-    r = subprocess.run([os.path.join(args.bin, "moonrunner"), "analyze", "--hr", path, "--json"], capture_output=True,
+    r = subprocess.run([rig.program(args.bin, "moonrunner"), "analyze", "--hr", path, "--json"], capture_output=True,
                        text=True, timeout=60)
     c.expect(r.returncode == 65 and f"{path}:3:" in r.stderr and "'bpm'" in r.stderr,
              "analyze --hr of a bad line exits 65 naming the file, the line and what was expected",
@@ -239,9 +206,8 @@ def bad_trace(args, work, c):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--bin", default=".build/debug", help="the build folder")
-    p.add_argument("--data", default="../shared/data")
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    rig.common_args(p, check=False, build="debug")
     p.add_argument("--seed", type=int, default=22)
     p.add_argument("--keep", action="store_true")
     args = p.parse_args()
@@ -249,7 +215,7 @@ def main():
         print(f"hr_e2e: skipped: {args.data}/hr is absent (the heart-rate recordings)", file=sys.stderr)
         return
     work = tempfile.mkdtemp(prefix="mr-hr-e2e-")
-    c = Checks()
+    c = rig.Checks(stream=sys.stderr)
     began = time.time()
     print("heart rate end to end (BlueZ stand-in on a private bus, replay, bad input):", file=sys.stderr)
     try:
@@ -262,9 +228,8 @@ def main():
             print("work folder:", work, file=sys.stderr)
         else:
             shutil.rmtree(work, ignore_errors=True)
-    if c.failed:
-        sys.exit(1)
+    return 1 if c.failed else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -15,14 +15,13 @@ it and exports it in every format. Then:
     reads it (converted to GPX, then gpxpy), FIT's last `record.distance` and
     `session.total_distance` (Garmin's FIT SDK).
 
-    live_session.py --bin .build/release --data ../shared/data --scenario a_track \\
+    live_session.py --bin .build/release [--data ../shared/data] --scenario a_track \\
         [--speed 20] [--seed 1] [--work DIR] [--keep]
 
 Prints one JSON object (and a short table on stderr). Needs gpsfake, gpsbabel,
 and the Python packages gpxpy and garmin-fit-sdk (`make deps` installs them).
 """
 import argparse
-import calendar
 import json
 import os
 import shutil
@@ -31,9 +30,7 @@ import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-from replay_rig import end_gpsfake, free_port, start_gpsfake, stop_daemon, wait_for  # noqa: E402
+import rig
 
 
 def first_timed_fix(gpsd_json):
@@ -43,7 +40,7 @@ def first_timed_fix(gpsd_json):
             if '"TPV"' in line and '"time"' in line:
                 o = json.loads(line)
                 if o.get("mode", 0) >= 2:
-                    return calendar.timegm(time.strptime(o["time"][:19], "%Y-%m-%dT%H:%M:%S"))
+                    return int(rig.utc(o["time"][:19] + "Z"))
     raise RuntimeError(f"{gpsd_json}: no fix with a time")
 
 
@@ -64,7 +61,7 @@ def compose(data, scenario, truth_path, seed, out, start_after):
     quantised to the emulated sensor's resolution at +-8 g (1/4096 g) so that the
     emulator carries it bit for bit."""
     truth = json.load(open(truth_path))
-    t0 = calendar.timegm(time.strptime(truth["first_fix_utc"], "%Y-%m-%dT%H:%M:%SZ"))
+    t0 = int(rig.utc(truth["first_fix_utc"]))
     skip = start_after - t0
     intervals = []
     for iv in truth["intervals"]:
@@ -74,7 +71,7 @@ def compose(data, scenario, truth_path, seed, out, start_after):
             intervals.append({"state": iv["state"], "start_s": s, "end_s": e})
     steps = os.path.join(data, "steps")
     raw = out + ".raw.csv"
-    subprocess.run([sys.executable, os.path.join(HERE, "compose_imu.py"), "--intervals", json.dumps(intervals),
+    subprocess.run([sys.executable, os.path.join(rig.HERE, "compose_imu.py"), "--intervals", json.dumps(intervals),
                     "--t0", str(t0), "--moving", os.path.join(steps, "oxford_step_counter"),
                     os.path.join(steps, "adept_outdoor_run_hip"), "--still",
                     os.path.join(steps, "uci_chest_casale_nonwalk"), "--seed", str(seed), "--grid", "--out", raw],
@@ -88,48 +85,38 @@ def compose(data, scenario, truth_path, seed, out, start_after):
     os.remove(raw)
 
 
-class Rig:
-    def __init__(self, binary, work, speed):
-        self.bin, self.work, self.speed = binary, work, speed
+class Recording:
+    """moonrunnerd and gpsfake replaying one scenario, and the CLI against them."""
+
+    def __init__(self, bin_dir, work, speed):
+        self.bin, self.work, self.speed = bin_dir, work, speed
         self.sock = os.path.join(work, "mr.sock")
         self.gpsd_json = os.path.join(work, "gpsd.json")
-        self.port = free_port()
+        self.port = rig.free_port()
         self.gpsfake = self.daemon = None
 
-    def cli(self, *args, check=True):
-        r = subprocess.run([os.path.join(self.bin, "moonrunner"), "--socket", self.sock, *args],
-                           capture_output=True, text=True, timeout=120)
-        if check and r.returncode != 0:
-            raise RuntimeError(f"moonrunner {' '.join(args)}: {r.stderr.strip()} {r.stdout[:300]}")
-        return r.stdout
+    def cli(self, *args):
+        return rig.cli(self.bin, self.sock, *args, check=True, timeout=120).stdout
 
     def start(self, nmea, per_epoch, imu_trace, config):
         """The daemon first, then gpsfake: the daemon's connection is gpsfake's
         first client, so it sees the log from its first sentence (a probe
         connection would start the feed before the daemon is there)."""
-        cfg = os.path.join(self.work, "config.yaml")
-        with open(cfg, "w") as f:
-            f.write(config)
-        self.daemon = subprocess.Popen([os.path.join(self.bin, "moonrunnerd"), "--config", cfg,
-                                        "--state-dir", os.path.join(self.work, "state"), "--socket", self.sock,
-                                        "--gpsd", f"127.0.0.1:{self.port}",
-                                        "--imu", f"replay:{imu_trace},speed={self.speed:g}", "--log-level", "info"],
-                                       stdout=subprocess.DEVNULL,
-                                       stderr=open(os.path.join(self.work, "daemon.log"), "w"))
-        wait_for(lambda: os.path.exists(self.sock), 15, "moonrunnerd's socket")
+        self.daemon = rig.start_daemon(self.bin, self.sock, os.path.join(self.work, "state"), self.port,
+                                       f"replay:{imu_trace},speed={self.speed:g}", "--log-level", "info",
+                                       config=config, log=open(os.path.join(self.work, "daemon.log"), "w"))
         cycle = 1.0 / (self.speed * per_epoch)
         # -1: one pass. -p: gpsfake is a client itself and keeps gpsd's JSON
         # (what the daemon is sent: gpsd drops a few sentences while it
         # identifies the device at high speed); analyze reads that.
-        self.gpsfake = start_gpsfake(nmea, self.port, self.work, cycle, options=("-1", "-p"),
-                                     stdout=open(self.gpsd_json, "w"),
-                                     log=open(os.path.join(self.work, "gpsfake.log"), "w"))
-        status = lambda: json.loads(self.cli("status", "--json"))
-        wait_for(lambda: status()["gps"]["connects"] >= 1, 30, "the daemon to reach gpsd")
+        self.gpsfake = rig.start_gpsfake(nmea, self.port, self.work, cycle, options=("-1", "-p"),
+                                         stdout=open(self.gpsd_json, "w"),
+                                         log=open(os.path.join(self.work, "gpsfake.log"), "w"))
+        rig.wait_for(lambda: rig.status(self.bin, self.sock)["gps"]["connects"] >= 1, 30, "the daemon to reach gpsd")
 
     def stop(self):
-        stop_daemon(self.daemon)
-        end_gpsfake(self.gpsfake)
+        rig.stop_daemon(self.daemon)
+        rig.end_gpsfake(self.gpsfake)
 
 
 def gpx_length(path):
@@ -178,15 +165,6 @@ def fit_figures(path):
             "fit_times_ordered": all(b >= a for a, b in zip(times, times[1:]))}
 
 
-def analyze(binary, gps, imu, start, stop):
-    r = subprocess.run([os.path.join(binary, "moonrunner"), "analyze", "--gps", gps, "--imu", imu,
-                        "--start", repr(start), "--stop", repr(stop), "--json"],
-                       capture_output=True, text=True, timeout=600)
-    if r.returncode != 0:
-        raise RuntimeError(f"analyze: {r.stderr}")
-    return json.loads(r.stdout)
-
-
 def run(a):
     sim = os.path.join(a.data, "gps", "sim")
     truth_path = os.path.join(sim, f"{a.scenario}.truth.json")
@@ -197,14 +175,14 @@ def run(a):
     imu = os.path.join(work, "imu.csv")
     compose(a.data, a.scenario, truth_path, a.seed, imu, first_timed_fix(gpsd_json) + 15)
     per_epoch = truth["nmea_sentences"] / truth["n_epochs_total"]
-    rig = Rig(a.bin, work, a.speed)
+    run = Recording(a.bin, work, a.speed)
     try:
-        rig.start(os.path.join(sim, f"{a.scenario}.nmea"), per_epoch, imu, a.config)
+        run.start(os.path.join(sim, f"{a.scenario}.nmea"), per_epoch, imu, a.config)
         # The session starts before the first fix, as a wearer starts it; the IMU
         # trace plays from the receiver's first fix on (it is on its clock).
         fixes = count_fixes(gpsd_json)
-        status = lambda: json.loads(rig.cli("status", "--json"))
-        rig.cli("start", "--activity", "run")
+        status = lambda: json.loads(run.cli("status", "--json"))
+        run.cli("start", "--activity", "run")
         # Stop as soon as the daemon has every fix of the log (gpsfake -1 then
         # idles), or the count has stood still near the end (gpsd may merge an epoch).
         deadline = time.monotonic() + truth["n_epochs_total"] / a.speed * 4 + 60
@@ -216,21 +194,22 @@ def run(a):
             if n >= fixes or (n >= 0.98 * fixes and time.monotonic() - since > 0.3):
                 break
             time.sleep(0.02)
-        rig.cli("stop")
+        run.cli("stop")
         final_status = status()
-        sid = json.loads(rig.cli("sessions", "--json", "--limit", "1"))["sessions"][0]["id"]
-        show = json.loads(rig.cli("show", str(sid), "--json"))
+        sid = json.loads(run.cli("sessions", "--json", "--limit", "1"))["sessions"][0]["id"]
+        show = json.loads(run.cli("show", str(sid), "--json"))
         files = {}
         for fmt in ("gpx", "tcx", "fit", "geojson"):
             path = os.path.join(work, f"session.{fmt}")
-            rig.cli("export", str(sid), "--format", fmt, "-o", path)
+            run.cli("export", str(sid), "--format", fmt, "-o", path)
             files[fmt] = path
     finally:
-        rig.stop()
+        run.stop()
 
     stats = show["stats"]
     sess = show["session"]
-    off = analyze(a.bin, rig.gpsd_json, imu, sess["start_time"], sess["end_time"])
+    off = rig.analyze(a.bin, "--gps", run.gpsd_json, "--imu", imu, "--start", repr(sess["start_time"]),
+                      "--stop", repr(sess["end_time"]))
     gpx_m, gpx_segs, gpx_pts = gpx_length(files["gpx"])
     out = {
         "scenario": a.scenario, "speed": a.speed, "seed": a.seed,
@@ -254,8 +233,7 @@ def run(a):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--bin", required=True, help="folder with moonrunnerd and moonrunner")
-    p.add_argument("--data", required=True)
+    rig.common_args(p, check=False)
     p.add_argument("--scenario", required=True)
     p.add_argument("--speed", type=float, default=20)
     p.add_argument("--seed", type=int, default=1)

@@ -19,6 +19,8 @@ import random
 import subprocess
 import sys
 
+import rig
+
 SPEED = 1.4          # m/s walking
 START = 1717225200   # 2024-06-01T07:00:00Z
 ALT = 1830.0
@@ -144,9 +146,8 @@ def main():
     with open(os.path.join(out, "walk.nmea"), "w", newline="") as f:
         f.writelines(lines)
 
-    here = os.path.dirname(os.path.abspath(__file__))
     steps = os.path.join(data, "steps")
-    subprocess.run([sys.executable, os.path.join(here, "compose_imu.py"),
+    subprocess.run([sys.executable, os.path.join(rig.HERE, "compose_imu.py"),
                     "--intervals", json.dumps([{k: v for k, v in i.items() if k in ("state", "start_s", "end_s")}
                                                for i in intervals]),
                     "--t0", "0", "--rate", "50", "--decimals", "4", "--seed", "3",

@@ -15,8 +15,7 @@ import os
 import random
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from make_demo import ALT, along, planar, route, to_ll  # noqa: E402
+from make_demo import ALT, along, planar, route, to_ll
 
 SIDE = 2.0  # metres each leg is drawn to the right of the way it is walked
 

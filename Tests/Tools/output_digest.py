@@ -44,7 +44,7 @@ import sys
 import tempfile
 import time
 
-import replay_rig
+import rig
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DIGEST = os.path.join(ROOT, "Tests/Fixtures/output-digest.json")
@@ -91,12 +91,12 @@ class Daemon:
         shutil.copytree(RECORDED, self.state)
         self.sock = os.path.join(work, "mr.sock")
         self.work = work
-        closed = replay_rig.free_port()  # nothing listens there: the GPS stays lost
+        closed = rig.free_port()  # nothing listens there: the GPS stays lost
         self.proc = subprocess.Popen(
             [os.path.join(bin_dir, "moonrunnerd"), "--state-dir", self.state, "--socket", self.sock,
              "--gpsd", f"127.0.0.1:{closed}", "--imu", "i2c:/dev/i2c-250@0x68", "--log-level", "error"],
             stdout=subprocess.DEVNULL, stderr=open(os.path.join(work, "daemon.log"), "w"))
-        replay_rig.wait_for(lambda: os.path.exists(self.sock), 30, "the daemon's socket")
+        rig.wait_for(lambda: os.path.exists(self.sock), 30, "the daemon's socket")
 
     def requests(self, lines):
         """Sends the lines on one connection; the replies as bytes (the greeting first)."""
@@ -115,7 +115,7 @@ class Daemon:
         return out
 
     def stop(self):
-        replay_rig.stop_daemon(self.proc)
+        rig.stop_daemon(self.proc)
 
 
 # Members that differ from run to run by nature: the wall clock, the free port the absent gpsd

@@ -22,6 +22,8 @@ import subprocess
 import sys
 import tempfile
 
+import rig
+
 # What a static Swift build must no longer load from the system.
 SWIFT_RUNTIME = re.compile(r"swift|Foundation|dispatch|BlocksRuntime|_FoundationICU|icu", re.I)
 
@@ -40,7 +42,7 @@ def icu_symbols(binary):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--bin", required=True, help="the release build folder")
+    rig.common_args(p, data=False, check=False)
     p.add_argument("--daemons", required=True, help="shipped executables that may carry ICU (space separated)")
     p.add_argument("--commands", required=True, help="shipped executables that must not (space separated)")
     p.add_argument("--links", default="", help="commands shipped as links to moonrunner (space separated)")

@@ -21,9 +21,10 @@ counts it for many parameter sets (about 0.1 s per set over all 160 traces).
 """
 import json
 import os
-import subprocess
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
+
+import rig
 
 # The parameters the search tunes and the values it tries. Everything else
 # in AdaptiveStepDetector.Parameters is fixed by physics or by the signal
@@ -110,14 +111,11 @@ class Sweep:
             f.write("\n".join(chunk) + "\n")
             sets_path = f.name
         try:
-            res = subprocess.run([self.binary, "step-sweep", "--parameters", sets_path, *self.paths],
-                                 capture_output=True, text=True)
+            stdout = rig.run_checked([self.binary, "step-sweep", "--parameters", sets_path, *self.paths])
         finally:
             os.unlink(sets_path)
-        if res.returncode != 0:
-            raise RuntimeError(f"step-sweep failed ({res.returncode}): {res.stderr.strip()}")
         out = []
-        for line in res.stdout.splitlines():
+        for line in stdout.splitlines():
             ms = json.loads(line)["ms"]
             out.append({key: [m / 1000 for m in steps] for key, steps in zip(self.keys, ms)})
         return out

@@ -25,19 +25,17 @@ import argparse
 import os
 import shutil
 import stat
-import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import footprint  # noqa: E402
+import rig
 
-TRACER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "function_trace.py")
+TRACER = os.path.join(rig.HERE, "function_trace.py")
 
 
 def traced_bin(bin_dir, work, out):
-    """A folder whose moonrunnerd runs the real one under function_trace.py (footprint's
-    Recording starts `moonrunnerd` and `moonrunner` from one folder)."""
+    """A folder whose moonrunnerd runs the real one under function_trace.py (rig.Recording
+    starts `moonrunnerd` and `moonrunner` from one folder)."""
     folder = os.path.join(work, "bin")
     os.makedirs(folder)
     os.symlink(os.path.abspath(os.path.join(bin_dir, "moonrunner")), os.path.join(folder, "moonrunner"))
@@ -51,7 +49,7 @@ def traced_bin(bin_dir, work, out):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--bin", default=".build/release")
+    rig.common_args(p, data=False, check=False)
     p.add_argument("--out", required=True)
     p.add_argument("--minutes", type=float, default=10)
     p.add_argument("--speed", type=float, default=10)
@@ -59,8 +57,7 @@ def main():
     work = tempfile.mkdtemp(prefix="mr-text-order-")
     try:
         trace = os.path.join(work, "functions.txt")
-        run = footprint.Recording(traced_bin(a.bin, work, trace), work, os.path.join(footprint.DEMO, "walk.nmea"),
-                                  a.speed, 2)
+        run = rig.Recording(traced_bin(a.bin, work, trace), work, os.path.join(rig.DEMO, "walk.nmea"), a.speed, 2)
         try:
             run.wait_recorded(a.minutes * 60, a.minutes * 60 / a.speed * 3 + 60)
             for request in (("status",), ("status", "--json"), ("sessions",), ("lap",), ("pause",), ("resume",),

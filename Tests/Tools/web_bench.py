@@ -36,38 +36,23 @@ import threading
 import time
 import urllib.parse
 
-import replay_rig as rig
+import rig
 import web_stack
 
-TICKS = os.sysconf("SC_CLK_TCK")
-RESULTS = []
 
-
-def record(name, value, unit, target, ok):
-    RESULTS.append((name, value, unit, target, ok))
-    print(f"  {name:<46} {value:>10.2f} {unit:<4} target {target:<10} {'ok' if ok else 'MISSED'}", flush=True)
-
-
-def cpu_seconds(pid):
-    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICKS
+def record(targets, name, value, unit, target, ok):
+    """One row of the table: the figure, its target and the verdict."""
+    print(f"  {name:<46} {value:>10.2f} {unit:<4} target {target:<10} {targets.expect(name, ok)}", flush=True)
 
 
 def rollup_kb(pid):
     """Pss and private (Private_Clean + Private_Dirty) of a process, kB."""
-    values = {}
-    for line in open(f"/proc/{pid}/smaps_rollup"):
-        parts = line.split()
-        if len(parts) >= 2 and parts[0].endswith(":"):
-            values[parts[0][:-1]] = int(parts[1])
+    values = rig.proc_kb(pid, "smaps_rollup")
     return values.get("Pss", 0), values.get("Private_Clean", 0) + values.get("Private_Dirty", 0)
 
 
 def rss_kb(pid, key="VmRSS"):
-    for line in open(f"/proc/{pid}/status"):
-        if line.startswith(key + ":"):
-            return int(line.split()[1])
-    return 0
+    return rig.proc_kb(pid).get(key, 0)
 
 
 def pair(stack):
@@ -163,16 +148,16 @@ def daemon_cpu(stack, *args):
     """CPU seconds the daemon spends on one CLI request (median of 3)."""
     spent = []
     for _ in range(3):
-        a = cpu_seconds(stack.daemon.pid)
+        a = rig.cpu_seconds(stack.daemon.pid)
         stack.cli(*args)
-        spent.append(cpu_seconds(stack.daemon.pid) - a)
+        spent.append(rig.cpu_seconds(stack.daemon.pid) - a)
     return statistics.median(spent)
 
 
 def cpu_percent(pid, seconds):
-    a = cpu_seconds(pid)
+    a = rig.cpu_seconds(pid)
     time.sleep(seconds)
-    return (cpu_seconds(pid) - a) / seconds * 100
+    return (rig.cpu_seconds(pid) - a) / seconds * 100
 
 
 def live_page_bytes(stack, cookie):
@@ -229,15 +214,8 @@ def transition_latency(stack, cookie, count):
         driver.quit()
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--bin", default=".build/release")
-    ap.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
-    ap.add_argument("--window", type=float, default=60, help="seconds of each CPU window")
-    args = ap.parse_args()
-    bin_dir = os.path.abspath(args.bin)
-    print("moonrunner-web figures (release build)")
-
+def session_pages(bin_dir, targets):
+    """The session page of a 10-hour session, the newest and an older one; seen again; in other units."""
     # The 10-hour session page: a state folder with the session, written through the real store.
     work = tempfile.mkdtemp(prefix="mrweb-bench-")
     state = os.path.join(work, "state")
@@ -251,11 +229,11 @@ def main():
         cookie = pair(stack)
         time.sleep(5)  # the newest session is read meanwhile
         newest = session_view(stack, cookie, "metric", 2)
-        record("session page, 10 h, the newest session (page + 5 pictures)", newest[0] * 1000, "ms", "<= 250",
+        record(targets, "session page, 10 h, the newest session (page + 5 pictures)", newest[0] * 1000, "ms", "<= 250",
                newest[0] <= 0.25)
         print(f"    page {newest[1] * 1000:.0f} ms, pictures drawn {newest[2] * 1000:.0f} ms; {newest[3]} bytes gzip")
         older = session_view(stack, cookie, "metric", 1)
-        record("session page, 10 h, an older one, first view", older[0] * 1000, "ms", "<= 250", older[0] <= 0.25)
+        record(targets, "session page, 10 h, an older one, first view", older[0] * 1000, "ms", "<= 250", older[0] <= 0.25)
         print(f"    page {older[1] * 1000:.0f} ms (?SESSION), pictures {older[2] * 1000:.0f} ms (?EXPORT csv, drawing)")
         again = session_view(stack, cookie, "metric", 1)
         other = session_view(stack, cookie, "imperial", 1)
@@ -266,6 +244,9 @@ def main():
     finally:
         stack.close()
 
+
+def live(bin_dir, window, targets):
+    """The run screen while the demo walk records: its first load, transitions, and what phones watching cost."""
     # The demo walk, looping at 1x: the session records while the phones watch.
     # No auto-pause: the transitions measured are the CLI's alone.
     stack = web_stack.Stack(bin_dir, speed=1, loop=True, daemon_config="auto_pause:\n  enabled: false\n")
@@ -273,31 +254,31 @@ def main():
         cookie = pair(stack)
         stack.cli("start", "--activity", "walk")
         total, loaded = live_page_bytes(stack, cookie)
-        record("live page, first load, transferred", total / 1024, "KB", "<= 60", total <= 60 * 1024)
+        record(targets, "live page, first load, transferred", total / 1024, "KB", "<= 60", total <= 60 * 1024)
         print("    " + ", ".join(f"{u.replace(stack.url, '')} {n} B" for u, n in loaded.items()))
 
         latencies = transition_latency(stack, cookie, 10)
-        record("transition -> phone DOM (worst of 10)", max(latencies), "s", "<= 1.5", max(latencies) <= 1.5)
+        record(targets, "transition -> phone DOM (worst of 10)", max(latencies), "s", "<= 1.5", max(latencies) <= 1.5)
         print(f"    median {statistics.median(latencies):.3f} s, all {[round(x, 3) for x in latencies]}")
 
         web, daemon = stack.web.pid, stack.daemon.pid
         phones = Watchers(stack, cookie, 5)
         time.sleep(5)
-        web_cpu = cpu_percent(web, args.window)
+        web_cpu = cpu_percent(web, window)
         rss, peak = rss_kb(web) / 1024, rss_kb(web, "VmHWM") / 1024
         pss, private = (v / 1024 for v in rollup_kb(web))
         anon = rss_kb(web, "RssAnon") / 1024
         daemon_rss = rss_kb(daemon) / 1024
         streamed = min(phones.received)
         phones.close()
-        record("moonrunner-web RSS, 5 phones watching", rss, "MB", "<= 30", rss <= 30)
+        record(targets, "moonrunner-web RSS, 5 phones watching", rss, "MB", "<= 30", rss <= 30)
         print(f"    peak (VmHWM) {peak:.1f} MB, its own memory {anon:.1f} MB (RssAnon; private {private:.1f} MB, "
               f"Pss {pss:.1f} MB): the rest is shared library and program code (moonrunnerd beside it: "
-              f"{daemon_rss:.1f} MB RSS); each phone received >= {streamed} bytes in {args.window:.0f} s")
-        record("moonrunner-web CPU, 5 phones watching", web_cpu, "%", "<= 0.5", web_cpu <= 0.5)
+              f"{daemon_rss:.1f} MB RSS); each phone received >= {streamed} bytes in {window:.0f} s")
+        record(targets, "moonrunner-web CPU, 5 phones watching", web_cpu, "%", "<= 0.5", web_cpu <= 0.5)
 
         time.sleep(3)
-        third = args.window / 3
+        third = window / 3
         none = [cpu_percent(daemon, third) for _ in range(3)]
         phones = Watchers(stack, cookie, 20)
         time.sleep(3)
@@ -306,15 +287,24 @@ def main():
         phones.close()
         spread = max(max(none) - min(none), max(twenty) - min(twenty), 0.2)
         diff = statistics.mean(twenty) - statistics.mean(none)
-        record("daemon CPU, 20 phones minus none", diff, "pts", f"|d| <= {spread:.2f}", abs(diff) <= spread)
+        record(targets, "daemon CPU, 20 phones minus none", diff, "pts", f"|d| <= {spread:.2f}", abs(diff) <= spread)
         print(f"    none {[round(x, 2) for x in none]} %, 20 phones {[round(x, 2) for x in twenty]} % "
               f"(each phone received >= {received} bytes)")
     finally:
         stack.close()
-    missed = [r for r in RESULTS if not r[4]]
-    if missed:
-        print("missed: " + "; ".join(r[0] for r in missed))
-    return 1 if (missed and args.check) else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    rig.common_args(ap, data=False)
+    ap.add_argument("--window", type=float, default=60, help="seconds of each CPU window")
+    args = ap.parse_args()
+    bin_dir = os.path.abspath(args.bin)
+    targets = rig.Targets(args.check)
+    print("moonrunner-web figures (release build)")
+    session_pages(bin_dir, targets)
+    live(bin_dir, args.window, targets)
+    return targets.report()
 
 
 if __name__ == "__main__":

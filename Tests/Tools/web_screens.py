@@ -19,7 +19,7 @@ import shutil
 import sys
 import time
 
-import replay_rig as rig
+import rig
 import web_stack
 
 
@@ -35,8 +35,8 @@ def capture(driver, path):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--bin", default=".build/release")
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    rig.common_args(ap, data=False, check=False)
     ap.add_argument("--out", default=".build/web-screens")
     ap.add_argument("--speed", type=float, default=20)
     args = ap.parse_args()
@@ -74,7 +74,7 @@ def main():
         shots("live-idle", "/")
 
         driver.get(stack.url + "/courses")
-        driver.find_element(By.CSS_SELECTOR, 'input[type="file"]').send_keys(os.path.join(web_stack.DEMO, "walk.course.gpx"))
+        driver.find_element(By.CSS_SELECTOR, 'input[type="file"]').send_keys(os.path.join(rig.DEMO, "walk.course.gpx"))
         driver.find_element(By.CSS_SELECTOR, '[data-action="upload"]').click()
         rig.wait_for(lambda: "added=" in driver.current_url, 15, "the upload")
         course = json.loads(stack.cli("course", "list", "--json"))["courses"][0]["id"]

@@ -1,6 +1,6 @@
 """The web app's whole stack on loopback, for the browser suite, the screenshots and the benchmark.
 
-Real gpsd (gpsfake, with the private TMPDIR and teardown of replay_rig.py)
+Real gpsd (gpsfake, with the private TMPDIR and teardown of rig.py)
 replays the demo walk; moonrunnerd runs with the emulated MPU-6050 replaying
 the demo IMU trace; moonrunner-web serves the pages on a free loopback port
 with its own state folder and admin socket; the real CLI pairs phones and
@@ -15,10 +15,8 @@ import os
 import subprocess
 import tempfile
 
-import replay_rig as rig
+import rig
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-DEMO = os.path.join(ROOT, "Tests", "Fixtures", "demo")
 PHONE = (390, 844)
 
 
@@ -36,27 +34,16 @@ class Stack:
         self.url = f"http://127.0.0.1:{self.port}"
         self.gps = self.daemon = self.web = None
         self.logs = []
-        truth = json.load(open(os.path.join(DEMO, "walk.truth.json")))
-        self.duration = truth["duration_s"]
+        with open(os.path.join(rig.DEMO, "walk.truth.json")) as f:
+            self.duration = json.load(f)["duration_s"]
+        self.gps_port = rig.free_port()
+        self.imu = rig.demo_imu(speed, loop)
+        self.daemon_config = daemon_config
         try:
             if replay:
-                self.gps_port = rig.free_port()
-                cycle = 1.0 / (speed * truth["nmea_sentences_per_epoch"])
-                self.gps = rig.start_gpsfake(os.path.join(DEMO, "walk.nmea"), self.gps_port, self.work, cycle,
-                                             options=() if loop else ("-1",), log=self._log("gpsfake"))
-                rig.wait_for(lambda: rig.listening(self.gps_port), 10, "gpsfake")
-            else:
-                self.gps_port = rig.free_port()
-            imu = f"replay:{os.path.join(DEMO, 'walk-imu.csv.gz')},speed={speed}" + (",loop" if loop else "")
-            config = []
-            if daemon_config:
-                path = os.path.join(self.work, "moonrunner.yaml")
-                with open(path, "w") as f:
-                    f.write(daemon_config)
-                config = ["--config", path]
-            self.daemon_args = [os.path.join(self.bin, "moonrunnerd"), *config, "--state-dir", os.path.join(self.work, "state"),
-                                "--socket", self.socket, "--gpsd", f"127.0.0.1:{self.gps_port}", "--imu", imu,
-                                "--log-level", "notice"]
+                self.gps = rig.start_gpsfake(os.path.join(rig.DEMO, "walk.nmea"), self.gps_port, self.work,
+                                             rig.demo_cycle(speed), options=() if loop else ("-1",),
+                                             log=self._log("gpsfake"), wait=10)
             self.start_daemon()
             self.start_web(*web_args)
         except BaseException:
@@ -83,8 +70,8 @@ class Stack:
         self.web = None
 
     def start_daemon(self):
-        self.daemon = subprocess.Popen(self.daemon_args, stdout=subprocess.DEVNULL, stderr=self._log("moonrunnerd"))
-        rig.wait_for(lambda: os.path.exists(self.socket), 15, "the daemon's socket")
+        self.daemon = rig.start_daemon(self.bin, self.socket, os.path.join(self.work, "state"), self.gps_port, self.imu,
+                                       "--log-level", "notice", config=self.daemon_config, log=self._log("moonrunnerd"))
 
     def stop_daemon(self):
         """SIGTERM, as systemd stops it."""
@@ -93,12 +80,8 @@ class Stack:
         rig.wait_for(lambda: not os.path.exists(self.socket), 10, "the daemon's socket to go")
 
     def cli(self, *args, check=True):
-        """The real CLI against this daemon; its standard output."""
-        r = subprocess.run([os.path.join(self.bin, "moonrunner"), "--socket", self.socket, *args],
-                           capture_output=True, timeout=60)
-        if check and r.returncode != 0:
-            raise RuntimeError(f"moonrunner {' '.join(args)}: {r.returncode} {r.stderr.decode()}")
-        return r.stdout
+        """The real CLI against this daemon; its standard output (bytes)."""
+        return rig.cli(self.bin, self.socket, *args, check=check, text=False).stdout
 
     def web_cli(self, *args, check=True):
         r = subprocess.run([os.path.join(self.bin, "moonrunner"), "web", *args, "--admin-socket", self.admin],
@@ -112,7 +95,7 @@ class Stack:
         return json.loads(self.web_cli("pair", "--json"))
 
     def status(self):
-        return json.loads(self.cli("status", "--json"))
+        return rig.status(self.bin, self.socket)
 
     def close(self):
         """Ends what this started, newest first, by process id."""

@@ -1,0 +1,541 @@
+"""What the tools in Tests/Tools share, so that none of them keeps a copy.
+
+`python3 Tests/Tools/x.py` puts this folder on the path, so a tool says
+`import rig` and nothing more. A function moves here the first time a second
+tool needs it.
+
+Command line. `common_args` gives every tool the same four options: `--bin`
+is always the build folder (`.build/release`), never an executable in it, so
+one Makefile variable serves every tool; `--data` defaults to the shared
+data beside the repository; `--check` makes a missed target exit 1; `--jobs`
+is how many runs go at once.
+
+Processes. gpsfake always gets a private TMPDIR (its work folder): gpsfake
+names gpsd's control socket `$TMPDIR/gpsfake-<pid>.sock` and takes that
+file's existence as "gpsd is ready", so a stale one left by a killed gpsfake
+with the same pid would let it connect before gpsd listens (see Rig.swift).
+It runs in its own session with the gpsd it starts, so ending it ends the
+whole group. Every wait is bounded (`wait_for(cond, timeout, what)`) and
+names what it waited for; each tool has one teardown that ends what it
+started, by process id.
+
+Figures. `Targets` records each figure against its target and prints the
+misses in one wording for every tool; `percentile_linear` is the one
+percentile (interpolated between the two nearest ranks, as numpy's default).
+Only the standard library is imported here (`fit_rr` loads Garmin's FIT SDK
+when it is called).
+"""
+import csv
+import datetime
+import gzip
+import json
+import math
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+DEMO = os.path.join(ROOT, "Tests", "Fixtures", "demo")
+# The labelled recordings live beside the repository, not in it.
+DATA = os.path.normpath(os.path.join(ROOT, "..", "shared", "data"))
+CORES = os.cpu_count() or 2
+
+
+# Command line.
+
+def common_args(parser, *, data=True, check=True, jobs=None, build="release"):
+    """--bin (the build folder), and as asked --data, --check and --jobs (`jobs` is its default)."""
+    parser.add_argument("--bin", default=os.path.join(ROOT, ".build", build),
+                        help=f"the build folder (default .build/{build})")
+    if data:
+        parser.add_argument("--data", default=DATA, help="the shared data folder (default ../shared/data)")
+    if check:
+        parser.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
+    if jobs is not None:
+        parser.add_argument("--jobs", type=int, default=jobs, help=f"runs at once (default {jobs})")
+
+
+def program(bin_dir, name):
+    """The path of `name` in the build folder; exits 2 saying so when it is not there."""
+    path = os.path.join(bin_dir, name)
+    if not os.access(path, os.X_OK):
+        tool = os.path.splitext(os.path.basename(sys.argv[0]))[0]
+        sys.exit(f"{tool}: {path} is not an executable (--bin is the build folder, e.g. .build/release)")
+    return path
+
+
+def run_checked(cmd, timeout=None):
+    """Runs `cmd` (for at most `timeout` seconds); its standard output, or RuntimeError
+    naming the command with its standard error."""
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    if res.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed ({res.returncode}): {res.stderr.strip()}")
+    return res.stdout
+
+
+def analyze(bin_dir, *args, timeout=600):
+    """`moonrunner analyze ARGS --json`, its JSON; RuntimeError (with stderr) when it fails."""
+    return json.loads(run_checked([os.path.join(bin_dir, "moonrunner"), "analyze", *args, "--json"], timeout))
+
+
+def cli(bin_dir, sock, *args, check=False, timeout=60, text=True):
+    """The real CLI against the daemon on `sock`: its completed process; RuntimeError with `check` when it fails."""
+    res = subprocess.run([os.path.join(bin_dir, "moonrunner"), "--socket", sock, *args], capture_output=True,
+                         text=text, timeout=timeout)
+    if check and res.returncode != 0:
+        err = res.stderr if text else res.stderr.decode(errors="replace")
+        raise RuntimeError(f"moonrunner {' '.join(args)}: {res.returncode} {err.strip()}")
+    return res
+
+
+def status(bin_dir, sock):
+    """`moonrunner status --json`, or None while the daemon does not answer."""
+    res = cli(bin_dir, sock, "status", "--json")
+    return json.loads(res.stdout) if res.returncode == 0 else None
+
+
+# Processes.
+
+def free_port():
+    """A loopback TCP port nobody listens on now."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def wait_for(cond, timeout, what):
+    """Waits until cond() is true; RuntimeError naming `what` after `timeout` seconds."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if cond():
+            return
+        time.sleep(0.05)
+    raise RuntimeError(f"timed out waiting for {what}")
+
+
+def ready(proc, cond, timeout, what, end):
+    """`proc` once cond() is true (at once without a `timeout`); a process that never gets
+    there is ended by `end(proc)` before the RuntimeError, so that no caller has to."""
+    if timeout:
+        try:
+            wait_for(cond, timeout, what)
+        except BaseException:
+            end(proc)
+            raise
+    return proc
+
+
+def listening(port):
+    """True once something accepts connections on the loopback port."""
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+        return True
+    except OSError:
+        return False
+
+
+def start_gpsfake(nmea, port, work, cycle, options=(), stdout=None, log=None, wait=None):
+    """gpsfake replaying `nmea` on `port`, `cycle` seconds per sentence; with `wait`, up to
+    that many seconds until gpsd listens (a probe connection starts the feed)."""
+    proc = subprocess.Popen(["gpsfake", "-q", *options, "-P", str(port), "-c", f"{cycle:.6f}", nmea],
+                            env=dict(os.environ, TMPDIR=work),
+                            stdout=stdout if stdout is not None else subprocess.DEVNULL,
+                            stderr=log if log is not None else subprocess.DEVNULL,
+                            start_new_session=True)
+    return ready(proc, lambda: listening(port), wait, "gpsd", end_gpsfake)
+
+
+def end_gpsfake(proc):
+    """Ends gpsfake and the gpsd it started."""
+    if proc is None or proc.poll() is not None:
+        return
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait(5)
+
+
+def demo_cycle(speed):
+    """gpsfake's seconds per sentence for the demo walk at `speed` x (its epochs are 1 s apart)."""
+    with open(os.path.join(DEMO, "walk.truth.json")) as f:
+        return 1.0 / (speed * json.load(f)["nmea_sentences_per_epoch"])
+
+
+def demo_imu(speed=1, loop=False):
+    """The --imu value that replays the demo walk's IMU trace at `speed` x."""
+    return f"replay:{os.path.join(DEMO, 'walk-imu.csv.gz')},speed={speed:g}" + (",loop" if loop else "")
+
+
+def start_daemon(bin_dir, sock, state, gps_port, imu, *extra, config=None, log=None, env=None, wait=15):
+    """moonrunnerd on `sock` with its state in `state`, gpsd on the loopback `gps_port`,
+    `imu` as its --imu and `extra` arguments. `config` is YAML text, written beside
+    the state folder; its output goes to `log` (a file) or nowhere. With `wait`,
+    up to that many seconds until its socket is there."""
+    args = []
+    if config is not None:
+        path = state.rstrip("/") + ".yaml"
+        with open(path, "w") as f:
+            f.write(config)
+        args = ["--config", path]
+    out = log if log is not None else subprocess.DEVNULL
+    proc = subprocess.Popen([os.path.join(bin_dir, "moonrunnerd"), *args, "--state-dir", state, "--socket", sock,
+                             "--gpsd", f"127.0.0.1:{gps_port}", "--imu", imu, *extra],
+                            stdout=out, stderr=out, env=env)
+    return ready(proc, lambda: os.path.exists(sock), wait, "moonrunnerd's socket", stop_daemon)
+
+
+def stop_daemon(proc):
+    """SIGTERM, as systemd stops it; SIGKILL if it has not ended after 10 s."""
+    if proc is None or proc.poll() is not None:
+        return
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(5)
+
+
+class Recording:
+    """gpsfake replaying `nmea` (the demo walk, or copies of it) and the daemon recording a
+    session at `speed` x, with `watchers` watchers attached (footprint.py, text_order.py)."""
+
+    def __init__(self, bin_dir, work, nmea, speed, watchers):
+        self.bin, self.sock, self.state = bin_dir, os.path.join(work, "mr.sock"), os.path.join(work, "state")
+        port = free_port()
+        self.gpsfake = start_gpsfake(nmea, port, work, demo_cycle(speed), wait=20)
+        self.daemon, self.watchers = None, []
+        try:
+            # The store's intervals are wall-clock seconds: divided by the speed, it commits and
+            # takes the journal into the database per recorded hour as often as at 1x (what it
+            # holds in memory until then is what is being measured).
+            self.daemon = start_daemon(bin_dir, self.sock, self.state, port, demo_imu(speed, loop=True),
+                                       config=f"imu:\n  rate_hz: 100\nsocket:\n  max_clients: {watchers + 16}\n"
+                                              f"store:\n  commit_interval_s: {max(0.1, 2 / speed):g}\n"
+                                              f"  consolidate_interval_s: {max(10, 1800 / speed):g}\n")
+            self.cli("start", "--activity", "walk")
+            for _ in range(watchers):
+                # A real client that reads every STATUS (`moonrunner watch`, piped: one line per update).
+                self.watchers.append(subprocess.Popen([os.path.join(bin_dir, "moonrunner"), "--socket", self.sock,
+                                                       "watch"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        except BaseException:
+            self.close()
+            raise
+
+    def cli(self, *args):
+        return cli(self.bin, self.sock, *args, check=True).stdout
+
+    def recorded_s(self):
+        return status(self.bin, self.sock)["elapsed_s"]
+
+    def wait_recorded(self, seconds, wall_limit):
+        """Asks twice a second (a client of its own would be part of what is measured if it asked more)."""
+        end = time.monotonic() + wall_limit
+        while self.recorded_s() < seconds:
+            if time.monotonic() > end:
+                raise RuntimeError(f"timed out waiting for {seconds / 60:.0f} recorded minutes")
+            time.sleep(0.5)
+
+    def close(self):
+        for w in self.watchers:
+            w.terminate()
+        for w in self.watchers:
+            w.wait(5)
+        stop_daemon(self.daemon)
+        end_gpsfake(self.gpsfake)
+
+
+def cpu_seconds(pid):
+    """utime + stime of a process (/proc/PID/stat fields 14 and 15), seconds."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def proc_kb(pid, name="status"):
+    """The numeric fields of /proc/PID/NAME (`status`, `smaps_rollup`): {key: its number} (kB for sizes)."""
+    out = {}
+    with open(f"/proc/{pid}/{name}") as f:
+        for line in f:
+            key, colon, value = line.partition(":")
+            first = value.split()[:1]
+            if colon and first and first[0].isdigit() and " " not in key:
+                out[key] = int(first[0])
+    return out
+
+
+# The heart-rate strap: the BlueZ stand-in on a private system bus.
+
+BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path={path}</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <allow own="*"/>
+    <allow send_destination="*"/>
+    <allow receive_sender="*"/>
+  </policy>
+</busconfig>
+"""
+
+
+def private_bus(work):
+    """A dbus-daemon of our own as the system bus: (process, its address, environment for its clients)."""
+    path = os.path.join(work, "system_bus")
+    with open(os.path.join(work, "bus.conf"), "w") as f:
+        f.write(BUS_CONFIG.format(path=path))
+    proc = subprocess.Popen(["dbus-daemon", "--config-file", os.path.join(work, "bus.conf"), "--nofork", "--nopidfile"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    address = f"unix:path={path}"
+    ready(proc, lambda: os.path.exists(path), 10, "the private system bus", end_bus)
+    return proc, address, dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=address)
+
+
+def end_bus(proc):
+    """Ends the private dbus-daemon."""
+    if proc is not None:
+        proc.kill()
+        proc.wait(5)
+
+
+class StandIn:
+    """bluez_standin.py with its JSON log read on a thread."""
+
+    def __init__(self, env, trace, rate, speed, log, connect_delay=0.3, seed=22, loop=False):
+        self.proc = subprocess.Popen([sys.executable, os.path.join(HERE, "bluez_standin.py"),
+                                      "--trace", trace, "--rate", str(rate), "--speed", str(speed),
+                                      "--connect-delay", str(connect_delay), "--shuffle", "--seed", str(seed),
+                                      *(["--loop"] if loop else [])],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, env=env, text=True)
+        self.events = []
+        self.lock = threading.Lock()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for line in self.proc.stdout:
+            try:
+                e = json.loads(line)
+            except ValueError:
+                continue
+            with self.lock:
+                self.events.append(e)
+
+    def send(self, command):
+        self.proc.stdin.write(command + "\n")
+        self.proc.stdin.flush()
+
+    def where(self, kind, after=0.0):
+        with self.lock:
+            return [e for e in self.events if e["event"] == kind and e["at"] >= after]
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(5)
+
+
+def reconnect_after(standin, since, timeout=30):
+    """Seconds from the strap advertising again (after `since`) to its first notification after a StartNotify."""
+    wait_for(lambda: standin.where("advertising", since), timeout, "the strap to advertise again")
+    back = standin.where("advertising", since)[0]["at"]
+    wait_for(lambda: standin.where("start_notify", back) and standin.where("notify", standin.where("start_notify", back)[0]["at"]),
+             timeout, "notifications after the reconnect")
+    first = standin.where("notify", standin.where("start_notify", back)[0]["at"])[0]["at"]
+    return first - back
+
+
+def fit_rr(bin_dir, sock, session, work):
+    """A session's FIT export read by Garmin's FIT SDK: (its R-R intervals in ms, the decoder's
+    errors, records with a heart rate, records)."""
+    path = os.path.join(work, "s.fit")
+    cli(bin_dir, sock, "export", str(session), "--format", "fit", "-o", path)
+    from garmin_fit_sdk import Decoder, Stream
+    messages, errors = Decoder(Stream.from_file(path)).read()
+    rr = []
+    for m in messages.get("hrv_mesgs", []):
+        times = m.get("time")
+        times = times if isinstance(times, list) else [times]
+        rr += [round(t * 1000) for t in times if t is not None]
+    records = messages.get("record_mesgs", [])
+    return rr, [str(e) for e in errors], sum(1 for r in records if r.get("heart_rate") is not None), len(records)
+
+
+# Data: where it is, and its traces (gzipped or not).
+
+def find_data(root, sub, *needed):
+    """The folder among `root` and `root/sub` that holds every folder in `needed`, or None."""
+    for cand in (root, os.path.join(root, sub)):
+        if all(os.path.isdir(os.path.join(cand, n)) for n in needed):
+            return cand
+    return None
+
+
+def skip(what):
+    """Says loudly that figures were not measured because data is absent; the exit status 0."""
+    tool = os.path.splitext(os.path.basename(sys.argv[0]))[0]
+    print("#" * 72)
+    print(f"# SKIP {tool}: {what}")
+    print("#      (the recordings are not in the repository); figures NOT measured")
+    print("#" * 72)
+    return 0
+
+
+def open_text(path, mode="rt"):
+    """A text file, through gzip when its name ends in .gz."""
+    return gzip.open(path, mode) if path.endswith(".gz") else open(path, mode)
+
+
+def read_csv(path):
+    """A CSV file with a header line as a list of dicts (gzipped or not)."""
+    with open_text(path) as f:
+        return list(csv.DictReader(f))
+
+
+def read_table(path):
+    """An all-numeric CSV file (an IMU trace): (header, rows of floats)."""
+    with open_text(path) as f:
+        header = [h.strip() for h in f.readline().split(",")]
+        rows = [list(map(float, line.split(","))) for line in f if line.strip()]
+    return header, rows
+
+
+def read_imu(path):
+    """An IMU trace: (times, rows of (ax, ay, az) in g)."""
+    header, rows = read_table(path)
+    it, ix, iy, iz = (header.index(c) for c in ("t", "ax", "ay", "az"))
+    return [r[it] for r in rows], [(r[ix], r[iy], r[iz]) for r in rows]
+
+
+def read_steps(path):
+    """The labelled step instants of a NAME.steps.csv (its first column), sorted; [] when there is none."""
+    out = []
+    if not os.path.exists(path):
+        return out
+    with open(path) as f:
+        for line in f:
+            try:
+                out.append(float(line.split(",")[0]))
+            except ValueError:
+                continue  # the header, or an empty line
+    return sorted(out)
+
+
+def walking_like(ts, rows, t0, t1):
+    """The data README's QC rule for the zero-step traces: |a| repeats at a
+    step's lag (autocorrelation > 0.5 at 0.38-0.71 s) with std > 0.05 g.
+    Some 'standing' segments open with the walk that led there; such a
+    window is no material for a stop."""
+    mags = [math.sqrt(r[0] ** 2 + r[1] ** 2 + r[2] ** 2) for tt, r in zip(ts, rows) if t0 <= tt <= t1]
+    if len(mags) < 20:
+        return False
+    rate = (len(mags) - 1) / max(t1 - t0, 1e-9)
+    step = max(1, int(rate / 26))  # ~26 Hz is plenty for lags of 0.38-0.71 s
+    x = mags[::step]
+    rate /= step
+    n = len(x)
+    mean_x = sum(x) / n
+    d = [v - mean_x for v in x]
+    var = sum(v * v for v in d) / n
+    if var ** 0.5 <= 0.05:
+        return False
+    for lag in range(max(1, int(0.38 * rate)), int(0.71 * rate) + 1):
+        if lag >= n:
+            break
+        if sum(d[i] * d[i + lag] for i in range(n - lag)) / ((n - lag) * var) > 0.5:
+            return True
+    return False
+
+
+def utc(text):
+    """UNIX seconds of an ISO 8601 time such as the truth files' `2024-06-01T07:00:00Z`."""
+    return datetime.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+
+# Figures.
+
+def mean(xs):
+    """The arithmetic mean; NaN for none (a figure over no traces is no figure)."""
+    xs = list(xs)
+    return sum(xs) / len(xs) if xs else float("nan")
+
+
+def percentile_linear(values, q):
+    """The q-quantile (0 <= q <= 1) interpolated linearly between the two nearest
+    ranks (numpy's default, Hyndman and Fan's type 7); NaN for no values."""
+    if not values:
+        return float("nan")
+    v = sorted(values)
+    k = (len(v) - 1) * q
+    lo, hi = int(k), min(int(k) + 1, len(v) - 1)
+    return v[lo] + (v[hi] - v[lo]) * (k - lo)
+
+
+class Targets:
+    """Each figure against its target, and the misses in one wording for every tool.
+
+    `expect` records a verdict and gives the word the tool's table prints
+    beside the figure; `report` prints the misses and returns the exit
+    status: 1 when a target was missed and --check was given. A target the
+    issue still has open is printed as missed on every run, so that it is
+    never forgotten, but does not fail --check.
+    """
+
+    def __init__(self, check, stream=None):
+        self.check = check
+        self.stream = stream
+        self.missed, self.open = [], []
+
+    @staticmethod
+    def word(ok, left_open=False):
+        return "ok" if ok else "MISSED (open)" if left_open else "MISSED"
+
+    def expect(self, label, ok, left_open=False):
+        """Records whether the figure named `label` met its target; the verdict's word."""
+        if not ok:
+            (self.open if left_open else self.missed).append(label)
+        return self.word(ok, left_open)
+
+    def report(self):
+        """Prints the misses; the tool's exit status."""
+        out = self.stream or sys.stdout
+        print(file=out)
+        for count, what, labels in ((len(self.open), "open target(s) still missed, not failing --check", self.open),
+                                    (len(self.missed), "target(s) missed", self.missed)):
+            if labels:
+                print(f"{count} {what}:", file=out)
+                for label in labels:
+                    print(f"  {label}", file=out)
+        if not self.missed:
+            print("all targets met" + (" but the open ones" if self.open else ""), file=out)
+        return 1 if self.check and self.missed else 0
+
+
+class Checks:
+    """The rules of an end-to-end suite, each printed with its verdict as it is decided;
+    any that fails fails the suite."""
+
+    def __init__(self, stream=None):
+        self.stream = stream
+        self.passed, self.failed = 0, []
+
+    def expect(self, ok, rule, detail=""):
+        """Records and prints one rule's verdict (with `detail` when it fails); whether it held."""
+        out = self.stream or sys.stdout
+        if ok:
+            self.passed += 1
+            print(f"  ok    {rule}", file=out, flush=True)
+        else:
+            self.failed.append(rule)
+            print(f"  FAIL  {rule}" + (f" {detail}" if detail != "" else ""), file=out, flush=True)
+        return bool(ok)
