@@ -6,7 +6,7 @@ run by `make deb-check ARCH=arm64` (deb_check.py) in the clean trixie arm64 root
 where the package was installed, every arm64 program run by qemu-user-static:
 
 * `analyze_everywhere`: `moonrunner analyze --json` in every mode on every
-  shared trace (the cases output_digest.py keeps: IMU alone, GPS with the
+  shared trace (rig.analyze_cases, as output_digest.py keeps them: IMU alone, GPS with the
   written track, GPS with the barometer, with heart rate, with each course in
   each format), by the installed arm64 CLI and by this machine's release
   build. Every member of the two outputs must agree: integers, strings and
@@ -34,7 +34,7 @@ import shutil
 import subprocess
 import sys
 
-import output_digest
+import rig
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 REL_TOL = 1e-9
@@ -133,7 +133,7 @@ def report(rows, out_tsv=None):
 
 def analyze_here(bin_dir):
     cli = os.path.join(bin_dir, "moonrunner")
-    return lambda argv: output_digest.run_analyze(cli, argv)
+    return lambda argv: rig.analyze_output(cli, argv)
 
 
 def analyze_everywhere(check, root, bin_dir, data, jobs=2):
@@ -141,7 +141,7 @@ def analyze_everywhere(check, root, bin_dir, data, jobs=2):
     inner = "/tmp/data"
     shutil.rmtree(root.path(inner), ignore_errors=True)
     shutil.copytree(data, root.path(inner))
-    cases = output_digest.analyze_cases(data)
+    cases = rig.analyze_cases(data)
 
     def there(argv):
         moved = [a.replace(data, inner) if a.startswith(data) else a for a in argv]
@@ -237,7 +237,7 @@ def main():
         res = subprocess.run([cli, "analyze", *argv, "--json"], capture_output=True, env=env, timeout=3600)
         return res.stdout + f"\n[exit {res.returncode}]\n".encode()
 
-    cases = output_digest.analyze_cases(a.data)
+    cases = rig.analyze_cases(a.data)
     rows = compare_cases(analyze_here(a.bin), there, cases, a.jobs)
     bad = report(rows, a.tsv)
     print(f"arch compare: {len(rows) - bad} of {len(rows)} runs agree")

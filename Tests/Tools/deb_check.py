@@ -54,6 +54,8 @@ import time
 import urllib.error
 import urllib.request
 
+import rig
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MIRROR = "http://deb.debian.org/debian"
 HOST_ARCH = subprocess.run(["dpkg", "--print-architecture"], capture_output=True, text=True).stdout.strip()
@@ -65,20 +67,6 @@ EXPECTED_AFTER_PURGE = ("/etc/passwd", "/etc/group", "/etc/shadow", "/etc/gshado
                         "/etc/shadow-", "/etc/gshadow-", "/etc/subuid", "/etc/subgid", "/var/lib/dpkg/",
                         "/var/log/", "/var/cache/", "/var/lib/apt/", "/tmp/", "/proc/", "/root/", "/run/",
                         "/etc/ld.so.cache", "/var/cache/man/", "/var/lib/systemd/catalog/")
-
-
-class Check:
-    """Counts what passed and failed, and prints each as it goes."""
-
-    def __init__(self):
-        self.passed, self.failed = 0, []
-
-    def __call__(self, ok, what):
-        print(("ok   " if ok else "FAIL ") + what, flush=True)
-        if ok:
-            self.passed += 1
-        else:
-            self.failed.append(what)
 
 
 def run(cmd, **kw):
@@ -307,7 +295,8 @@ def main():
     release = RELEASE.get(a.arch, a.arch)
     emulated = a.arch != HOST_ARCH
     new = glob.glob(os.path.join(a.deb_dir, f"moonrunner_*_{a.arch}.deb"))[0]
-    check = Check()
+    checks = rig.Checks()
+    check = lambda ok, what: checks.expect(ok, what)
     tar = base_tarball(a.cache, a.arch, a.cross_cache)
     if emulated:
         # What a Raspberry Pi OS 13 user does, then the wearer's day: a recorded walk and analyze.
@@ -444,10 +433,10 @@ def main():
         root.sh("dpkg -P moonrunner >/dev/null")
     finally:
         root.close()
-    print(f"{check.passed} passed, {len(check.failed)} failed")
-    for f in check.failed:
+    print(f"{checks.passed} passed, {len(checks.failed)} failed")
+    for f in checks.failed:
         print(f"FAILED: {f}")
-    return 1 if check.failed else 0
+    return 1 if checks.failed else 0
 
 
 if __name__ == "__main__":

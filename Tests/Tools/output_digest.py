@@ -32,7 +32,6 @@ fails; when the whole data folder is absent the analyze part says SKIP loudly.
 """
 import argparse
 import concurrent.futures
-import glob
 import hashlib
 import json
 import os
@@ -50,37 +49,6 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 DIGEST = os.path.join(ROOT, "Tests/Fixtures/output-digest.json")
 RECORDED = os.path.join(ROOT, "Tests/Fixtures/recorded")
 EXPORT_FORMATS = ["gpx", "tcx", "fit", "geojson", "csv", "svg"]
-
-
-def analyze_cases(data):
-    """(name, argv) of every analyze run, named by the data's own paths."""
-    cases = []
-    rel = lambda p: os.path.relpath(p, data)
-    for imu in sorted(glob.glob(os.path.join(data, "steps/*/*.csv.gz"))):
-        cases.append((f"imu/{rel(imu)}", ["--imu", imu]))
-    for gps in sorted(glob.glob(os.path.join(data, "**/*.gpsd.json"), recursive=True)):
-        cases.append((f"gps/{rel(gps)}", ["--gps", gps, "--track"]))
-    for baro in sorted(glob.glob(os.path.join(data, "baro/*.baro.csv.gz"))):
-        scenario = os.path.basename(baro).split(".")[0]
-        gps = os.path.join(data, "gps/sim", scenario + ".gpsd.json")
-        cases.append((f"baro/{scenario}", ["--gps", gps, "--baro", baro, "--track"]))
-    for hr in sorted(glob.glob(os.path.join(data, "hr/*.hr.csv"))):
-        run = os.path.basename(hr).split(".")[0]
-        gps = os.path.join(data, "hr", run + ".gpsd.json")
-        cases.append((f"hr/{run}", ["--gps", gps, "--hr", hr, "--track"]))
-    for course in sorted(glob.glob(os.path.join(data, "courses/*.course.*"))):
-        if course.endswith(".truth.json"):
-            continue
-        scenario = os.path.basename(course).split(".")[0].removesuffix("_detour")
-        gps = os.path.join(data, "gps/sim", scenario + ".gpsd.json")
-        cases.append((f"course/{os.path.basename(course)}", ["--gps", gps, "--course", course]))
-    return cases
-
-
-def run_analyze(binary, argv):
-    res = subprocess.run([binary, "analyze", *argv, "--json"], capture_output=True, timeout=900)
-    # The exit status is part of what a script sees.
-    return res.stdout + f"\n[exit {res.returncode}]\n".encode()
 
 
 class Daemon:
@@ -179,9 +147,9 @@ def main():
 
     outputs = {}
     if os.path.isdir(a.data):
-        cases = analyze_cases(a.data)
+        cases = rig.analyze_cases(a.data)
         with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
-            for (name, _), result in zip(cases, pool.map(lambda c: run_analyze(cli, c[1]), cases)):
+            for (name, _), result in zip(cases, pool.map(lambda c: rig.analyze_output(cli, c[1]), cases)):
                 outputs[name] = result
     else:
         print(f"SKIP analyze: no data folder at {a.data} (the shared data is not part of the repository)")

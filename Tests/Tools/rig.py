@@ -28,6 +28,7 @@ when it is called).
 import csv
 import datetime
 import gzip
+import glob
 import json
 import math
 import os
@@ -81,6 +82,40 @@ def run_checked(cmd, timeout=None):
 def analyze(bin_dir, *args, timeout=600):
     """`moonrunner analyze ARGS --json`, its JSON; RuntimeError (with stderr) when it fails."""
     return json.loads(run_checked([os.path.join(bin_dir, "moonrunner"), "analyze", *args, "--json"], timeout))
+
+
+def analyze_cases(data):
+    """(name, argv) of `analyze` in every mode on every shared trace, named by the data's own paths:
+    each IMU trace alone, each GPS trace with its written track, each simulated run with its barometer
+    trace, each real run with its heart-rate trace, each course in each format over its run."""
+    cases = []
+    rel = lambda p: os.path.relpath(p, data)
+    for imu in sorted(glob.glob(os.path.join(data, "steps/*/*.csv.gz"))):
+        cases.append((f"imu/{rel(imu)}", ["--imu", imu]))
+    for gps in sorted(glob.glob(os.path.join(data, "**/*.gpsd.json"), recursive=True)):
+        cases.append((f"gps/{rel(gps)}", ["--gps", gps, "--track"]))
+    for baro in sorted(glob.glob(os.path.join(data, "baro/*.baro.csv.gz"))):
+        scenario = os.path.basename(baro).split(".")[0]
+        gps = os.path.join(data, "gps/sim", scenario + ".gpsd.json")
+        cases.append((f"baro/{scenario}", ["--gps", gps, "--baro", baro, "--track"]))
+    for hr in sorted(glob.glob(os.path.join(data, "hr/*.hr.csv"))):
+        run = os.path.basename(hr).split(".")[0]
+        gps = os.path.join(data, "hr", run + ".gpsd.json")
+        cases.append((f"hr/{run}", ["--gps", gps, "--hr", hr, "--track"]))
+    for course in sorted(glob.glob(os.path.join(data, "courses/*.course.*"))):
+        if course.endswith(".truth.json"):
+            continue
+        scenario = os.path.basename(course).split(".")[0].removesuffix("_detour")
+        gps = os.path.join(data, "gps/sim", scenario + ".gpsd.json")
+        cases.append((f"course/{os.path.basename(course)}", ["--gps", gps, "--course", course]))
+    return cases
+
+
+def analyze_output(binary, argv):
+    """`BINARY analyze ARGV --json` as a script sees it: its output, then its exit status."""
+    res = subprocess.run([binary, "analyze", *argv, "--json"], capture_output=True, timeout=900)
+    # The exit status is part of what a script sees.
+    return res.stdout + f"\n[exit {res.returncode}]\n".encode()
 
 
 def cli(bin_dir, sock, *args, check=False, timeout=60, text=True):
