@@ -76,6 +76,8 @@ public struct Announcer: Sendable {
     /// (when its setting allows): a new kind has to be placed in one or the other.
     public static let silentKinds: [SessionEventKind: String] = [
         .fault: "a sensor's fault is for the log and `moonrunner status`; the wearer can do nothing about it mid-run",
+        .terrainLost: "where the climb comes from is for the session's record; GPS fills the gap and nothing changes for the wearer",
+        .terrainRegained: "as for terrain_lost",
     ]
 
     /// Events said with figures from the STATUS after them: the summary at
@@ -96,7 +98,7 @@ public struct Announcer: Sendable {
         case .offCourse, .onCourse, .courseToGo, .courseFinished, .arrived: settings.course
         case .gpsLost, .gpsRegained: settings.gps
         case .hrConnected, .hrLost, .hrZone: settings.heartRate
-        case .fault: false  // never said: see `silentKinds`
+        case .fault, .terrainLost, .terrainRegained: false  // never said: see `silentKinds`
         }
     }
 
@@ -150,7 +152,7 @@ public struct Announcer: Sendable {
         case .hrConnected: return p.say(.heartRateConnected)
         case .hrLost: return p.say(.heartRateLost)
         case .hrZone: return heartRateZone(e)
-        case .fault: return nil  // never said: see `silentKinds`
+        case .fault, .terrainLost, .terrainRegained: return nil  // never said: see `silentKinds`
         }
     }
 

@@ -85,6 +85,19 @@ public enum GeoJSONWriter {
             out.write(text: ",\"\(key)\":")
             if let value, value.isFinite { out.write(value, decimals: 1) } else { out.write("null") }
         }
+        if session.stats.demPoints > 0 {
+            // Where the elevation came from, when a terrain model gave any of it.
+            let s = session.stats.altitudeShares
+            out.write(",\"altitude_source\":\"")
+            out.write(text: session.stats.altitudeSource.rawValue)
+            out.write("\",\"altitude_shares\":{\"barometric\":")
+            out.write(s.barometric, decimals: 3)
+            out.write(",\"dem\":")
+            out.write(s.dem, decimals: 3)
+            out.write(",\"gps\":")
+            out.write(s.gps, decimals: 3)
+            out.write("}")
+        }
         out.write("}")
     }
 

@@ -5,7 +5,7 @@ import MoonRunnerCore
 /// bumps change or remove them.
 public enum ProtocolVersion {
     public static let major = 1
-    public static let minor = 2
+    public static let minor = 3
     public static let release = "0.1.0"
 }
 
@@ -233,8 +233,11 @@ public struct StatusReply: Codable, Sendable, Equatable {
     public var gps: GPSStatus
     public var imu: IMUStatus
     public var baro: BaroStatus
-    /// barometric | gps: where the altitude (and the climb) comes from right now.
+    /// barometric | dem | gps: where the altitude (and the climb) comes from right now.
     public var altitudeSource: String
+    /// The share of the session's track each source gave the altitude of so far (since protocol 1.3;
+    /// null while idle).
+    @NullCoded public var altitudeShares: AltitudeShares?
     public var store: StoreStatus
     @NullCoded public var lastTransition: TransitionInfo?
     /// Energy so far (ACSM equations, configured body mass).
@@ -294,6 +297,7 @@ public struct StatusReply: Codable, Sendable, Equatable {
         self.imu = imu
         self.baro = baro
         self.altitudeSource = altitudeSource
+        altitudeShares = stats?.altitudeShares
         self.store = store
         self.lastTransition = lastTransition
         self.caloriesKcal = caloriesKcal
@@ -318,7 +322,7 @@ public struct StatusReply: Codable, Sendable, Equatable {
              distanceM = "distance_m", speedMps = "speed_mps", paceSPerKm = "pace_s_per_km",
              avgSpeedMps = "avg_speed_mps", maxSpeedMps = "max_speed_mps", steps, cadenceSpm = "cadence_spm",
              elevationGainM = "elevation_gain_m", elevationLossM = "elevation_loss_m", laps, gps, imu, store,
-             baro, altitudeSource = "altitude_source",
+             baro, altitudeSource = "altitude_source", altitudeShares = "altitude_shares",
              lastTransition = "last_transition", units, course, home, destination, id
     }
 }

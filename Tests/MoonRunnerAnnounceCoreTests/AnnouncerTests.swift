@@ -261,6 +261,8 @@ struct AnnouncerTests {
         .hrConnected: Lines.event("hr_connected", time: 1, cause: "hr"),
         .hrLost: Lines.event("hr_lost", time: 1, cause: "hr"),
         .hrZone: Lines.event("hr_zone", time: 1, cause: "hr", detail: "4"),
+        .terrainLost: Lines.event("terrain_lost", time: 1, cause: "terrain", detail: "no tile N41E002"),
+        .terrainRegained: Lines.event("terrain_regained", time: 1, cause: "terrain"),
     ]
 
     @Test("every kind of event is said, or listed as silent on purpose with the reason: none is silent by accident",

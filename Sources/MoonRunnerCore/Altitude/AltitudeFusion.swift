@@ -35,11 +35,18 @@ public struct AltitudeUpdate: Sendable, Equatable {
 ///   so that losing the barometer costs nothing but precision) and, while
 ///   the barometer is fresh, the level (`BaroLevel`). The fix's altitude is
 ///   then the barometric shape on that level, or the GPS-only altitude.
+/// * Without a barometer, where a terrain model covers the filtered
+///   position, the altitude is the ground's (`dem`); GPS fills where it
+///   does not, without a step at the seam (`AltitudeSeam`). With a
+///   barometer the terrain model replaces GPS as the level.
 /// * Climbs count with hysteresis (`ClimbCounter`) only while the wearer
 ///   moves: on the barometric shape with a band a few times its noise, on
+///   the terrain under the track with a band above the DEM's roughness, on
 ///   GPS altitude with a band no smaller than the fix's own vertical error.
-///   The level's slow corrections never count as climbing. A change of
-///   source starts counting afresh, so switching adds no climb.
+///   The level's slow corrections never count as climbing. Across a seam
+///   between the terrain and GPS the count goes on, the new signal shifted
+///   to meet the old; any other change of source starts counting afresh.
+///   Either way switching adds no climb.
 ///
 /// Pure value type with O(1) state and no allocation per reading; time is
 /// the engine clock of the readings and of the fixes.
@@ -55,10 +62,19 @@ public struct AltitudeFusion: Sendable {
     private var level = BaroLevel()
     private var gpsAltitude = GPSAltitudeTracker()
     private var climbs = ClimbCounter()
+    private var seam = AltitudeSeam()
+    private var relief: TerrainRelief
+    /// Metres added to the source's own signal to count climbs on, so that the count runs on across
+    /// a seam between the terrain and GPS; the last value counted.
+    private var countShift = 0.0
+    private var lastCounted = Double.nan
+    /// Metres travelled since the fusion started (the terrain model's errors belong to places).
+    private var travelled = 0.0
 
     public init(config: AltitudeFusionConfig = AltitudeFusionConfig()) {
         self.config = config
         baro = BaroAltitudeFilter(config: config)
+        relief = TerrainRelief(config: config)
     }
 
     /// One barometer reading. Returns why it was refused, or nil.
@@ -79,29 +95,45 @@ public struct AltitudeFusion: Sendable {
 
     /// One accepted fix's altitude (metres, NaN for a 2D fix) and its 1σ
     /// vertical error, at engine time `t`; `moving` is the GPS filter's verdict.
-    public mutating func gps(altitude: Double, sigma: Double, at t: Double, moving: Bool) -> AltitudeUpdate {
+    /// `terrain` is the terrain model's elevation under the filtered position
+    /// (NaN where no tile covers it), from postings `terrainSpacing` arc-seconds
+    /// apart, and `moved` the metres the fix added.
+    public mutating func gps(altitude: Double, sigma: Double, at t: Double, moving: Bool,
+                             terrain: Double = .nan, terrainSpacing: Double = 1, moved: Double = 0) -> AltitudeUpdate {
+        if moved.isFinite { travelled += max(moved, 0) }
+        let relief = terrain.isFinite ? self.relief.add(terrain, travelled: travelled, config: config) : 0
         let outcome = gpsAltitude.update(altitude: altitude, sigma: sigma, at: t, config: config)
         let fresh = baro.isFresh(at: t, config: config)
         if fresh {
-            level.update(gpsAltitude: altitude, sigma: sigma, pressureAltitude: baro.shape, at: t, config: config)
+            // The barometer keeps the shape; the terrain model, where there is one, is the better level.
+            if terrain.isFinite {
+                level.update(terrain: terrain, pressureAltitude: baro.shape, travelled: travelled, at: t, config: config)
+            } else {
+                level.update(gpsAltitude: altitude, sigma: sigma, pressureAltitude: baro.shape, at: t, config: config)
+            }
         }
-        let now: AltitudeSource = fresh && level.isKnown ? .barometric : .gps
-        if now != source || (now == .gps && outcome == .restarted) { climbs.restart() }
+        let now: AltitudeSource = fresh && level.isKnown ? .barometric : terrain.isFinite ? .dem : .gps
+        let (own, band) = signal(now, terrain: terrain, spacing: terrainSpacing, relief: relief, sigma: sigma)
+        if now != source {
+            seam.switched(from: source, to: now, shownBefore: latest, signal: own, travelled: travelled)
+        }
+        if now != source || (now == .gps && outcome == .restarted) {
+            // Between the terrain and GPS the count goes on across the seam, on the new source's
+            // signal shifted to meet the old one (a void of a few postings loses nothing); any
+            // other change starts counting afresh.
+            let across = (now == .dem) != (source == .dem) && now != .barometric && source != .barometric
+            if across && lastCounted.isFinite && own.isFinite && outcome != .restarted {
+                countShift = lastCounted - own
+            } else {
+                climbs.restart()
+                countShift = 0
+            }
+        }
         source = now
+        let counted = own + countShift
+        if counted.isFinite { lastCounted = counted }
 
-        let shown: Double
-        let counted: Double
-        let band: Double
-        switch now {
-        case .barometric:
-            shown = baro.shape + level.offset
-            counted = baro.shape
-            band = config.baroBand
-        case .gps:
-            shown = gpsAltitude.altitude
-            counted = shown
-            band = GPSAltitudeTracker.band(sigma: sigma, config: config)
-        }
+        let shown = now == .barometric ? baro.shape + level.offset : own + seam.offset(travelled: travelled, config: config)
         if shown.isFinite { latest = shown }
         var update = AltitudeUpdate(altitude: shown, gain: 0, loss: 0, source: now)
         guard moving else {
@@ -110,6 +142,17 @@ public struct AltitudeFusion: Sendable {
         }
         (update.gain, update.loss) = climbs.update(counted, band: band)
         return update
+    }
+
+    /// The altitude climbs are counted on for `source`, and its hysteresis band: on the
+    /// terrain, wider where its relief is within its own error (`TerrainRelief`).
+    private func signal(_ source: AltitudeSource, terrain: Double, spacing: Double, relief: Double,
+                        sigma: Double) -> (Double, Double) {
+        switch source {
+        case .barometric: (baro.shape, config.baroBand)
+        case .dem: (terrain, relief < config.terrainFlatRelief ? config.terrainFlatRelief : config.terrainBand(arcSeconds: spacing))
+        case .gps: (gpsAltitude.altitude, GPSAltitudeTracker.band(sigma: sigma, config: config))
+        }
     }
 
     /// The next climb starts from the next fix (a pause or a resume).
@@ -123,6 +166,10 @@ public struct AltitudeFusion: Sendable {
         level.reset()
         gpsAltitude.reset()
         climbs.restart()
+        seam = AltitudeSeam()
+        relief = TerrainRelief(config: config)
+        countShift = 0
+        lastCounted = .nan
         source = .gps
         latest = .nan
     }

@@ -28,6 +28,9 @@ public struct SessionEngine: Sendable {
     /// start or its first fix on (a restored session keeps the one it had).
     private var sessionOffset: Double?
     private var altitude: AltitudeFusion
+    /// The ground's elevation under the track (a DEM), when the wearer has tiles.
+    private let terrain: (any TerrainModel)?
+    private var terrainWatch = TerrainWatch()
     private var lastStep = -Double.infinity
     private var lastSampleTime = -Double.infinity
     private var lastFixTime = -Double.infinity
@@ -45,8 +48,9 @@ public struct SessionEngine: Sendable {
 
     static let maxStepsPerSample = 32
 
-    public init(config: EngineConfig = EngineConfig()) {
+    public init(config: EngineConfig = EngineConfig(), terrain: (any TerrainModel)? = nil) {
         self.config = config
+        self.terrain = terrain
         detector = AnyStepDetector(kind: config.detector, parameters: config.stepParameters)
         autoPause = AutoPauseDetector(config: config.autoPause)
         gps = GPSFilter(config: config.gps)
@@ -116,6 +120,7 @@ public struct SessionEngine: Sendable {
         shaper = TrackShaper()
         shaper.resume(at: t, segmentBreak: true)
         altitude.breakSegment()
+        terrainWatch = TerrainWatch()
         emit(.event(SessionEvent(kind: .start, time: t, detectedAt: t, cause: "command", state: state,
                                  detail: activity.rawValue)))
     }
@@ -266,9 +271,10 @@ public struct SessionEngine: Sendable {
         }
         // Accepted fixes carry the altitude; dead-reckoned points get the current one.
         var climb: AltitudeUpdate?
-        if out.point != nil && out.rejection == nil {
-            climb = altitude.gps(altitude: fix.altitude, sigma: config.gps.verticalSigma(of: fix), at: t,
-                                 moving: out.moving)
+        if let point = out.point, out.rejection == nil {
+            let ground = ground(under: point, at: t, emit: emit)
+            climb = altitude.gps(altitude: fix.altitude, sigma: config.gps.verticalSigma(of: fix), at: t, moving: out.moving,
+                                 terrain: ground.metres, terrainSpacing: ground.arcSeconds, moved: out.distance)
         }
         if var point = out.point {
             let fused = climb?.altitude ?? altitude.latest
@@ -378,6 +384,18 @@ public struct SessionEngine: Sendable {
             let cause = kind == .arrived ? "destination" : "course"
             emit(.event(SessionEvent(kind: kind, time: time, detectedAt: t, cause: cause, state: state, detail: detail)))
         }
+    }
+
+    /// The terrain model's elevation under an accepted position (NaN where it
+    /// has none, or there is no model); while recording, a change of coverage
+    /// is a `terrain_lost` / `terrain_regained` event.
+    private mutating func ground(under point: TrackPoint, at t: Double, emit: (EngineOutput) -> Void) -> TerrainReading {
+        guard let terrain else { return .void(TileCell(south: 0, west: 0)) }
+        let reading = terrain.elevation(latitude: point.latitude, longitude: point.longitude)
+        if state == .recording, let (kind, detail) = terrainWatch.update(reading) {
+            emit(.event(SessionEvent(kind: kind, time: t, detectedAt: t, cause: "terrain", state: state, detail: detail)))
+        }
+        return reading
     }
 
     /// 1σ horizontal error of a fix: GST when present, else gpsd's

@@ -30,6 +30,9 @@ public enum SessionEventKind: String, Sendable, Codable, CaseIterable {
     case gpsLost = "gps_lost", gpsRegained = "gps_regained"
     /// The heart-rate strap delivers (again), is lost; the wearer crossed into another zone (detail: 1–5).
     case hrConnected = "hr_connected", hrLost = "hr_lost", hrZone = "hr_zone"
+    /// The terrain model stops covering the track (detail: the tile that would, `no tile N41E002`),
+    /// and covers it again: the climb in between comes from GPS.
+    case terrainLost = "terrain_lost", terrainRegained = "terrain_regained"
 
     /// True for the navigation events, which say where the wearer is, not what the session does.
     public var isNavigation: Bool {
@@ -42,7 +45,8 @@ public enum SessionEventKind: String, Sendable, Codable, CaseIterable {
     /// False for the moments worth telling that do not change the session's state.
     public var isTransition: Bool {
         switch self {
-        case .lap, .badge, .split, .gpsLost, .gpsRegained, .hrConnected, .hrLost, .hrZone: false
+        case .lap, .badge, .split, .gpsLost, .gpsRegained, .hrConnected, .hrLost, .hrZone, .terrainLost,
+             .terrainRegained: false
         default: !isNavigation
         }
     }

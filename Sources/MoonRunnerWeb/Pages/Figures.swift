@@ -107,7 +107,8 @@ public enum FigureText {
         if case let .string(s)? = raw {
             switch kind {
             case .grade: return phrases.gradeName(s)
-            case .altitudeSource: return s == "barometric" ? phrases[.barometric] : phrases[.gpsAltitude]
+            case .altitudeSource:
+                return s == "barometric" ? phrases[.barometric] : s == "dem" ? phrases[.terrainModel] : phrases[.gpsAltitude]
             default: return s
             }
         }
