@@ -111,12 +111,12 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], resources: [.embedInCode("Templates"), .embedInCode("Public")]),
         .executableTarget(name: "moonrunner-bench", dependencies: [
-            "MoonRunnerCore", "MoonRunnerSensors", "MoonRunnerStore", "MoonRunnerTerrain",
+            "MoonRunnerCore", "MoonRunnerSensors", "MoonRunnerStore", "MoonRunnerTerrain", "MoonRunnerTestSupport",
         ]),
 
         // Test support: starting helper processes safely from parallel tests; a
         // simulated GPS receiver and the course scenarios of issue 23 (pure).
-        .target(name: "MoonRunnerTestSupport", dependencies: ["MoonRunnerCore"], path: "Tests/Support"),
+        .target(name: "MoonRunnerTestSupport", dependencies: ["MoonRunnerCore", "CZlib"], path: "Tests/Support"),
         // Scores the course matcher on those scenarios, or writes them out (Tests/Tools/eval_rejoin.py).
         .executableTarget(name: "course-scenarios", dependencies: [
             "MoonRunnerCore", "MoonRunnerTestSupport",
@@ -125,7 +125,7 @@ let package = Package(
         .testTarget(name: "MoonRunnerCoreTests", dependencies: ["MoonRunnerCore", "MoonRunnerTestSupport"]),
         .testTarget(name: "MoonRunnerSensorsTests", dependencies: ["MoonRunnerSensors", "MoonRunnerTestSupport"]),
         .testTarget(name: "MoonRunnerStoreTests", dependencies: ["MoonRunnerStore"]),
-        .testTarget(name: "MoonRunnerTerrainTests", dependencies: ["MoonRunnerTerrain", "CTIFF"]),
+        .testTarget(name: "MoonRunnerTerrainTests", dependencies: ["MoonRunnerTerrain", "MoonRunnerTestSupport"]),
         .testTarget(name: "MoonRunnerExportTests", dependencies: ["MoonRunnerExport", "MoonRunnerTestSupport"]),
         .testTarget(name: "MoonRunnerProtocolTests", dependencies: ["MoonRunnerProtocol"]),
         .testTarget(name: "MoonRunnerDaemonTests", dependencies: ["MoonRunnerDaemon"]),

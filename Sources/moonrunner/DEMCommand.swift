@@ -20,7 +20,8 @@ struct DEMCommand: ParsableCommand {
     var dir: String = DEMCommand.defaultFolder
     @Option(help: ArgumentHelp("A point: which tile answers and the elevation there.", valueName: "lat,lon"))
     var at: String?
-    @Flag(help: "Print JSON.") var json = false
+    /// `--json` is the option every subcommand shares (declaring the group here hands it to this one).
+    @OptionGroup var output: ClientOptions
 
     static let defaultFolder = "/var/lib/moonrunner/dem"
 
@@ -31,7 +32,7 @@ struct DEMCommand: ParsableCommand {
     func run() throws {
         let dem = try Self.folder(dir)
         let point = at.flatMap(Self.point)
-        if json {
+        if output.json {
             out(Self.json(dem, point: point))
             return
         }

@@ -99,6 +99,20 @@ struct TerrainAltitudeTests {
         #expect(updates[seam...].map(\.gain).reduce(0, +) == 0)
     }
 
+    @Test("voids of a few postings on the hill (GPS filling in) lose no climb, and GPS's wander in them adds none")
+    func voidsOnTheHill() {
+        // Three fixes without terrain every 20 (9 m of 60 m), up and down the 20 m hill.
+        var i = 0
+        let (_, updates) = Self.run(900) { east in
+            i += 1
+            return i % 20 < 3 ? nil : ground(east)
+        }
+        let gain = updates.map(\.gain).reduce(0, +), loss = updates.map(\.loss).reduce(0, +)
+        #expect(updates.contains { $0.source == .gps })
+        #expect(abs(gain - 20) <= 2, "gain \(gain)")
+        #expect(abs(loss - 20) <= 2, "loss \(loss)")
+    }
+
     @Test("with a barometer, the barometer keeps the shape and the DEM is its level (not GPS's, 12–20 m off)")
     func barometerOnTheDEMLevel() {
         let (fusion, updates) = Self.run(900, terrain: { ground($0) }, barometer: true)

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import MoonRunnerCore
+import MoonRunnerTestSupport
 import Testing
 @testable import MoonRunnerTerrain
 

@@ -43,10 +43,9 @@ public struct AltitudeUpdate: Sendable, Equatable {
 ///   moves: on the barometric shape with a band a few times its noise, on
 ///   the terrain under the track with a band above the DEM's roughness, on
 ///   GPS altitude with a band no smaller than the fix's own vertical error.
-///   The level's slow corrections never count as climbing. Across a seam
-///   between the terrain and GPS the count goes on, the new signal shifted
-///   to meet the old; any other change of source starts counting afresh.
-///   Either way switching adds no climb.
+///   The level's slow corrections never count as climbing. A short gap in
+///   the terrain is bridged (`ClimbSignal`); any other change of source
+///   starts counting afresh, so switching adds no climb.
 ///
 /// Pure value type with O(1) state and no allocation per reading; time is
 /// the engine clock of the readings and of the fixes.
@@ -64,10 +63,7 @@ public struct AltitudeFusion: Sendable {
     private var climbs = ClimbCounter()
     private var seam = AltitudeSeam()
     private var relief: TerrainRelief
-    /// Metres added to the source's own signal to count climbs on, so that the count runs on across
-    /// a seam between the terrain and GPS; the last value counted.
-    private var countShift = 0.0
-    private var lastCounted = Double.nan
+    private var countSignal = ClimbSignal()
     /// Metres travelled since the fusion started (the terrain model's errors belong to places).
     private var travelled = 0.0
 
@@ -117,21 +113,18 @@ public struct AltitudeFusion: Sendable {
         if now != source {
             seam.switched(from: source, to: now, shownBefore: latest, signal: own, travelled: travelled)
         }
-        if now != source || (now == .gps && outcome == .restarted) {
-            // Between the terrain and GPS the count goes on across the seam, on the new source's
-            // signal shifted to meet the old one (a void of a few postings loses nothing); any
-            // other change starts counting afresh.
-            let across = (now == .dem) != (source == .dem) && now != .barometric && source != .barometric
-            if across && lastCounted.isFinite && own.isFinite && outcome != .restarted {
-                countShift = lastCounted - own
-            } else {
+        let restarted = now == .gps && outcome == .restarted
+        if now != source {
+            if countSignal.switched(from: source, to: now, gpsRestarted: restarted, travelled: travelled) {
                 climbs.restart()
-                countShift = 0
             }
+        } else if restarted {
+            countSignal.gpsRestarted()
+            climbs.restart()
         }
         source = now
-        let counted = own + countShift
-        if counted.isFinite { lastCounted = counted }
+        let (counted, restart) = countSignal.counted(own, source: now, travelled: travelled, config: config)
+        if restart { climbs.restart() }
 
         let shown = now == .barometric ? baro.shape + level.offset : own + seam.offset(travelled: travelled, config: config)
         if shown.isFinite { latest = shown }
@@ -168,8 +161,7 @@ public struct AltitudeFusion: Sendable {
         climbs.restart()
         seam = AltitudeSeam()
         relief = TerrainRelief(config: config)
-        countShift = 0
-        lastCounted = .nan
+        countSignal = ClimbSignal()
         source = .gps
         latest = .nan
     }

@@ -41,10 +41,11 @@ public struct SessionStats: Sendable, Equatable, Codable {
     }
 
     /// The share of the track's points each source gave the altitude of (0–1, the three summing
-    /// to 1; all GPS before any point).
+    /// to 1; all GPS before any point). The sources are counted per accepted fix, and a fix
+    /// places no point while the wearer stands: the larger count is the whole.
     public var altitudeShares: AltitudeShares {
         guard points > 0 else { return AltitudeShares(barometric: 0, dem: 0, gps: 1) }
-        let n = Double(points)
+        let n = Double(max(points, barometricPoints + demPoints))
         let baro = Double(barometricPoints) / n, dem = Double(demPoints) / n
         return AltitudeShares(barometric: baro, dem: dem, gps: max(0, 1 - baro - dem))
     }

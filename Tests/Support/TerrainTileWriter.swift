@@ -3,13 +3,13 @@ import FoundationEssentials
 import Glibc
 import MoonRunnerCore
 
-/// Tiles written for the tests, in a private folder: `.hgt` of a chosen elevation function,
-/// zips of them (stored or deflated), and GeoTIFFs written byte by byte (tags, strips or tiles,
-/// plain or DEFLATE) so that each can be broken on purpose.
-struct TileWriter {
-    let dir: String
+/// Terrain tiles written for the tests and the bench, in a private folder: `.hgt` of a chosen
+/// elevation function, zips of them (stored or deflated), and GeoTIFFs written byte by byte (tags,
+/// strips or tiles, plain or DEFLATE) so that each can be broken on purpose.
+public struct TileWriter: Sendable {
+    public let dir: String
 
-    init() {
+    public init() {
         var template = Array("/tmp/moonrunner-terrain-XXXXXX".utf8CString)
         dir = template.withUnsafeMutableBufferPointer { buffer -> String in
             guard let base = buffer.baseAddress, let made = mkdtemp(base) else { return "/tmp" }
@@ -17,20 +17,20 @@ struct TileWriter {
         }
     }
 
-    func remove() {
+    public func remove() {
         for name in (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? [] { unlink(dir + "/" + name) }
         rmdir(dir)
     }
 
     @discardableResult
-    func write(_ name: String, _ bytes: [UInt8]) -> String {
+    public func write(_ name: String, _ bytes: [UInt8]) -> String {
         let path = dir + "/" + name
         _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
         return path
     }
 
     /// An SRTM `.hgt` of `side` postings each way over `cell`, `value(row, column)` metres (nil: a void).
-    static func hgt(side: Int, _ value: (Int, Int) -> Int?) -> [UInt8] {
+    public static func hgt(side: Int, _ value: (Int, Int) -> Int?) -> [UInt8] {
         var out = [UInt8]()
         out.reserveCapacity(side * side * 2)
         for r in 0..<side {
@@ -44,7 +44,7 @@ struct TileWriter {
     }
 
     /// A zip archive of one entry, stored (method 0) or deflated (8).
-    static func zip(name: String, _ data: [UInt8], deflate: Bool) -> [UInt8] {
+    public static func zip(name: String, _ data: [UInt8], deflate: Bool) -> [UInt8] {
         let payload = deflate ? raw(data) : data
         let crc = UInt32(data.withUnsafeBufferPointer { crc32(0, $0.baseAddress, UInt32($0.count)) })
         let nameBytes = Array(name.utf8)
@@ -61,7 +61,7 @@ struct TileWriter {
     }
 
     /// Raw deflate (no zlib header), as zip stores it.
-    static func raw(_ data: [UInt8]) -> [UInt8] {
+    public static func raw(_ data: [UInt8]) -> [UInt8] {
         var stream = z_stream()
         deflateInit2_(&stream, 6, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
         var input = data
@@ -81,7 +81,7 @@ struct TileWriter {
     }
 
     /// zlib's format (TIFF's DEFLATE, compression 8).
-    static func zlib(_ data: [UInt8]) -> [UInt8] {
+    public static func zlib(_ data: [UInt8]) -> [UInt8] {
         var size = compressBound(UInt(data.count))
         var out = [UInt8](repeating: 0, count: Int(size))
         _ = out.withUnsafeMutableBufferPointer { o in data.withUnsafeBufferPointer { compress(o.baseAddress, &size, $0.baseAddress, UInt(data.count)) } }
@@ -90,7 +90,7 @@ struct TileWriter {
 
     /// A little-endian float32 GeoTIFF of `width` × `height`, `value(row, column)`, in blocks of
     /// `block` × `block` (tiles) or strips of `block` rows; `tags` replaces or removes (nil) tags.
-    static func geoTIFF(width: Int, height: Int, tiled: Bool = true, block: Int = 16, deflate: Bool = true,
+    public static func geoTIFF(width: Int, height: Int, tiled: Bool = true, block: Int = 16, deflate: Bool = true,
                         georeference: (scale: [Double], tiepoint: [Double], keys: [UInt16])?,
                         _ value: (Int, Int) -> Float) -> [UInt8] {
         let bw = tiled ? block : width, bh = block
@@ -156,13 +156,13 @@ struct TileWriter {
         return [0x49, 0x49, 42, 0] + le32(UInt32(ifdAt)) + data + ifd + extra
     }
 
-    static func le16(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
-    static func le32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8((v >> (8 * $0)) & 0xFF) } }
-    static func le64(_ v: UInt64) -> [UInt8] { (0..<8).map { UInt8((v >> (8 * $0)) & 0xFF) } }
+    public static func le16(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
+    public static func le32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8((v >> (8 * $0)) & 0xFF) } }
+    public static func le64(_ v: UInt64) -> [UInt8] { (0..<8).map { UInt8((v >> (8 * $0)) & 0xFF) } }
 }
 
-/// Copernicus's georeferencing of the cell (41, 2) at `arc` seconds: pixel-is-point, its first
-/// posting at (42 N, 2 E).
-func copernicus(rows: Int, columns: Int) -> (scale: [Double], tiepoint: [Double], keys: [UInt16]) {
+/// Copernicus's georeferencing of the cell (41, 2), `rows` × `columns` postings: pixel-is-point,
+/// its first posting at (42 N, 2 E).
+public func copernicus(rows: Int, columns: Int) -> (scale: [Double], tiepoint: [Double], keys: [UInt16]) {
     ([1 / Double(columns), 1 / Double(rows), 0], [0, 0, 0, 2, 42, 0], [1, 1, 0, 3, 1024, 0, 1, 2, 1025, 0, 1, 2, 2048, 0, 1, 4326])
 }
