@@ -88,14 +88,11 @@ public enum GeoJSONWriter {
         if session.stats.demPoints > 0 {
             // Where the elevation came from, when a terrain model gave any of it.
             let s = session.stats.altitudeShares
-            out.write(",\"altitude_source\":\"")
-            out.write(text: session.stats.altitudeSource.rawValue)
-            out.write("\",\"altitude_shares\":{\"barometric\":")
-            out.write(s.barometric, decimals: 3)
-            out.write(",\"dem\":")
-            out.write(s.dem, decimals: 3)
-            out.write(",\"gps\":")
-            out.write(s.gps, decimals: 3)
+            out.write(text: ",\"altitude_source\":\"\(session.stats.altitudeSource.rawValue)\",\"altitude_shares\":")
+            for (i, (key, share)) in [("barometric", s.barometric), ("dem", s.dem), ("gps", s.gps)].enumerated() {
+                out.write(text: (i == 0 ? "{\"" : ",\"") + key + "\":")
+                out.write(share, decimals: 3)
+            }
             out.write("}")
         }
         out.write("}")

@@ -6,10 +6,9 @@ import MoonRunnerCore
 /// How a GeoTIFF's postings are laid out: its size, its blocks (tiles, or
 /// strips as wide as the image) and its samples.
 struct GeoTIFFLayout: Sendable {
-    var width: Int
-    var height: Int
-    var blockWidth: Int
-    var blockHeight: Int
+    var width, height: Int
+    /// Postings of a block (a tile, or a strip: `blockWidth` is the image's).
+    var blockWidth, blockHeight: Int
     var tiled: Bool
     var format: SampleFormat
     /// GDAL's no-data value (GDAL_NODATA), if the file names one.

@@ -6,12 +6,11 @@
 struct ZipArchive {
     struct Entry: Equatable {
         var name: String
+        /// 0 stored, 8 deflated.
         var method: UInt16
         var crc32: UInt32
-        var compressedSize: Int
-        var size: Int
-        /// Where its data starts in the archive, after the local header.
-        var dataOffset: Int
+        /// Bytes in the archive, bytes unpacked, and where its data starts (after the local header).
+        var compressedSize, size, dataOffset: Int
     }
 
     let entries: [Entry]

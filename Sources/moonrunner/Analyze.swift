@@ -50,7 +50,7 @@ struct Analyze: ParsableCommand {
     var dem: String?
     @Option(name: .customLong("terrain-option"), parsing: .singleValue,
             help: ArgumentHelp("Override a terrain setting, KEY=VALUE (for evaluation): "
-                + AltitudeTuning.keys.joined(separator: ", ") + ".", valueName: "key=value"))
+                + AltitudeFusionConfig.terrainSettings.keys.joined(separator: ", ") + ".", valueName: "key=value"))
     var terrainOptions: [String] = []
     @Option(help: "Seconds added to IMU times (default: aligns a 0-based IMU trace with the GPS trace's start).")
     var imuOffset: Double?
@@ -80,8 +80,8 @@ struct Analyze: ParsableCommand {
         for option in courseOptions where (try? CourseTuning.apply(option, to: CourseMatcherConfig())) == nil {
             throw ValidationError("--course-option \(option): expected KEY=NUMBER with KEY one of \(CourseTuning.keys.joined(separator: ", "))")
         }
-        for option in terrainOptions where (try? AltitudeTuning.apply(option, to: AltitudeFusionConfig())) == nil {
-            throw ValidationError("--terrain-option \(option): expected KEY=NUMBER with KEY one of \(AltitudeTuning.keys.joined(separator: ", "))")
+        for option in terrainOptions where (try? AltitudeFusionConfig.terrainSettings.apply(option, to: AltitudeFusionConfig())) == nil {
+            throw ValidationError("--terrain-option \(option): expected KEY=NUMBER with KEY one of \(AltitudeFusionConfig.terrainSettings.keys.joined(separator: ", "))")
         }
     }
 
@@ -146,7 +146,7 @@ struct Analyze: ParsableCommand {
             config.navigation.matcher = (try? CourseTuning.apply(option, to: config.navigation.matcher)) ?? config.navigation.matcher
         }
         for option in terrainOptions {
-            config.altitude = (try? AltitudeTuning.apply(option, to: config.altitude)) ?? config.altitude
+            config.altitude = (try? AltitudeFusionConfig.terrainSettings.apply(option, to: config.altitude)) ?? config.altitude
         }
         return config
     }

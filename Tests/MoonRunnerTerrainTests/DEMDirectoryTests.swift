@@ -13,10 +13,10 @@ struct DEMDirectoryTests {
 
     @Test("an .hgt is read where the point lies: a plane of postings gives the plane's value between them")
     func hgtPlane() throws {
-        let w = TileWriter()
-        defer { w.remove() }
-        w.write("N41E002.hgt", TileWriter.hgt(side: 1201, Self.plane))
-        let dem = DEMDirectory(path: w.dir, cacheDirectory: nil)
+        let folder = TileFolder([
+            ("N41E002.hgt", TileWriter.hgt(side: 1201, Self.plane)),
+        ])
+        let dem = folder.read()
         #expect(dem.tiles.map(\.file) == ["N41E002.hgt"])
         #expect(dem.tiles.first?.arcSeconds == 3)
         // 10.5 rows south of 42 N and 20.25 columns east of 2 E: 100 + 10.5 + 40.5 = 151 m.
@@ -29,10 +29,10 @@ struct DEMDirectoryTests {
 
     @Test("a void (−32768) takes the other corners while they carry half the weight, and is a void nearer it")
     func voids() {
-        let w = TileWriter()
-        defer { w.remove() }
-        w.write("N41E002.hgt", TileWriter.hgt(side: 1201) { r, c in r == 10 && c == 10 ? nil : 50 })
-        let dem = DEMDirectory(path: w.dir, cacheDirectory: nil)
+        let folder = TileFolder([
+            ("N41E002.hgt", TileWriter.hgt(side: 1201) { r, c in r == 10 && c == 10 ? nil : 50 }),
+        ])
+        let dem = folder.read()
         // A quarter of the way from the void to its east neighbour: the void carries 0.75 × (row weight).
         let near = dem.elevation(latitude: 42 - 10.0 / 1200, longitude: 2 + 10.25 / 1200)
         let far = dem.elevation(latitude: 42 - 10.0 / 1200, longitude: 2 + 10.75 / 1200)
@@ -43,11 +43,11 @@ struct DEMDirectoryTests {
     @Test("a tile of the wrong size for an .hgt is named with its size, skipped, and the others are used",
           arguments: [1_000, 1201 * 1201 * 2 - 2, 3601 * 3601 * 2 + 2])
     func wrongSize(bytes: Int) {
-        let w = TileWriter()
-        defer { w.remove() }
-        w.write("N41E002.hgt", [UInt8](repeating: 0, count: bytes))
-        w.write("N42E002.hgt", TileWriter.hgt(side: 1201) { _, _ in 7 })
-        let dem = DEMDirectory(path: w.dir, cacheDirectory: nil)
+        let folder = TileFolder([
+            ("N41E002.hgt", [UInt8](repeating: 0, count: bytes)),
+            ("N42E002.hgt", TileWriter.hgt(side: 1201) { _, _ in 7 }),
+        ])
+        let dem = folder.read()
         let bad = dem.tiles.first { $0.file == "N41E002.hgt" }
         #expect(bad?.used == false)
         #expect(bad?.problem?.contains("is \(bytes) bytes") == true)
@@ -57,23 +57,23 @@ struct DEMDirectoryTests {
 
     @Test("an .hgt whose name says no tile is named and skipped")
     func badName() {
-        let w = TileWriter()
-        defer { w.remove() }
-        w.write("terrain.hgt", TileWriter.hgt(side: 1201) { _, _ in 7 })
-        let dem = DEMDirectory(path: w.dir, cacheDirectory: nil)
+        let folder = TileFolder([
+            ("terrain.hgt", TileWriter.hgt(side: 1201) { _, _ in 7 }),
+        ])
+        let dem = folder.read()
         #expect(dem.tiles.first?.problem?.contains("names no tile") == true)
         #expect(dem.cells.isEmpty)
     }
 
     @Test("a zipped .hgt reads the same, stored in place or deflated into the cache once", arguments: [false, true])
     func zipped(deflate: Bool) throws {
-        let w = TileWriter()
-        defer { w.remove() }
         let cache = TileWriter()
         defer { cache.remove() }
         let hgt = TileWriter.hgt(side: 1201, Self.plane)
-        w.write("N41E002.SRTMGL3.hgt.zip", TileWriter.zip(name: "N41E002.hgt", hgt, deflate: deflate))
-        let dem = DEMDirectory(path: w.dir, cacheDirectory: cache.dir)
+        let folder = TileFolder([
+            ("N41E002.SRTMGL3.hgt.zip", TileWriter.zip(name: "N41E002.hgt", hgt, deflate: deflate)),
+        ])
+        let dem = folder.read(cache: cache.dir)
         #expect(dem.tiles.first?.format == .hgtZip)
         #expect(dem.tiles.first?.used == true)
         #expect(abs(dem.elevation(latitude: 42 - 10.5 / 1200, longitude: 2 + 20.25 / 1200).metres - 151) < 1e-9)
@@ -83,14 +83,14 @@ struct DEMDirectoryTests {
 
     @Test("a .zip that is not one, one without an .hgt and one cut short are each named with what is wrong")
     func badZips() {
-        let w = TileWriter()
-        defer { w.remove() }
         let hgt = TileWriter.hgt(side: 1201) { _, _ in 1 }
         let good = TileWriter.zip(name: "N41E002.hgt", hgt, deflate: true)
-        w.write("N41E002.hgt.zip", Array("this is not a zip archive at all, just words".utf8))
-        w.write("N42E002.hgt.zip", TileWriter.zip(name: "readme.txt", Array("hello".utf8), deflate: false))
-        w.write("N43E002.hgt.zip", Array(good.prefix(good.count / 2)))
-        let dem = DEMDirectory(path: w.dir, cacheDirectory: w.dir)
+        let folder = TileFolder([
+            ("N41E002.hgt.zip", Array("this is not a zip archive at all, just words".utf8)),
+            ("N42E002.hgt.zip", TileWriter.zip(name: "readme.txt", Array("hello".utf8), deflate: false)),
+            ("N43E002.hgt.zip", Array(good.prefix(good.count / 2))),
+        ])
+        let dem = folder.read(cache: folder.path)
         let problems = Dictionary(uniqueKeysWithValues: dem.tiles.map { ($0.file, $0.problem ?? "") })
         #expect(problems["N41E002.hgt.zip"]?.contains("is not a zip archive") == true)
         #expect(problems["N42E002.hgt.zip"]?.contains("holds no .hgt") == true)
@@ -100,12 +100,12 @@ struct DEMDirectoryTests {
 
     @Test("of two tiles of the same cell the finer answers, and the other is listed as not used")
     func finerWins() {
-        let w = TileWriter()
-        defer { w.remove() }
-        w.write("N41E002.hgt", TileWriter.hgt(side: 1201) { _, _ in 3 })
         let glo = TileWriter.geoTIFF(width: 3600, height: 3600, block: 1024, georeference: copernicus(rows: 3600, columns: 3600)) { _, _ in 30 }
-        w.write("Copernicus_DSM_COG_10_N41_00_E002_00_DEM.tif", glo)
-        let dem = DEMDirectory(path: w.dir, cacheDirectory: nil)
+        let folder = TileFolder([
+            ("N41E002.hgt", TileWriter.hgt(side: 1201) { _, _ in 3 }),
+            ("Copernicus_DSM_COG_10_N41_00_E002_00_DEM.tif", glo),
+        ])
+        let dem = folder.read()
         #expect(dem.elevation(latitude: 41.5, longitude: 2.5).metres == 30)
         #expect(dem.tiles.first { $0.file == "N41E002.hgt" }?.problem?.contains("finer postings") == true)
     }

@@ -552,13 +552,16 @@ def make(data, scenario, realisation, out, products=("srtm1",), zipped=False, lz
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     rig.common_args(ap, check=False)
-    ap.add_argument("--scenario", required=True)
-    ap.add_argument("--realisation", type=int, default=1)
-    ap.add_argument("--product", choices=sorted(PRODUCTS), action="append",
-                    help="srtm1, srtm3, glo30 or glo90 (repeat for several; default srtm1)")
-    ap.add_argument("--zip", action="store_true", help=".hgt.zip as NASA serves them")
-    ap.add_argument("--lzw", action="store_true", help="GeoTIFF with LZW instead of DEFLATE")
-    ap.add_argument("--out", required=True)
+    options = {
+        "--scenario": dict(required=True, help="a scenario of DATA/gps/sim"),
+        "--realisation": dict(type=int, default=1, help="which draw of the DEM's errors (a seed)"),
+        "--product": dict(choices=sorted(PRODUCTS), action="append", help="repeat for several; default srtm1"),
+        "--zip": dict(action="store_true", help=".hgt.zip as NASA serves them"),
+        "--lzw": dict(action="store_true", help="GeoTIFF with LZW instead of DEFLATE"),
+        "--out": dict(required=True, help="the folder the products' folders go in"),
+    }
+    for flag, how in options.items():
+        ap.add_argument(flag, **how)
     args = ap.parse_args()
     for p in make(args.data, args.scenario, args.realisation, args.out, args.product or ["srtm1"], args.zip, args.lzw):
         print(p)

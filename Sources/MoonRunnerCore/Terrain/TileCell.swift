@@ -7,8 +7,7 @@ public struct TileCell: Sendable, Hashable, Comparable, CustomStringConvertible 
     public var west: Int
 
     public init(south: Int, west: Int) {
-        self.south = south
-        self.west = west
+        (self.south, self.west) = (south, west)
     }
 
     /// The cell a point lies in (a point on a shared edge belongs to the cell north and east of it).
