@@ -1,3 +1,4 @@
+import CMalloc
 import CTIFF
 import FoundationEssentials
 import Glibc
@@ -44,10 +45,18 @@ final class GeoTIFFTile: ElevationTile {
         }
     }
 
-    /// The postings of one window (NaN where they cannot be read: the tile is a void there).
+    /// The postings of one window (NaN where they cannot be read: the tile is a void there). The
+    /// file is closed after it, and the heap trimmed: libtiff's buffer for a compressed block (up to
+    /// 4 MB) raises glibc's threshold for mapping large blocks, so without it the next one would stay.
     private func load(_ key: WindowKey) -> [Float] {
         var values = [Float](repeating: .nan, count: Self.window * Self.window)
-        guard let tiff = try? GeoTIFFFile(path: path, name: name) else { return values }
+        decode(key, into: &values)
+        _ = malloc_trim(0)
+        return values
+    }
+
+    private func decode(_ key: WindowKey, into values: inout [Float]) {
+        guard let tiff = try? GeoTIFFFile(path: path, name: name) else { return }
         let rows = (key.row * Self.window)..<min((key.row + 1) * Self.window, layout.height)
         let columns = (key.column * Self.window)..<min((key.column + 1) * Self.window, layout.width)
         var blockRow = rows.lowerBound - rows.lowerBound % layout.blockHeight
@@ -61,7 +70,6 @@ final class GeoTIFFTile: ElevationTile {
             }
             blockRow += layout.blockHeight
         }
-        return values
     }
 
     /// Copies the part of a decoded block that lies in the window, as metres (NaN for no data).
