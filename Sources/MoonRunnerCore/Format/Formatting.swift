@@ -31,6 +31,17 @@ public enum Formatting {
         return "\(secondsPerUnit / 60):\((secondsPerUnit % 60).zeroPadded(2)) \(unit)"
     }
 
+    /// A climb rate in m/h as `420 m/h` or `1378 ft/h`.
+    public static func climbRate(_ metresPerHour: Double, _ units: UnitSystem = .metric) -> String {
+        let v = metresPerHour.isFinite ? metresPerHour : 0
+        return units == .metric ? "\(Int(v.rounded())) m/h" : "\(Int((v / 0.3048).rounded())) ft/h"
+    }
+
+    /// A speed as `activity` shows it: a pace (`5:12 min/km`) or a speed (`24.3 km/h`, a ride's).
+    public static func rate(speed: Double, _ units: UnitSystem = .metric, for profile: ActivityProfile) -> String {
+        profile.showsSpeed ? Formatting.speed(speed, units) : pace(speed: speed, units)
+    }
+
     /// Speed in km/h or mph with one decimal.
     public static func speed(_ mps: Double, _ units: UnitSystem = .metric) -> String {
         let v = mps.isFinite ? mps * 3600 / units.metresPerUnit : 0

@@ -13,9 +13,10 @@ public enum SessionState: String, Sendable, Codable, CaseIterable {
     public var isActive: Bool { self == .recording || self == .autoPaused || self == .paused }
 }
 
-/// The kind of workout, which sets speed limits and calorie equations.
+/// The kind of workout; everything that differs between them is its `ActivityProfile`.
+/// Sessions recorded before issue 30 are `run` or `walk`.
 public enum Activity: String, Sendable, Codable, CaseIterable {
-    case run, walk
+    case run, trailRun = "trail_run", walk, hike, ride
 }
 
 /// What happened, for the journal and for watchers.

@@ -18,10 +18,12 @@ public struct SplitTracker: Sendable {
     private var lastAltitude = Double.nan
 
     /// `start` is when the session started (default: the first point), so
-    /// that waiting for the first fix belongs to split 1.
-    public init(units: UnitSystem, start: Double? = nil) {
+    /// that waiting for the first fix belongs to split 1; a split is
+    /// `unitsPerSplit` km or miles long (the activity's `splitUnits`: a
+    /// ride's is 5).
+    public init(units: UnitSystem, start: Double? = nil, unitsPerSplit: Int = 1) {
         self.units = units
-        unit = units.metresPerUnit
+        unit = units.metresPerUnit * Double(max(1, unitsPerSplit))
         mark = unit
         self.start = start
     }
