@@ -47,7 +47,7 @@ public struct ExportSession: Sendable {
         self.pauses = pauses
         self.stepSeconds = stepSeconds.sorted { $0.second < $1.second }
         self.calorieModel = calorieModel
-        self.title = title ?? "MoonRunner \(activity == .run ? "run" : "walk") \(id)"
+        self.title = title ?? "MoonRunner \(activity.profile.sport.noun) \(id)"
         self.course = course
         self.heartRate = heartRate
         self.rrIntervals = rrIntervals

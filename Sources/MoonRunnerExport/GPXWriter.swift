@@ -23,7 +23,7 @@ public enum GPXWriter {
         out.write("</name>\n")
         writeCourseNote(session, into: &out)
         out.write("  <type>")
-        out.write(session.activity == .run ? "running" : "walking")
+        out.write(text: session.activity.profile.sport.gpx)
         out.write("</type>\n")
 
         var open = false

@@ -2,10 +2,11 @@ import FoundationEssentials
 import MoonRunnerCore
 
 /// Protocol version announced in `VERSION`. Minor bumps add fields; major
-/// bumps change or remove them.
+/// bumps change or remove them. 1.3: the activities `trail_run`, `hike` and
+/// `ride`; `STATUS.climb_rate_m_per_h`; `BADGES.activity` and `longest`.
 public enum ProtocolVersion {
     public static let major = 1
-    public static let minor = 2
+    public static let minor = 3
     public static let release = "0.1.0"
 }
 
@@ -229,6 +230,9 @@ public struct StatusReply: Codable, Sendable, Equatable {
     public var cadenceSpm: Double
     public var elevationGainM: Double
     public var elevationLossM: Double
+    /// How fast the session climbs now, m/h (the counted gain over the last
+    /// minutes of moving time); null when idle (since protocol 1.3).
+    @NullCoded public var climbRateMPerH: Double?
     public var laps: Int
     public var gps: GPSStatus
     public var imu: IMUStatus
@@ -272,8 +276,9 @@ public struct StatusReply: Codable, Sendable, Equatable {
                 caloriesKcal: Double = 0, nextBadge: NextBadge? = nil, course: CourseStatusReply? = nil,
                 home: HomeReply? = nil, destination: DestinationReply? = nil, quiet: Bool = false,
                 hrBpm: Double? = nil, hrZone: Int? = nil, hrState: String = "none", hr: HeartRateStatus = .none,
-                caloriesMethod: String? = nil, id: JSONValue? = nil) {
+                caloriesMethod: String? = nil, climbRate: Double? = nil, id: JSONValue? = nil) {
         self.time = time
+        climbRateMPerH = climbRate
         self.state = state
         self.session = session
         let s = stats ?? SessionStats()
@@ -317,7 +322,8 @@ public struct StatusReply: Codable, Sendable, Equatable {
         case cls = "class", time, state, session, activity, elapsedS = "elapsed_s", movingS = "moving_s",
              distanceM = "distance_m", speedMps = "speed_mps", paceSPerKm = "pace_s_per_km",
              avgSpeedMps = "avg_speed_mps", maxSpeedMps = "max_speed_mps", steps, cadenceSpm = "cadence_spm",
-             elevationGainM = "elevation_gain_m", elevationLossM = "elevation_loss_m", laps, gps, imu, store,
+             elevationGainM = "elevation_gain_m", elevationLossM = "elevation_loss_m",
+             climbRateMPerH = "climb_rate_m_per_h", laps, gps, imu, store,
              baro, altitudeSource = "altitude_source",
              lastTransition = "last_transition", units, course, home, destination, id
     }

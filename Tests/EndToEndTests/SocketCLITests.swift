@@ -216,7 +216,7 @@ struct SocketCLITests {
                                           BadgeSessionSummary(id: 2, distance: 1_300, moving: 500, startTime: 1.1e9)])
         let fake = try ScriptedDaemon(path: dir.appendingPathComponent("fake.sock").path) { request in
             switch request.command {
-            case .badges: return [ReplyEncoder.line(BadgesReply(board: board, live: (session: 3, distance: 2_000), id: request.id))]
+            case .badges: return [ReplyEncoder.line(BadgesReply(activity: .run, board: board, live: (session: 3, distance: 2_000), id: request.id))]
             case .config: return [ReplyEncoder.line(ConfigReply(config: .object(["units": .string("metric")]), id: request.id))]
             default: return [ReplyEncoder.line(ErrorReply(RequestError(.unknownCommand, "no", id: request.id)))]
             }

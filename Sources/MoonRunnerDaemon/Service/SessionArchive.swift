@@ -90,14 +90,15 @@ struct SessionArchive: Sendable {
         live?.id == s.id ? live : nil
     }
 
-    /// Splits per km and mile, laps, calories and best pace of a session.
+    /// Splits per km and mile (per 5 on a ride: the activity's), laps, calories and best pace of a session.
     static func figures(_ s: ExportSession) -> SessionFigures {
         let hr = s.heartRateSummary()
+        let each = s.activity.profile.splitUnits
         return SessionFigures(caloriesKcal: s.calories,
                               splitsKm: Splits.compute(points: s.points, pauses: s.pauses, units: .metric,
-                                                       start: s.startTime, end: s.endTime),
+                                                       start: s.startTime, end: s.endTime, unitsPerSplit: each),
                               splitsMi: Splits.compute(points: s.points, pauses: s.pauses, units: .imperial,
-                                                       start: s.startTime, end: s.endTime),
+                                                       start: s.startTime, end: s.endTime, unitsPerSplit: each),
                               laps: s.laps, caloriesMethod: hr.calorieMethod,
                               heartRate: s.hasHeartRate ? HeartRateFigures(hr, rrIntervals: s.rrIntervals.count) : nil)
     }

@@ -46,12 +46,7 @@ enum FITProfile {
         static let auto: UInt32 = 1
     }
 
-    enum Sport {
-        static let running: UInt8 = 1
-        static let walking: UInt8 = 11
-    }
-
-    enum SubSport { static let generic: UInt8 = 0 }
+    // `sport` and `sub_sport` are the activity's (`ActivityProfile.SportNames`).
     enum Intensity { static let active: UInt8 = 0 }
 
     enum LapTrigger {
