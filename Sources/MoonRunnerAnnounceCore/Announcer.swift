@@ -126,7 +126,7 @@ public struct Announcer: Sendable {
     private func sentence(_ kind: SessionEventKind, _ e: EventReply) -> String? {
         let p = phrases
         switch kind {
-        case .start: return p.say(e.detail == Activity.walk.rawValue ? .startWalk : .startRun)
+        case .start: return p.say(.start, ["activity": p.activity(e.detail)])
         // Only the wearer's own: not the resume after the daemon restarted (cause "recovery").
         case .pause: return e.cause == "command" ? p.say(.pause) : nil
         case .resume: return e.cause == "command" ? p.say(.resume) : nil
@@ -154,11 +154,18 @@ public struct Announcer: Sendable {
         }
     }
 
-    /// The split's distance, its clock time and its moving pace.
+    /// The split's distance, its clock time and its moving pace (a ride's speed); a hike's climb rate after it.
     private func split(_ e: EventReply) -> String? {
         guard let split = e.split, let pace = split.paceS else { return nil }
-        return phrases.say(.split, ["distance": words.units(split.number, units), "time": words.duration(split.elapsedS),
-                                    "pace": words.pace(pace), "unit": words.unitName(units)])
+        let shown = (status?.activity.flatMap(Activity.init(rawValue:)) ?? .run).profile
+        var values = ["distance": words.units(split.number * shown.splitUnits, units),
+                      "time": words.duration(split.elapsedS), "pace": words.pace(pace), "unit": words.unitName(units),
+                      "speed": words.speed(units.metresPerUnit / pace, units)]
+        guard shown.tellsClimbRate, let rise = split.elevationChangeM, split.movingS > 0 else {
+            return phrases.say(shown.showsSpeed ? .splitSpeed : .split, values)
+        }
+        values["rate"] = words.climbRate(max(0, rise) / split.movingS * 3600, units)
+        return phrases.say(.splitClimb, values)
     }
 
     private func badge(_ e: EventReply) -> String {
@@ -197,9 +204,11 @@ public struct Announcer: Sendable {
             return phrases.say(.summaryShort, ["time": words.duration(s.elapsedS)])
         }
         let pace = s.movingS / s.distanceM * units.metresPerUnit
-        return phrases.say(s.activity == Activity.walk.rawValue ? .summaryWalk : .summaryRun,
-                           ["distance": words.distance(s.distanceM, units), "time": words.duration(s.movingS),
-                            "pace": words.pace(pace), "unit": words.unitName(units)])
+        let ride = (s.activity.flatMap(Activity.init(rawValue:)) ?? .run).profile.showsSpeed
+        return phrases.say(ride ? .summarySpeed : .summary,
+                           ["activity": phrases.activity(s.activity), "distance": words.distance(s.distanceM, units),
+                            "time": words.duration(s.movingS), "pace": words.pace(pace), "unit": words.unitName(units),
+                            "speed": words.speed(s.distanceM / s.movingS, units)])
     }
 
     /// Every N minutes of moving time, while recording. The first STATUS of a
@@ -216,9 +225,11 @@ public struct Announcer: Sendable {
         nextInterval = (s.session, (passed + 1) * period)
         guard s.distanceM > 0 else { return [] }
         let pace = s.movingS / s.distanceM * units.metresPerUnit
-        let text = phrases.say(.interval, ["time": words.duration(passed * period),
-                                           "distance": words.distance(s.distanceM, units),
-                                           "pace": words.pace(pace), "unit": words.unitName(units)])
+        let ride = (s.activity.flatMap(Activity.init(rawValue:)) ?? .run).profile.showsSpeed
+        let text = phrases.say(ride ? .intervalSpeed : .interval,
+                               ["time": words.duration(passed * period), "distance": words.distance(s.distanceM, units),
+                                "pace": words.pace(pace), "unit": words.unitName(units),
+                                "speed": words.speed(s.distanceM / s.movingS, units)])
         return [Announcement(text: text, trigger: "interval", detectedAt: s.time, receivedAt: now)]
     }
 }

@@ -54,7 +54,8 @@ struct AnnounceSettingsTests {
 
     @Test("each language has every phrase, and every slot a phrase uses is one the announcer fills")
     func tables() {
-        let slots: Set<String> = ["number", "distance", "time", "pace", "unit", "badge", "direction", "name", "bpm", "zone"]
+        let slots: Set<String> = ["number", "distance", "time", "pace", "unit", "badge", "direction", "name", "bpm", "zone",
+                                  "activity", "speed", "rate"]
         for language in AnnounceLanguage.allCases {
             let table = PhraseTable.of(language)
             #expect(table.language == language)

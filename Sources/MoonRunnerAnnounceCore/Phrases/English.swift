@@ -3,17 +3,19 @@ extension PhraseTable {
     public static let english = PhraseTable(
         language: .en,
         templates: [
-            .startRun: "Run started.",
-            .startWalk: "Walk started.",
+            .start: "{activity} started.",
             .pause: "Paused.",
             .resume: "Resumed.",
             .autopause: "Auto-paused.",
             .autoresume: "Resumed.",
             .lap: "Lap {number}.",
             .split: "{distance}. Split {time}. Pace {pace} per {unit}.",
+            .splitSpeed: "{distance}. Split {time}. Speed {speed}.",
+            .splitClimb: "{distance}. Split {time}. Pace {pace} per {unit}. Climbing {rate}.",
             .interval: "{time}. {distance}. Average pace {pace} per {unit}.",
-            .summaryRun: "Run finished. {distance} in {time}. Average pace {pace} per {unit}.",
-            .summaryWalk: "Walk finished. {distance} in {time}. Average pace {pace} per {unit}.",
+            .intervalSpeed: "{time}. {distance}. Average speed {speed}.",
+            .summary: "{activity} finished. {distance} in {time}. Average pace {pace} per {unit}.",
+            .summarySpeed: "{activity} finished. {distance} in {time}. Average speed {speed}.",
             .summaryShort: "Finished after {time}.",
             .badgeEarned: "Badge earned: {badge}.",
             .badgePassed: "{badge} distance passed.",
@@ -35,5 +37,6 @@ extension PhraseTable {
             .heartRateZoneOnly: "Zone {zone}.",
         ],
         badgeNames: [:],
+        activityNames: [.run: "Run", .trailRun: "Trail run", .walk: "Walk", .hike: "Hike", .ride: "Ride"],
         wording: EnglishWording())
 }

@@ -4,17 +4,19 @@ extension PhraseTable {
     public static let mandarin = PhraseTable(
         language: .cmn,
         templates: [
-            .startRun: "跑步开始。",
-            .startWalk: "步行开始。",
+            .start: "{activity}开始。",
             .pause: "已暂停。",
             .resume: "继续。",
             .autopause: "自动暂停。",
             .autoresume: "自动继续。",
             .lap: "第{number}圈。",
             .split: "{distance}。本段用时{time}。配速每{unit}{pace}。",
+            .splitSpeed: "{distance}。本段用时{time}。速度{speed}。",
+            .splitClimb: "{distance}。本段用时{time}。配速每{unit}{pace}。爬升速度{rate}。",
             .interval: "用时{time}。{distance}。平均配速每{unit}{pace}。",
-            .summaryRun: "跑步结束。{distance}，用时{time}。平均配速每{unit}{pace}。",
-            .summaryWalk: "步行结束。{distance}，用时{time}。平均配速每{unit}{pace}。",
+            .intervalSpeed: "用时{time}。{distance}。平均速度{speed}。",
+            .summary: "{activity}结束。{distance}，用时{time}。平均配速每{unit}{pace}。",
+            .summarySpeed: "{activity}结束。{distance}，用时{time}。平均速度{speed}。",
             .summaryShort: "结束，用时{time}。",
             .badgeEarned: "获得{badge}徽章。",
             .badgePassed: "已超过{badge}徽章距离。",
@@ -39,5 +41,6 @@ extension PhraseTable {
             "Moon": "月球", "Mercury": "水星", "Venus": "金星", "Mars": "火星", "Ceres": "谷神星",
             "Jupiter": "木星", "Saturn": "土星", "Uranus": "天王星", "Neptune": "海王星", "Pluto": "冥王星",
         ],
+        activityNames: [.run: "跑步", .trailRun: "越野跑", .walk: "步行", .hike: "徒步", .ride: "骑行"],
         wording: MandarinWording())
 }

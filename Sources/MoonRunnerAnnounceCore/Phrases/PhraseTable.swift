@@ -3,16 +3,25 @@ import MoonRunnerCore
 /// Everything the announcer can say, by meaning. Each language's table
 /// gives a template per key with `{name}` slots that `Wording` fills.
 public enum PhraseKey: String, Sendable, CaseIterable {
-    case startRun, startWalk
+    /// {activity}: the table's name of it ("Run", "Hike"; `activityNames`).
+    case start
     case pause, resume, autopause, autoresume
     /// {number}
     case lap
     /// {distance} {time} {pace} {unit}
     case split
+    /// {distance} {time} {speed}: a ride's.
+    case splitSpeed
+    /// {distance} {time} {pace} {unit} {rate}: a hike's, with its climb in metres (feet) an hour.
+    case splitClimb
     /// {time} {distance} {pace} {unit}: every N minutes.
     case interval
-    /// {distance} {time} {pace} {unit}
-    case summaryRun, summaryWalk
+    /// {time} {distance} {speed}: a ride's.
+    case intervalSpeed
+    /// {activity} {distance} {time} {pace} {unit}
+    case summary
+    /// {activity} {distance} {time} {speed}: a ride's.
+    case summarySpeed
     /// {time}: a session that hardly moved.
     case summaryShort
     /// {badge}
@@ -43,13 +52,16 @@ public struct PhraseTable: Sendable {
     public let templates: [PhraseKey: String]
     /// Badge names by the badge's English name as the daemon sends it ("Moon").
     public let badgeNames: [String: String]
+    /// Each activity's name as a sentence begins with it ("Trail run", "越野跑").
+    public let activityNames: [Activity: String]
     public let wording: any Wording
 
     public init(language: AnnounceLanguage, templates: [PhraseKey: String], badgeNames: [String: String],
-                wording: any Wording) {
+                activityNames: [Activity: String], wording: any Wording) {
         self.language = language
         self.templates = templates
         self.badgeNames = badgeNames
+        self.activityNames = activityNames
         self.wording = wording
     }
 
@@ -74,6 +86,11 @@ public struct PhraseTable: Sendable {
 
     /// A badge's name in this language (the daemon's name when unknown).
     public func badge(_ name: String) -> String { badgeNames[name] ?? name }
+
+    /// An activity's name in this language (a run's for one this announcer does not know).
+    public func activity(_ name: String?) -> String {
+        activityNames[name.flatMap(Activity.init(rawValue:)) ?? .run] ?? ""
+    }
 }
 
 /// The languages the announcer speaks, as `--language` and `language:` name them.

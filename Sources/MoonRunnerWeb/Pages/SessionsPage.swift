@@ -60,7 +60,8 @@ struct SessionsPage {
                        date: DateText.readable(s.startTime, offsetMinutes: offset), activity: p.activityName(s.activity),
                        distance: Formatting.distance(s.distanceM, units), distanceValue: FigureText.numberText(s.distanceM),
                        moving: Formatting.duration(s.movingS), movingValue: FigureText.numberText(s.movingS),
-                       pace: Formatting.pace(speed: s.movingS > 0 ? s.distanceM / s.movingS : 0, units),
+                       pace: Formatting.rate(speed: s.movingS > 0 ? s.distanceM / s.movingS : 0, units,
+                                             for: (Activity(rawValue: s.activity) ?? .run).profile),
                        badge: earned[s.id].map { $0.joined(separator: ", ") }, note: note)
         }
         empty = sessions.isEmpty && before == nil

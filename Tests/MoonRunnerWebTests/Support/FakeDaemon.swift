@@ -112,7 +112,7 @@ final class FakeDaemon: Sendable {
             let board = BadgeBoard(sessions: s.sessions.values.map {
                 BadgeSessionSummary(id: $0.id, distance: $0.distance, moving: $0.moving, startTime: $0.startTime)
             })
-            return [ReplyEncoder.line(BadgesReply(board: board, live: nil))]
+            return [ReplyEncoder.line(BadgesReply(activity: .run, board: board, live: nil))]
         case .config:
             return [ReplyEncoder.line(ConfigReply(config: .object([
                 "units": .string(s.units), "course": .object(["max_upload_kb": .number(Double(s.maxUploadKB))]),
