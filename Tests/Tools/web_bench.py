@@ -79,14 +79,8 @@ def get(stack, path, cookie, extra=""):
     start = time.perf_counter()
     s.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{stack.port}\r\nCookie: {cookie}{extra}\r\n"
               f"Accept: text/html\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n".encode())
-    data = b""
-    while True:
-        chunk = s.recv(65536)
-        if not chunk:
-            break
-        data += chunk
+    data = rig.read_to_end(s)
     elapsed = time.perf_counter() - start
-    s.close()
     return elapsed, int(data.split(b" ", 2)[1]), len(data)
 
 
