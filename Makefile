@@ -349,6 +349,10 @@ deb-check: deb $(if $(filter-out $(HOST_ARCH),$(ARCH)),release test-arm64)
 ## run under qemu-aarch64 in the cross build root (issue 27): Core, Export, Protocol, Store, YAML
 ## and the announcer's core. The others need what runs on the build machine only (a browser,
 ## gpsd, BlueZ's stand-in, processes over sockets) and are `make test`'s. As root.
+## Debian's swiftlang ships the interface of swift-testing's Foundation overlay
+## (_Testing_Foundation: attachments of Data and URLs, which no test here makes) but not its
+## library, so a test file importing both would ask the linker for a library that is not
+## there: the overlay is not imported (-disable-cross-import-overlays).
 ARM64_TESTS := MoonRunnerCoreTests,MoonRunnerExportTests,MoonRunnerProtocolTests,MoonRunnerStoreTests,MoonRunnerYAMLTests,MoonRunnerAnnounceCoreTests
 ARM64_TEST_SCRATCH := .build/$(CROSS_SDK)-tests
 test-arm64:
@@ -357,6 +361,7 @@ test-arm64:
 	python3 cross/cross.py shell --cache $(CROSS_CACHE) --bind $(abspath $(DATA)) -- sh -c '\
 	  MOONRUNNER_TEST_TARGETS=$(ARM64_TESTS) swift build --build-tests --swift-sdks-path /sdks --swift-sdk $(CROSS_SDK) \
 	    --scratch-path $(ARM64_TEST_SCRATCH) --disable-automatic-resolution \
+	    -Xswiftc -Xfrontend -Xswiftc -disable-cross-import-overlays \
 	  && file $(ARM64_TEST_SCRATCH)/debug/MoonRunnerPackageTests.xctest \
 	  && MOONRUNNER_DATA=$(abspath $(DATA)) MOONRUNNER_SCHEMAS=$(SCHEMAS) \
 	    $(ARM64_TEST_SCRATCH)/debug/MoonRunnerPackageTests.xctest --testing-library swift-testing'
