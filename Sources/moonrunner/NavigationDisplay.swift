@@ -87,7 +87,6 @@ extension Display {
     }
 
     private static func elevationGain(_ gain: Double, _ units: UnitSystem) -> String {
-        let (factor, unit) = units == .metric ? (1.0, "m") : (1 / 0.3048, "ft")
-        return "+\((gain * factor).fixed(0)) \(unit)"
+        Formatting.climb(gain, units)
     }
 }
