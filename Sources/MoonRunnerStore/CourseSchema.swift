@@ -54,8 +54,9 @@ enum CourseSchema {
                     distance_m REAL,
                     PRIMARY KEY (course_id, seq)
                 ) WITHOUT ROWID;
-                ALTER TABLE event ADD COLUMN cue TEXT;
                 """)
+            // Every database has it since v1; a hand-made one without it has no events to carry.
+            if try db.tableExists("event") { try db.execute(sql: "ALTER TABLE event ADD COLUMN cue TEXT") }
         }
     }
 }

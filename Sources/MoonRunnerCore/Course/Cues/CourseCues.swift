@@ -2,13 +2,14 @@
 /// order, and, when none of them is a turn, the turns its shape makes
 /// (`TurnFinder`). Pure; runs once when a course is added or loaded.
 public enum CourseCues {
-    /// A file's point and the line it marks differ by a few metres (a
-    /// planner snaps one to the street, the other to its centre); the two
-    /// legs of an out-and-back (a street's two sides, 8 m) and repeated laps
-    /// lie within this of each other, so among passes this near the nearest
-    /// one, the first in course order after the file's previous point is
-    /// the point's, metres.
-    public static let passBlur = 10.0
+    /// Passes whose distances from a file's point differ by less than this
+    /// are one place to it, metres: the point goes to the first of them in
+    /// course order after the file's previous point (repeated laps lie
+    /// within centimetres of each other). A planner puts its points on the
+    /// line it draws, within a metre or two; the two legs of an out-and-back
+    /// (a street's two sides) are 8 m apart, so a point on one is never
+    /// taken for the other.
+    public static let passBlur = 3.0
 
     /// Every mark as a cue, the found turns when no mark is a turn, in course order.
     public static func make(marks: [CourseMark], geometry: CourseGeometry,
@@ -45,11 +46,17 @@ public enum CourseCues {
                          into: &passes)
                 chosen = passes.min { abs($0.progress - d) < abs($1.progress - d) }
             } else {
-                for lower in [cursor, 0] where chosen == nil {
-                    g.passes(east: x, north: y, within: offCourseDistance, from: lower, to: g.length,
-                             scratch: &scratch, into: &passes)
-                    let best = passes.map(\.distance).min() ?? .infinity
-                    chosen = passes.first { $0.distance <= best + passBlur }
+                g.passes(east: x, north: y, within: offCourseDistance, from: cursor, to: g.length, scratch: &scratch,
+                         into: &passes)
+                // A pass whose nearest point is the previous point's place (cut there) holds a point at or
+                // behind it: the next lap's pass there is the point's, when there is one.
+                let after = passes.filter { $0.progress > cursor + 1 }
+                chosen = Self.first(after) ?? Self.first(passes)
+                if chosen == nil {
+                    // Out of order in the file: the first such pass of the whole course.
+                    g.passes(east: x, north: y, within: offCourseDistance, from: 0, to: g.length, scratch: &scratch,
+                             into: &passes)
+                    chosen = Self.first(passes)
                 }
             }
             var cue = CourseCue(kind: m.kind, name: m.name, notes: m.notes, courseM: 0, latitude: m.latitude,
@@ -67,5 +74,11 @@ public enum CourseCues {
             cues.append(cue)
         }
         return cues
+    }
+
+    /// The first pass in course order within `passBlur` of the nearest one.
+    private static func first(_ passes: [CourseProjection]) -> CourseProjection? {
+        let best = passes.map(\.distance).min() ?? .infinity
+        return passes.first { $0.distance <= best + passBlur }
     }
 }

@@ -102,7 +102,8 @@ public enum TurnFinder {
             s += step
         }
         close()
-        return out
+        // A run at either end of the points measured may peak beyond them: it cannot be measured whole.
+        return out.filter { $0.start > window && $0.end < g.length - window - step }
     }
 
     /// Each run's angle: the course's direction after it minus before it,
