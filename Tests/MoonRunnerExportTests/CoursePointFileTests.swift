@@ -110,6 +110,34 @@ struct CoursePointFileTests {
         #expect(c.marks.first?.name == "Left onto Elm")
     }
 
+    @Test("a session that followed a course keeps the course's own points: GPX waypoints and FIT course_points read back as they were; TCX activities cannot carry them")
+    func exportsKeepThem() throws {
+        var session = ExportFixture.session()
+        let first = try #require(session.points.first)
+        session.coursePoints = [
+            CourseCue(kind: .sharpLeft, name: "Rue de l'Église & Co", notes: "at the lights", courseM: 120.5,
+                      latitude: first.latitude + 0.001, longitude: first.longitude),
+            CourseCue(kind: .water, name: "榆树街的喷泉很长的名字也会被截短吗", courseM: 480, latitude: first.latitude,
+                      longitude: first.longitude + 0.001),
+        ]
+        let gpx = try CourseFile.read(GPXWriter.write(session), format: .gpx)
+        #expect(gpx.marks.map(\.kind) == [.sharpLeft, .water])
+        #expect(gpx.marks.map(\.name) == session.coursePoints.map(\.name))
+        #expect(gpx.marks.first?.notes == "at the lights")
+        let fit = try CourseFile.read(FITWriter.write(session), format: .fit)
+        #expect(fit.marks.map(\.kind) == [.sharpLeft, .water])
+        #expect(fit.marks.first?.name == "Rue de l'Église & Co" && fit.marks.first?.distance == 120.5)
+        // 32 bytes with the NUL: the long name is cut at a character, never inside one.
+        let cut = try #require(fit.marks.last?.name)
+        #expect(cut.utf8.count <= 31 && session.coursePoints[1].name?.hasPrefix(cut) == true, "\(cut)")
+        for (m, c) in zip(fit.marks, session.coursePoints) {
+            #expect(abs(m.latitude - c.latitude) < 1e-6 && abs(m.longitude - c.longitude) < 1e-6)
+        }
+        #expect(try CourseFile.read(TCXWriter.write(session), format: .tcx).marks.isEmpty)
+        // A session without them exports as before.
+        #expect(!String(decoding: GPXWriter.write(ExportFixture.session()), as: UTF8.self).contains("<wpt"))
+    }
+
     @Test("the files' words for each kind read back as that kind", arguments: CueKind.allCases)
     func words(kind: CueKind) {
         #expect(CueKind(tcx: kind.tcxName) == kind)
