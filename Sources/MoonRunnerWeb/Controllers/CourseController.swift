@@ -30,51 +30,42 @@ struct CourseController {
     }
 }
 
-/// The course page's template model: strings already formatted.
+/// The course page's template model: the course's figures as the list shows
+/// them, and its cues, strings already formatted.
 struct CoursePage {
-    struct Row {
-        let distance: String
-        let distanceValue: String
+    /// One cue: where it lies, its arrow and words, and whether it is off the course.
+    struct Cue {
+        let at: String
+        let atValue: String
         let arrow: String
         let kind: String
-        let text: String
+        let words: String
         let notes: String?
         let away: String?
     }
 
     let layout: Layout
     let p: [String: String]
-    let id: Int64
-    let name: String
-    let length: String
-    let lengthValue: String
-    let climb: String
-    let points: Int
-    let source: String
-    let rows: [Row]
-    let empty: Bool
+    let course: CoursesPage.Row
+    /// Where the cues come from; nil without cues.
+    let source: String?
+    let cues: [Cue]
     let csrf: String
 
     init(layout: Layout, course c: CourseInfo, phrases p: Phrases, units: UnitSystem, csrf: String) {
         self.layout = layout
         self.p = Dictionary(uniqueKeysWithValues: [Phrase.length, .climb, .coursePoints, .follow, .cues, .noCues]
             .map { ($0.rawValue, p[$0]) })
-        id = c.id
-        name = c.name
-        length = Formatting.distance(c.lengthM, units)
-        lengthValue = FigureText.numberText(c.lengthM)
-        climb = FigureText.climb(c.climbM, units)
-        points = c.points
-        let cues = c.cues ?? []
-        source = cues.isEmpty ? "" : cues.allSatisfy(\.found) ? p[.cuesFound] : p[.cuesFromFile]
-        rows = cues.map { q in
-            Row(distance: Formatting.distance(q.courseM, units), distanceValue: FigureText.numberText(q.courseM),
+        course = CoursesPage.Row(c, units: units)
+        let list = c.cues ?? []
+        source = list.isEmpty ? nil : list.allSatisfy(\.found) ? p[.cuesFound] : p[.cuesFromFile]
+        cues = list.map { q in
+            Cue(at: Formatting.distance(q.courseM, units), atValue: FigureText.numberText(q.courseM),
                 arrow: CueText.arrow(q.kind), kind: q.kind.rawValue,
-                text: CueText.text(q.kind, name: q.name, then: q.then, language: p.language),
+                words: CueText.text(q.kind, name: q.name, then: q.then, language: p.language),
                 notes: q.notes.flatMap { $0.isEmpty ? nil : $0 },
                 away: q.offCourse ? p.format(.cueOffCourse, ["distance": Formatting.shortDistance(q.offsetM, units)]) : nil)
         }
-        empty = cues.isEmpty
         self.csrf = csrf
     }
 }

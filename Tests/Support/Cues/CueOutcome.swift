@@ -32,8 +32,10 @@ public struct CueOutcome: Sendable, Encodable, Equatable {
     /// corner (up to half the 20 m window).
     public static let placeTolerance = 15.0
 
-    /// The targets missed (empty: all met).
-    public var failures: [String] {
+    /// The targets missed (empty: all met), as `score` found them.
+    public private(set) var failures: [String] = []
+
+    private func missedTargets() -> [String] {
         var out: [String] = []
         if cuedOnce < expected { out.append("\(expected - cuedOnce) of \(expected) not said exactly once") }
         let late = leads.filter { !Self.leadRange.contains($0) }
@@ -67,28 +69,12 @@ public struct CueOutcome: Sendable, Encodable, Equatable {
             }
         }
         o.falseCues = ahead.indices.filter { !used.contains($0) }.count
+        o.failures = o.missedTargets()
         return o
     }
 
     private enum CodingKeys: String, CodingKey {
         case name, family, noise, speed, expected, cuedOnce = "cued_once", repeated, missed, leads,
              wrongWord = "wrong_word", falseCues = "false_cues", nowSaid = "now_said", failures
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(name, forKey: .name)
-        try c.encode(family, forKey: .family)
-        try c.encode(noise, forKey: .noise)
-        try c.encode(speed, forKey: .speed)
-        try c.encode(expected, forKey: .expected)
-        try c.encode(cuedOnce, forKey: .cuedOnce)
-        try c.encode(repeated, forKey: .repeated)
-        try c.encode(missed, forKey: .missed)
-        try c.encode(leads, forKey: .leads)
-        try c.encode(wrongWord, forKey: .wrongWord)
-        try c.encode(falseCues, forKey: .falseCues)
-        try c.encode(nowSaid, forKey: .nowSaid)
-        try c.encode(failures, forKey: .failures)
     }
 }

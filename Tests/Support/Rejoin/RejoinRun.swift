@@ -33,8 +33,8 @@ public struct RejoinRun: Sendable {
         /// Within 45° of the opposite of every direction the right part takes
         /// within 50 m of them: running it the wrong way, which is not being back on it.
         public var against = false
-        /// Off course: farther than the threshold from the right part, or running it the wrong way.
-        public var off: Bool { ownPath && (distance > RejoinRun.threshold || against) }
+        /// Off course: farther than the threshold from the right part.
+        public var off: Bool { ownPath && distance > RejoinRun.threshold }
     }
 
     public static let epoch = 1_700_000_000.0
@@ -136,7 +136,6 @@ public struct RejoinRun: Sendable {
         self.truth = truth
         let off = truth.filter(\.off)
         firstOff = off.first?.t
-        near = off.last.map { $0.t + 1 }
         back = truth.last(where: { $0.ownPath && !$0.along }).map { $0.t + 1 }
         meet = truth.first(where: { !$0.ownPath && $0.t > (off.first?.t ?? 0) })?.t
         var periods: [(off: Double, near: Double)] = []
@@ -147,7 +146,14 @@ public struct RejoinRun: Sendable {
                 periods.append((second.t, second.t + 1))
             }
         }
+        // Back within the threshold but running the right part the wrong way is not back yet.
+        for k in periods.indices {
+            var i = Int(periods[k].near)
+            while i < truth.count && truth[i].ownPath && truth[i].against && !truth[i].off { i += 1 }
+            periods[k].near = Double(i)
+        }
         self.periods = periods
+        near = periods.last?.near
     }
 
     /// The fix's position and 1σ for a matcher, and the time from the start.

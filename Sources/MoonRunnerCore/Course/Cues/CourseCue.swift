@@ -26,9 +26,9 @@ public struct CourseMark: Sendable, Equatable {
 /// the course, from the file's own points or found in the course's shape.
 public struct CourseCue: Sendable, Equatable, Codable {
     public var kind: CueKind
-    /// The street or place, as the file names it; nil when it does not.
-    public var name: String?
-    public var notes: String?
+    /// The street or place, as the file names it; nil (null) when it does not.
+    @NullCoded public var name: String?
+    @NullCoded public var notes: String?
     /// Metres along the course where it lies.
     public var courseM: Double
     /// Its position: the file's point, or the course's at a found turn.
@@ -63,34 +63,5 @@ public struct CourseCue: Sendable, Equatable, Codable {
     private enum CodingKeys: String, CodingKey {
         case kind, name, notes, courseM = "course_m", latitude = "lat", longitude = "lon", offsetM = "offset_m",
              offCourse = "off_course", then, found
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        kind = try c.decode(CueKind.self, forKey: .kind)
-        name = try c.decodeIfPresent(String.self, forKey: .name)
-        notes = try c.decodeIfPresent(String.self, forKey: .notes)
-        courseM = try c.decode(Double.self, forKey: .courseM)
-        latitude = try c.decode(Double.self, forKey: .latitude)
-        longitude = try c.decode(Double.self, forKey: .longitude)
-        offsetM = try c.decodeIfPresent(Double.self, forKey: .offsetM) ?? 0
-        offCourse = try c.decodeIfPresent(Bool.self, forKey: .offCourse) ?? false
-        then = try c.decodeIfPresent([CueKind].self, forKey: .then) ?? []
-        found = try c.decodeIfPresent(Bool.self, forKey: .found) ?? false
-    }
-
-    /// Every member, null where unknown, so that a reader sees one shape.
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(kind, forKey: .kind)
-        try c.encode(name, forKey: .name)
-        try c.encode(notes, forKey: .notes)
-        try c.encode(courseM, forKey: .courseM)
-        try c.encode(latitude, forKey: .latitude)
-        try c.encode(longitude, forKey: .longitude)
-        try c.encode(offsetM, forKey: .offsetM)
-        try c.encode(offCourse, forKey: .offCourse)
-        try c.encode(then, forKey: .then)
-        try c.encode(found, forKey: .found)
     }
 }

@@ -2,8 +2,8 @@
 /// on the course, how far the wearer was from it, and its name.
 public struct CueEvent: Sendable, Equatable, Codable {
     public var kind: CueKind
-    /// The street or place, when the course file names one.
-    public var name: String?
+    /// The street or place, when the course file names one (null when not).
+    @NullCoded public var name: String?
     /// Metres along the course where the cue lies.
     public var courseM: Double
     /// Metres from the wearer to it along the course when it was said.
@@ -25,24 +25,5 @@ public struct CueEvent: Sendable, Equatable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case kind, name, courseM = "course_m", distanceM = "distance_m", then
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        kind = try c.decode(CueKind.self, forKey: .kind)
-        name = try c.decodeIfPresent(String.self, forKey: .name)
-        courseM = try c.decode(Double.self, forKey: .courseM)
-        distanceM = try c.decode(Double.self, forKey: .distanceM)
-        then = try c.decodeIfPresent([CueKind].self, forKey: .then) ?? []
-    }
-
-    /// Every member, the name null when the file gives none.
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(kind, forKey: .kind)
-        try c.encode(name, forKey: .name)
-        try c.encode(courseM, forKey: .courseM)
-        try c.encode(distanceM, forKey: .distanceM)
-        try c.encode(then, forKey: .then)
     }
 }
