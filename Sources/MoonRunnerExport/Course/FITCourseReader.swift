@@ -174,12 +174,18 @@ enum FITCourseReader {
             }
             o += f.size
         }
+        guard let p = position(lat, lon) else { return nil }
+        return CoursePoint(latitude: p.latitude, longitude: p.longitude,
+                           elevation: enhanced.isFinite ? enhanced : altitude)
+    }
+
+    /// A position from FIT's semicircles; nil when either is absent or
+    /// invalid (0x7FFFFFFF), out of range, or 0,0 (a device's unset position).
+    private static func position(_ lat: Int32?, _ lon: Int32?) -> GeoPoint? {
         guard let la = lat, let lo = lon, la != Int32.max, lo != Int32.max else { return nil }
         let degrees = 180.0 / 2_147_483_648.0
-        let p = CoursePoint(latitude: Double(la) * degrees, longitude: Double(lo) * degrees,
-                            elevation: enhanced.isFinite ? enhanced : altitude)
-        guard GeoPoint(latitude: p.latitude, longitude: p.longitude).isValid,
-              abs(p.latitude) > 1e-7 || abs(p.longitude) > 1e-7 else { return nil }
+        let p = GeoPoint(latitude: Double(la) * degrees, longitude: Double(lo) * degrees)
+        guard p.isValid, abs(p.latitude) > 1e-7 || abs(p.longitude) > 1e-7 else { return nil }
         return p
     }
 
@@ -215,10 +221,7 @@ enum FITCourseReader {
             }
             o += f.size
         }
-        guard let la = lat, let lo = lon, la != Int32.max, lo != Int32.max else { return nil }
-        let degrees = 180.0 / 2_147_483_648.0
-        let p = GeoPoint(latitude: Double(la) * degrees, longitude: Double(lo) * degrees)
-        guard p.isValid, abs(p.latitude) > 1e-7 || abs(p.longitude) > 1e-7 else { return nil }
+        guard let p = position(lat, lon) else { return nil }
         let trimmed = name.trimmingSpacesAndNewlines()
         return CourseMark(latitude: p.latitude, longitude: p.longitude, kind: CueKind(fit: type),
                           name: trimmed.isEmpty ? nil : trimmed, distance: distance)
