@@ -99,6 +99,8 @@ public struct Daemon: Service {
     /// shutdown cancels them.
     private static func serve(_ server: ControlServer, listenFD: CInt?, inputs: InputAdapters, service: SessionService,
                               capture: RawIMUCapture?, notifier: SystemdNotifier) async throws {
+        // Without an IMU, STATUS says so from the first request (not "lost" until the first heartbeat).
+        if inputs.imu == nil { await service.update(imu: .none) }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await server.run(listenFD: listenFD) }
             group.addTask { await feed(inputs.gps, to: service) }
