@@ -193,6 +193,7 @@ accuracy:
 	python3 Tests/Tools/eval_elevation.py --bin $(BIN) --data $(DATA) --check
 	python3 Tests/Tools/eval_course.py --bin $(BIN) --data $(DATA) --check
 	python3 Tests/Tools/eval_rejoin.py --bin $(BIN) --cv --check
+	python3 Tests/Tools/eval_cues.py --bin $(BIN) --data $(DATA) --check
 	python3 Tests/Tools/eval_autopause.py --bin $(BIN) --data $(DATA) --check
 	python3 Tests/Tools/eval_steps.py --bin $(BIN) --data $(DATA) --check
 	python3 Tests/Tools/eval_steps.py --bin $(BIN) --data $(DATA) --cv --check

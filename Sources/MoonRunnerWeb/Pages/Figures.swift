@@ -148,8 +148,7 @@ public enum FigureText {
 
     /// `+12 m` or `+39 ft`.
     public static func climb(_ metres: Double, _ units: UnitSystem) -> String {
-        let n = Int((units == .metric ? metres : metres / 0.3048).rounded())
-        return "\(n == 0 ? "" : "+")\(n) \(units == .metric ? "m" : "ft")"
+        Formatting.climb(metres, units)
     }
 
     /// The member's value as the reply writes it, for `data-value`.
