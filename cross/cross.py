@@ -133,7 +133,7 @@ def mmdebstrap(suite, target, packages, arch=None, variant="apt", mode=None):
 def build_root(cache):
     """The sid build root; a root made from an older list gets what the list added (apt, pip)."""
     root = os.path.join(cache, "build-root")
-    stamp = stamp_of(BUILD_ROOT_PACKAGES + BUILD_ROOT_PIP)
+    stamp = stamp_of(BUILD_ROOT_PACKAGES + BUILD_ROOT_PIP, extra="checked, pip with the host's CAs")
     if fresh(root, stamp):
         return root
     if not os.path.exists(os.path.join(root, "usr/libexec/swift/bin/swift-build")):
@@ -142,9 +142,17 @@ def build_root(cache):
     # Later apt calls in the root (the arm64 Swift packages, added packages) need the same leniency.
     with open(os.path.join(root, "etc/apt/apt.conf.d/90valid-until"), "w") as f:
         f.write(NO_VALID_UNTIL + ";\n")
-    shell_in(root, None, ["sh", "-c", "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "
-                          "--no-install-recommends " + " ".join(BUILD_ROOT_PACKAGES) + " >/dev/null && "
-                          "pip3 install -q --break-system-packages " + " ".join(BUILD_ROOT_PIP)])
+    # pip trusts the host's certificate authorities, as the host's own tools do (a
+    # network behind a proxy with its own CA reaches PyPI only with them).
+    host_cas = "/etc/ssl/certs/ca-certificates.crt"
+    if os.path.exists(host_cas):
+        shutil.copy(host_cas, os.path.join(root, "etc/ssl/host-ca-certificates.crt"))
+    cert = "--cert /etc/ssl/host-ca-certificates.crt " if os.path.exists(host_cas) else ""
+    if shell_in(root, None, ["sh", "-c", "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "
+                             "--no-install-recommends " + " ".join(BUILD_ROOT_PACKAGES) + " >/dev/null && "
+                             f"pip3 install -q --root-user-action=ignore --break-system-packages {cert}" + " ".join(BUILD_ROOT_PIP)]) != 0:
+        sys.exit(f"cross: the build root's packages ({', '.join(BUILD_ROOT_PACKAGES + BUILD_ROOT_PIP)}) "
+                 "could not be installed: see above")
     mark(root, stamp)
     return root
 
