@@ -63,7 +63,12 @@ struct TurnFinderTests {
     @Test("a planner's line wandering 3 m either side of a straight street (and half a metre vertex to vertex) gives no turn")
     func wander() throws {
         var rng = GPSTestRandom(seed: 29)
-        let corners = (0...100).map { k in (Double(k) * 10, 3 * sin(Double(k) * 10 * 2 * .pi / 100) + 0.5 * rng.gaussian()) }
+        // Typed step by step: Swift 6.2's type checker gives up on the one expression.
+        let corners = (0...100).map { (k: Int) -> (Double, Double) in
+            let x = Double(k) * 10
+            let y: Double = 3 * sin(x * 2 * .pi / 100) + 0.5 * rng.gaussian()
+            return (x, y)
+        }
         #expect(TurnFinder.cues(in: try CourseSketch.geometry(corners, spacing: 10)).isEmpty)
     }
 
