@@ -340,7 +340,12 @@ print-build-files:
 ## tests under qemu (test-arm64), then a clean Debian 13 arm64 root under qemu-user-static,
 ## `apt install ./…_arm64.deb`, the bundled walk recorded there through trixie's gpsd and analyze
 ## run on every shared trace, both compared with this machine's release build.
-PREVIOUS ?= 112397f
+## The lower version each check upgrades from: for amd64 the source before the packaging; for
+## arm64 the first source that builds with Debian's Swift 6.2.3 against trixie's gpsd 3.25
+## (3896459: no arm64 package could be made before it; 112397f does not compile there).
+PREVIOUS_$(HOST_ARCH) ?= 112397f
+PREVIOUS_arm64 ?= 3896459
+PREVIOUS ?= $(PREVIOUS_$(ARCH))
 deb-check: deb $(if $(filter-out $(HOST_ARCH),$(ARCH)),release test-arm64)
 	lintian --fail-on error,warning --info .build/deb/moonrunner_*_$(ARCH).changes
 	python3 Tests/Tools/deb_check.py --arch $(ARCH) --deb-dir .build/deb --previous $(PREVIOUS) \
