@@ -94,6 +94,7 @@ public struct Announcer: Sendable {
         case .stop: settings.summary
         case .badge: settings.badges
         case .offCourse, .onCourse, .courseToGo, .courseFinished, .arrived: settings.course
+        case .turnAhead, .turnNow: settings.turns
         case .gpsLost, .gpsRegained: settings.gps
         case .hrConnected, .hrLost, .hrZone: settings.heartRate
         case .fault: false  // never said: see `silentKinds`
@@ -150,8 +151,43 @@ public struct Announcer: Sendable {
         case .hrConnected: return p.say(.heartRateConnected)
         case .hrLost: return p.say(.heartRateLost)
         case .hrZone: return heartRateZone(e)
+        case .turnAhead: return e.cue.flatMap { cueAhead($0) }
+        case .turnNow: return e.cue.flatMap { turnNow($0) }
         case .fault: return nil  // never said: see `silentKinds`
         }
+    }
+
+    /// A cue ahead: the turn and the street it leads onto, or the place.
+    private func cueAhead(_ cue: CueEvent) -> String? {
+        let w = phrases.cueWords
+        // Said at least 10 m ahead: closer, the distance would round to nothing.
+        let distance = words.nearDistance(max(10, cue.distanceM), units)
+        if let turn = w.turns[cue.kind] {
+            let phrase = cue.then.reduce(turn) { said, next in
+                phrases.say(.turnThen, ["turn": said, "then": w.thenTurns[next] ?? ""])
+            }
+            if let name = cue.name, !name.isEmpty {
+                return phrases.say(.turnAheadOnto, ["distance": distance, "turn": phrase, "name": name])
+            }
+            return phrases.say(.turnAhead, ["distance": distance, "turn": phrase])
+        }
+        let name = cue.name ?? ""
+        if cue.kind == .generic && !name.isEmpty { return phrases.say(.pointAhead, ["distance": distance, "place": name]) }
+        let place = w.places[cue.kind] ?? ""
+        if name.isEmpty { return phrases.say(.pointAhead, ["distance": distance, "place": place]) }
+        return phrases.say(.pointAheadNamed, ["distance": distance, "place": place, "name": name])
+    }
+
+    /// At the turn: the first turn only, short ("Turn left now.").
+    private func turnNow(_ cue: CueEvent) -> String? {
+        guard let turn = phrases.cueWords.turns[cue.kind] else { return nil }
+        return Self.capitalised(phrases.say(.turnNow, ["turn": turn]))
+    }
+
+    /// The sentence with its first letter in capitals (a no-op for Chinese).
+    static func capitalised(_ s: String) -> String {
+        guard let first = s.first else { return s }
+        return first.uppercased() + s.dropFirst()
     }
 
     /// The split's distance, its clock time and its moving pace (a ride's speed); a hike's climb rate after it.

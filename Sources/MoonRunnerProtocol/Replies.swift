@@ -2,11 +2,11 @@ import FoundationEssentials
 import MoonRunnerCore
 
 /// Protocol version announced in `VERSION`. Minor bumps add fields; major
-/// bumps change or remove them. 1.3: the activities `trail_run`, `hike` and
+/// bumps change or remove them. 1.4: the activities `trail_run`, `hike` and
 /// `ride`; `STATUS.climb_rate_m_per_h`; `BADGES.activity` and `longest`.
 public enum ProtocolVersion {
     public static let major = 1
-    public static let minor = 3
+    public static let minor = 4
     public static let release = "0.1.0"
 }
 
@@ -62,7 +62,7 @@ public struct GPSStatus: Codable, Sendable, Equatable {
 
 /// Health of the IMU side in `STATUS`.
 public struct IMUStatus: Codable, Sendable, Equatable {
-    /// ok | degraded | lost
+    /// none (no IMU configured: `imu.source: none`) | ok | degraded | lost
     public var health: String
     public var samples: Int
     /// Samples refused as implausible.
@@ -231,7 +231,7 @@ public struct StatusReply: Codable, Sendable, Equatable {
     public var elevationGainM: Double
     public var elevationLossM: Double
     /// How fast the session climbs now, m/h (the counted gain over the last
-    /// minutes of moving time); null when idle (since protocol 1.3).
+    /// minutes of moving time); null when idle (since protocol 1.4).
     @NullCoded public var climbRateMPerH: Double?
     public var laps: Int
     public var gps: GPSStatus
@@ -335,7 +335,7 @@ public struct EventReply: Codable, Sendable, Equatable {
     @NullCoded public var session: Int64?
     /// start | pause | resume | autopause | autoresume | lap | stop | badge | fault |
     /// off_course | on_course | course_to_go | course_finished | arrived | split | gps_lost | gps_regained |
-    /// hr_connected | hr_lost | hr_zone
+    /// hr_connected | hr_lost | hr_zone | turn_ahead | turn_now
     public var event: String
     public var time: Double
     public var detectedAt: Double
@@ -344,6 +344,8 @@ public struct EventReply: Codable, Sendable, Equatable {
     @NullCoded public var detail: String?
     /// The figures of a `split` event as `SESSION` will list them (null for other events).
     @NullCoded public var split: SplitInfo?
+    /// The cue of a `turn_ahead` or `turn_now` (absent from other events; since 1.3).
+    public var cue: CueEvent?
 
     public init(session: Int64?, event: SessionEvent, split: Split? = nil) {
         self.session = session
@@ -354,10 +356,11 @@ public struct EventReply: Codable, Sendable, Equatable {
         state = event.state.rawValue
         detail = event.detail
         self.split = split.map(SplitInfo.init)
+        cue = event.cue
     }
 
     enum CodingKeys: String, CodingKey {
-        case cls = "class", session, event, time, detectedAt = "detected_at", cause, state, detail, split
+        case cls = "class", session, event, time, detectedAt = "detected_at", cause, state, detail, split, cue
     }
 }
 

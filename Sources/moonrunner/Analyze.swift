@@ -156,7 +156,7 @@ struct Analyze: ParsableCommand {
         do {
             let data = try Data(contentsOf: URL(fileURLWithPath: course))
             let parsed = try CourseFile.read(data, format: CourseFileFormat(fileName: course))
-            return FollowedCourse(id: nil, name: parsed.name, geometry: try CourseGeometry(parsed.points))
+            return try FollowedCourse(id: nil, course: parsed)
         } catch let e as CourseFileError {
             fail("\(course): \(e.message)", code: ExitCodes.dataError)
         } catch {
@@ -217,7 +217,7 @@ struct Analyze: ParsableCommand {
         print("Elapsed   \(Formatting.duration(summary.elapsed))   Moving \(Formatting.duration(summary.moving))")
         print("Pace      \(Formatting.pace(speed: summary.moving > 0 ? summary.distance / summary.moving : 0, units))")
         print("Steps     \(summary.steps)   cadence \(Int(summary.cadence.rounded())) spm")
-        print("Elevation +\(summary.elevationGain.fixed(0)) m / -\(summary.elevationLoss.fixed(0)) m"
+        print("Elevation \(Display.elevation(summary.elevationGain, summary.elevationLoss, units))"
               + " (\(summary.altitudeSource.rawValue))")
         print("Calories  \(Int(summary.caloriesKcal.rounded())) kcal (\(summary.caloriesMethod == .heartRate ? "from heart rate" : "ACSM, from speed"))")
         if let average = summary.hrAverage, let maximum = summary.hrMax {

@@ -67,10 +67,9 @@ enum Display {
         return text
     }
 
-    /// `+12 m / -8 m`, or feet in imperial units.
+    /// `+12 m / -8 m` (feet in imperial units), `0 m` when flat: as the phone shows it.
     static func elevation(_ gain: Double, _ loss: Double, _ units: UnitSystem) -> String {
-        let (factor, unit) = units == .metric ? (1.0, "m") : (1 / 0.3048, "ft")
-        return "+\((gain * factor).fixed(0)) \(unit) / -\((loss * factor).fixed(0)) \(unit)"
+        Formatting.elevation(gain: gain, loss: loss, units)
     }
 
     static func date(_ t: Double) -> String {

@@ -35,8 +35,26 @@ extension PhraseTable {
             .heartRateLost: "Heart rate lost.",
             .heartRateZone: "Heart rate {bpm}, zone {zone}.",
             .heartRateZoneOnly: "Zone {zone}.",
+            .turnAhead: "In {distance}, {turn}.",
+            .turnAheadOnto: "In {distance}, {turn} onto {name}.",
+            .turnNow: "{turn} now.",
+            .turnThen: "{turn}, then {then}",
+            .pointAhead: "In {distance}, {place}.",
+            .pointAheadNamed: "In {distance}, {place}: {name}.",
         ],
         badgeNames: [:],
         activityNames: [.run: "Run", .trailRun: "Trail run", .walk: "Walk", .hike: "Hike", .ride: "Ride"],
-        wording: EnglishWording())
+        wording: EnglishWording(),
+        cueWords: CueWords(
+            turns: [.left: "turn left", .right: "turn right", .slightLeft: "bear left", .slightRight: "bear right",
+                    .sharpLeft: "turn sharp left", .sharpRight: "turn sharp right", .uTurn: "make a U-turn",
+                    .straight: "go straight on"],
+            thenTurns: [.left: "left", .right: "right", .slightLeft: "bear left", .slightRight: "bear right",
+                        .sharpLeft: "sharp left", .sharpRight: "sharp right", .uTurn: "a U-turn",
+                        .straight: "straight on"],
+            places: [.generic: "a point of interest", .summit: "the summit", .valley: "the valley", .water: "water",
+                     .food: "food", .danger: "danger", .firstAid: "first aid", .sprint: "a sprint",
+                     .category4: "a category 4 climb", .category3: "a category 3 climb",
+                     .category2: "a category 2 climb", .category1: "a category 1 climb",
+                     .horsCategory: "an hors catégorie climb"]))
 }

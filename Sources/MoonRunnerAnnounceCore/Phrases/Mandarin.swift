@@ -36,11 +36,25 @@ extension PhraseTable {
             .heartRateLost: "心率信号丢失。",
             .heartRateZone: "心率{bpm}，{zone}区。",
             .heartRateZoneOnly: "{zone}区。",
+            .turnAhead: "前方{distance}{turn}。",
+            .turnAheadOnto: "前方{distance}{turn}，进入{name}。",
+            .turnNow: "现在{turn}。",
+            .turnThen: "{turn}，然后{then}",
+            .pointAhead: "前方{distance}，{place}。",
+            .pointAheadNamed: "前方{distance}，{place}：{name}。",
         ],
         badgeNames: [
             "Moon": "月球", "Mercury": "水星", "Venus": "金星", "Mars": "火星", "Ceres": "谷神星",
             "Jupiter": "木星", "Saturn": "土星", "Uranus": "天王星", "Neptune": "海王星", "Pluto": "冥王星",
         ],
         activityNames: [.run: "跑步", .trailRun: "越野跑", .walk: "步行", .hike: "徒步", .ride: "骑行"],
-        wording: MandarinWording())
+        wording: MandarinWording(),
+        cueWords: CueWords(
+            turns: [.left: "左转", .right: "右转", .slightLeft: "稍向左转", .slightRight: "稍向右转", .sharpLeft: "向左急转",
+                    .sharpRight: "向右急转", .uTurn: "掉头", .straight: "直行"],
+            thenTurns: [.left: "左转", .right: "右转", .slightLeft: "稍向左转", .slightRight: "稍向右转",
+                        .sharpLeft: "向左急转", .sharpRight: "向右急转", .uTurn: "掉头", .straight: "直行"],
+            places: [.generic: "兴趣点", .summit: "山顶", .valley: "山谷", .water: "饮水点", .food: "补给点", .danger: "危险路段",
+                     .firstAid: "急救点", .sprint: "冲刺点", .category4: "四级爬坡", .category3: "三级爬坡",
+                     .category2: "二级爬坡", .category1: "一级爬坡", .horsCategory: "超级爬坡"]))
 }

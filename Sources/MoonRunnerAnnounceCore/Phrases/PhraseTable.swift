@@ -44,6 +44,36 @@ public enum PhraseKey: String, Sendable, CaseIterable {
     case heartRateZone
     /// {zone}: no heart rate in the STATUS that followed.
     case heartRateZoneOnly
+    /// {distance} {turn}: a turn ahead ("In 100 metres, turn left.").
+    case turnAhead
+    /// {distance} {turn} {name}: a turn ahead onto a named street.
+    case turnAheadOnto
+    /// {turn}: at the turn ("Turn left now.").
+    case turnNow
+    /// {turn} {then}: a turn followed closely by another ("turn left, then right").
+    case turnThen
+    /// {distance} {place}: a point of interest ahead ("In 200 metres, water.").
+    case pointAhead
+    /// {distance} {place} {name}: a named point of interest ahead.
+    case pointAheadNamed
+}
+
+/// How each kind of cue is said: the turn as an instruction ("turn left",
+/// "bear right"; capitalised for the start of a sentence by the table), the
+/// point of interest as a noun ("water", "a category 2 climb").
+public struct CueWords: Sendable {
+    /// The instruction for each turn kind, as said mid-sentence.
+    public let turns: [CueKind: String]
+    /// The same after "then" (English drops the verb: "then right").
+    public let thenTurns: [CueKind: String]
+    /// The noun for each point-of-interest kind.
+    public let places: [CueKind: String]
+
+    public init(turns: [CueKind: String], thenTurns: [CueKind: String], places: [CueKind: String]) {
+        self.turns = turns
+        self.thenTurns = thenTurns
+        self.places = places
+    }
 }
 
 /// One language: its templates, its badge names and how it says numbers.
@@ -55,14 +85,16 @@ public struct PhraseTable: Sendable {
     /// Each activity's name as a sentence begins with it ("Trail run", "越野跑").
     public let activityNames: [Activity: String]
     public let wording: any Wording
+    public let cueWords: CueWords
 
     public init(language: AnnounceLanguage, templates: [PhraseKey: String], badgeNames: [String: String],
-                activityNames: [Activity: String], wording: any Wording) {
+                activityNames: [Activity: String], wording: any Wording, cueWords: CueWords) {
         self.language = language
         self.templates = templates
         self.badgeNames = badgeNames
         self.activityNames = activityNames
         self.wording = wording
+        self.cueWords = cueWords
     }
 
     /// The table of a language.

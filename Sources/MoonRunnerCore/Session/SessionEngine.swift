@@ -414,9 +414,10 @@ public struct SessionEngine: Sendable {
         // Mutated in place (optional chaining), so its buffers are not copied.
         navigator?.update(latitude: point.latitude, longitude: point.longitude, sigma: sigma,
                           speed: doppler ? fix.speed : point.speed, heading: doppler ? fix.track : point.course,
-                          distance: distance, at: t) { kind, time, detail in
-            let cause = kind == .arrived ? "destination" : "course"
-            emit(.event(SessionEvent(kind: kind, time: time, detectedAt: t, cause: cause, state: state, detail: detail)))
+                          distance: distance, at: t) { n in
+            let cause = n.kind == .arrived ? "destination" : "course"
+            emit(.event(SessionEvent(kind: n.kind, time: n.time, detectedAt: t, cause: cause, state: state,
+                                     detail: n.detail, cue: n.cue)))
         }
     }
 

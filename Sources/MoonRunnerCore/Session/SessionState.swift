@@ -31,11 +31,14 @@ public enum SessionEventKind: String, Sendable, Codable, CaseIterable {
     case gpsLost = "gps_lost", gpsRegained = "gps_regained"
     /// The heart-rate strap delivers (again), is lost; the wearer crossed into another zone (detail: 1–5).
     case hrConnected = "hr_connected", hrLost = "hr_lost", hrZone = "hr_zone"
+    /// A cue of the course ahead of the wearer (a turn, a point of interest),
+    /// and a turn at hand; the cue itself is in `SessionEvent.cue`.
+    case turnAhead = "turn_ahead", turnNow = "turn_now"
 
     /// True for the navigation events, which say where the wearer is, not what the session does.
     public var isNavigation: Bool {
         switch self {
-        case .offCourse, .onCourse, .courseToGo, .courseFinished, .arrived: true
+        case .offCourse, .onCourse, .courseToGo, .courseFinished, .arrived, .turnAhead, .turnNow: true
         default: false
         }
     }
@@ -62,19 +65,22 @@ public struct SessionEvent: Sendable, Equatable, Codable {
     public var state: SessionState
     /// Free-form detail (lap number, badge name, fault text).
     public var detail: String?
+    /// The cue of a `turn_ahead` or `turn_now` (absent for other events).
+    public var cue: CueEvent?
 
     public init(kind: SessionEventKind, time: Double, detectedAt: Double, cause: String,
-                state: SessionState, detail: String? = nil) {
+                state: SessionState, detail: String? = nil, cue: CueEvent? = nil) {
         self.kind = kind
         self.time = time
         self.detectedAt = detectedAt
         self.cause = cause
         self.state = state
         self.detail = detail
+        self.cue = cue
     }
 
     private enum CodingKeys: String, CodingKey {
-        case kind = "event", time, detectedAt = "detected_at", cause, state, detail
+        case kind = "event", time, detectedAt = "detected_at", cause, state, detail, cue
     }
 }
 

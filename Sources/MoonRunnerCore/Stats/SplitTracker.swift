@@ -72,6 +72,10 @@ public struct SplitTracker: Sendable {
     private mutating func close(at t: Double, altitude: Double, distance: Double, cumulative: Double,
                                 partial: Bool, paused: PausedTime) -> Split {
         count += 1
+        // The first split starts when the wearer sets off: a pause the
+        // session opened with (standing at the start, auto-paused) belongs to
+        // no kilometre, so its time and its pace agree as every other's do.
+        if count == 1, let end = paused.end(ofPauseAt: splitStart) { splitStart = min(max(splitStart, end), t) }
         let split = Split(number: count, units: units, distance: distance, cumulativeDistance: cumulative,
                           isPartial: partial, startTime: splitStart, endTime: t, elapsed: max(0, t - splitStart),
                           moving: paused.moving(from: splitStart, to: t),

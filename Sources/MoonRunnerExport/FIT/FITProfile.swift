@@ -17,6 +17,7 @@ enum FITProfile {
         static let activity: UInt16 = 34
         /// R–R intervals: field 0 `time`, an array of uint16, scale 1000 (s).
         static let hrv: UInt16 = 78
+        static let coursePoint: UInt16 = 32
     }
 
     /// Field numbers common to many messages.

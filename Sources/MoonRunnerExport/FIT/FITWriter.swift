@@ -70,6 +70,7 @@ public enum FITWriter {
             writeTimer(timers[next], into: &fit)
             next += 1
         }
+        writeCoursePoints(session, into: &fit)
 
         let paused = PausedTime(session.pauses)
         for (k, lap) in session.laps.enumerated() {

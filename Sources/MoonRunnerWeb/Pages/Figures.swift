@@ -151,8 +151,7 @@ public enum FigureText {
 
     /// `+12 m` or `+39 ft`.
     public static func climb(_ metres: Double, _ units: UnitSystem) -> String {
-        let n = Int((units == .metric ? metres : metres / 0.3048).rounded())
-        return "\(n == 0 ? "" : "+")\(n) \(units == .metric ? "m" : "ft")"
+        Formatting.climb(metres, units)
     }
 
     /// A split's change of altitude, `+12 m`, `-4 m` or `0 m`: rounded first,

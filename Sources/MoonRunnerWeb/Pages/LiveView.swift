@@ -69,7 +69,11 @@ public struct LiveView: Sendable {
     public let home: Figure
     public let destination: Figure
     public let nextBadge: Figure
-    public var extras: [Figure] { [courseName, courseState, wayBack, home, destination, nextBadge, heartState] }
+    /// The next cue of the course: its arrow, its words and how far it is.
+    public let cue: NextCueView
+    public var extras: [Figure] {
+        [courseName, courseState, wayBack, home, destination, nextBadge, heartState, cue.arrow, cue.text, cue.distance]
+    }
     /// Which optional blocks show (`data-if`).
     public let flags: [String: Bool]
     public let quiet: Bool
@@ -107,8 +111,10 @@ public struct LiveView: Sendable {
                             text: hrState == "searching" ? p[.hrSearching] : hrState == "lost" ? p[.hrLost] : "",
                             value: hrState)
         quiet = status.bool(at: "quiet")
+        cue = NextCueView(status: status, phrases: p, units: units)
         flags = [
             "course": following,
+            "cue": cue.shown,
             "offcourse": offCourse,
             "home": status.at(path: "home").map { $0 != .null } ?? false,
             "destination": status.at(path: "destination").map { $0 != .null } ?? false,

@@ -21,6 +21,8 @@ extension Phrases {
             .offCourseBack: "路线在{direction}方{distance}（{bearing}°）", .onCourse: "在路线上",
             .courseFinished: "路线完成", .notOnCourseYet: "尚未到达路线",
             .home: "回起点", .destination: "目的地", .arrived: "已到达", .nextBadge: "下一枚徽章",
+            .nextCue: "下一个", .cues: "转弯与地点", .cuesFound: "从路线形状找出的转弯",
+            .cuesFromFile: "文件自带的点", .noCues: "没有转弯：路线是直的或缓弯。", .cueOffCourse: "离路线{distance}：只列出，不播报",
             .toGoShort: "还剩{distance}",
             .heartRate: "心率", .hrZone: "区间", .hrSearching: "正在寻找心率带…", .hrLost: "心率带断开",
             .hrConnected: "心率带已连接", .hrAverage: "平均心率", .hrMaximum: "最高心率", .hrZoneTime: "各心率区间时间",

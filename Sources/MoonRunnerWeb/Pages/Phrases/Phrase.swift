@@ -54,6 +54,7 @@ public enum Phrase: String, Sendable, CaseIterable {
     case downloads, delete, deleteConfirm, deleteReally, points, mapLegend, tilesUnavailable
     // Courses
     case coursesTitle, noCourses, coursePoints, length, added, upload, uploadHint, file, name, follow, courseDeleted, courseAdded
+    case nextCue, cues, cuesFound, cuesFromFile, noCues, cueOffCourse
     case uploadTooLarge, notACourse, brokenUpload, noFile
     // Badges
     case badgesTitle, tier, tierEarned, tierSilver, tierGold, notEarned, earnedBy, best, silverNeeds, goldNeeds
