@@ -34,4 +34,26 @@ struct ActivityPagesTests {
         #expect(Activity.allCases.map { Phrases.chinese.activityName($0.rawValue) } == ["跑步", "越野跑", "步行", "徒步", "骑行"])
         #expect(Phrases.english.activityName(nil) == "–")
     }
+
+    @Test("the history's totals are kept per activity: a ride's kilometres are not added to the runs' of its week")
+    func totalsPerActivity() {
+        let day = 86_400.0, monday = 1_714_953_600.0  // 2024-05-06, a Monday
+        func info(_ id: Int64, _ activity: Activity, _ t: Double, _ metres: Double) -> SessionInfo {
+            SessionInfo(id: id, activity: activity.rawValue, state: "stopped", startTime: t, endTime: t + 3600,
+                        distanceM: metres, elapsedS: 3600, movingS: 3000, steps: 0, interrupted: false)
+        }
+        let all = [info(4, .ride, monday + 2 * day, 40_000), info(3, .run, monday + day, 10_000),
+                   info(2, .run, monday, 5_000), info(1, .walk, monday - 6 * day, 3_000)]
+        let weeks = SessionsPage.totals(all, count: 8, units: .metric, phrases: .english) { s in
+            let d = DateText.weekStart(s.startTime)
+            return (d, DateText.day(Double(d) * 86_400))
+        }
+        #expect(weeks.map { "\($0.label) \($0.activity) \($0.count) \($0.distance)" } ==
+                ["2024-05-06 Run 2 15.00 km", "2024-05-06 Ride 1 40.00 km", "2024-04-29 Walk 1 3.00 km"])
+        let one = SessionsPage.totals(all, count: 1, units: .metric, phrases: .english) { s in
+            let d = DateText.weekStart(s.startTime)
+            return (d, DateText.day(Double(d) * 86_400))
+        }
+        #expect(one.count == 2, "the count is of periods: the last week's run and ride")
+    }
 }

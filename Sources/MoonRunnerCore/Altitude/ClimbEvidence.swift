@@ -4,7 +4,9 @@
 /// `SlowProgress`) still climbs 0.1 m/s; a standing barometer's altitude
 /// keeps within a few tenths of a metre.
 ///
-/// The slope of the fused altitude by least squares over the last `window`
+/// The slope of the altitude the climb is counted on (the barometer's own
+/// shape, not the fused altitude: the level's pull toward GPS is no climb;
+/// a change of source starts afresh) by least squares over the last `window`
 /// seconds (20 s on the barometer's shape, 60 s on GPS altitude, whose
 /// errors wander over minutes) is evidence when it is at least `minRate`
 /// (0.08 m/s, 290 m/h: nobody on the level, a slow steep climb) and the
@@ -26,6 +28,7 @@ public struct ClimbEvidence: Sendable {
     private var altitudes = [Double](repeating: 0, count: Self.capacity)
     private var count = 0
     private var next = 0
+    private var barometric = false
 
     public init() {}
 
@@ -39,6 +42,8 @@ public struct ClimbEvidence: Sendable {
     /// middle of the window), or nil when the altitude shows no climb.
     public mutating func add(altitude: Double, sigma: Double, barometric: Bool, at t: Double) -> Double? {
         guard altitude.isFinite else { return nil }
+        if barometric != self.barometric { count = 0 }  // the two altitudes have different origins
+        self.barometric = barometric
         times[next] = t
         altitudes[next] = altitude
         next = (next + 1) % Self.capacity

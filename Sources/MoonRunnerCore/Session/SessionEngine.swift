@@ -396,7 +396,7 @@ public struct SessionEngine: Sendable {
         let sigma = config.gps.verticalSigma(of: fix)
         let climb = altitude.gps(altitude: fix.altitude, sigma: sigma, at: t, moving: moving)
         if state == .recording || state == .autoPaused,
-           let since = climbEvidence.add(altitude: climb.altitude, sigma: sigma, barometric: climb.source == .barometric,
+           let since = climbEvidence.add(altitude: climb.shape, sigma: sigma, barometric: climb.source == .barometric,
                                          at: t) {
             handle(autoPause.climbing(since: since, at: t), emit: emit)
         }

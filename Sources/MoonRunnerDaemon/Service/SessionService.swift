@@ -83,7 +83,9 @@ public actor SessionService {
             }
             if lastSessionID == nil { lastSessionID = try await store.sessions(limit: 1).first?.id }
             recording.badges.sessions = try await recovery.badgeSessions()
-            recording.badges.start(sessionID != nil ? engine.stats.activity : config.defaultActivity,
+            // Idle, the board is the last session's activity (newest first), as it was before the restart.
+            let idle = recording.badges.sessions.first?.activity ?? config.defaultActivity
+            recording.badges.start(sessionID != nil ? engine.stats.activity : idle,
                                    at: sessionID != nil ? engine.stats.distance : 0)
         } catch {
             markStoreError(error)
