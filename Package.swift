@@ -117,9 +117,9 @@ let package = Package(
         // Test support: starting helper processes safely from parallel tests; a
         // simulated GPS receiver and the course scenarios of issue 23 (pure).
         .target(name: "MoonRunnerTestSupport", dependencies: ["MoonRunnerCore", "CZlib"], path: "Tests/Support"),
-        // Scores the course matcher on those scenarios, or writes them out (Tests/Tools/eval_rejoin.py).
+        // Scores the course matcher and the cues on those scenarios, or writes them out (eval_rejoin.py, eval_cues.py).
         .executableTarget(name: "course-scenarios", dependencies: [
-            "MoonRunnerCore", "MoonRunnerTestSupport",
+            "MoonRunnerCore", "MoonRunnerExport", "MoonRunnerTestSupport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "Tests/Tools/course-scenarios"),
         .testTarget(name: "MoonRunnerCoreTests", dependencies: ["MoonRunnerCore", "MoonRunnerTestSupport"]),

@@ -133,7 +133,7 @@ def mmdebstrap(suite, target, packages, arch=None, variant="apt", mode=None):
 def build_root(cache):
     """The sid build root; a root made from an older list gets what the list added (apt, pip)."""
     root = os.path.join(cache, "build-root")
-    stamp = stamp_of(BUILD_ROOT_PACKAGES + BUILD_ROOT_PIP)
+    stamp = stamp_of(BUILD_ROOT_PACKAGES + BUILD_ROOT_PIP, extra="checked, pip with the host's CAs")
     if fresh(root, stamp):
         return root
     if not os.path.exists(os.path.join(root, "usr/libexec/swift/bin/swift-build")):
@@ -142,9 +142,17 @@ def build_root(cache):
     # Later apt calls in the root (the arm64 Swift packages, added packages) need the same leniency.
     with open(os.path.join(root, "etc/apt/apt.conf.d/90valid-until"), "w") as f:
         f.write(NO_VALID_UNTIL + ";\n")
-    shell_in(root, None, ["sh", "-c", "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "
-                          "--no-install-recommends " + " ".join(BUILD_ROOT_PACKAGES) + " >/dev/null && "
-                          "pip3 install -q --break-system-packages " + " ".join(BUILD_ROOT_PIP)])
+    # pip trusts the host's certificate authorities, as the host's own tools do (a
+    # network behind a proxy with its own CA reaches PyPI only with them).
+    host_cas = "/etc/ssl/certs/ca-certificates.crt"
+    if os.path.exists(host_cas):
+        shutil.copy(host_cas, os.path.join(root, "etc/ssl/host-ca-certificates.crt"))
+    cert = "--cert /etc/ssl/host-ca-certificates.crt " if os.path.exists(host_cas) else ""
+    if shell_in(root, None, ["sh", "-c", "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "
+                             "--no-install-recommends " + " ".join(BUILD_ROOT_PACKAGES) + " >/dev/null && "
+                             f"pip3 install -q --root-user-action=ignore --break-system-packages {cert}" + " ".join(BUILD_ROOT_PIP)]) != 0:
+        sys.exit(f"cross: the build root's packages ({', '.join(BUILD_ROOT_PACKAGES + BUILD_ROOT_PIP)}) "
+                 "could not be installed: see above")
     mark(root, stamp)
     return root
 
@@ -199,6 +207,40 @@ def sysroot(cache, root):
     return path
 
 
+# sid's libraries the aarch64 Swift runtime's own shared libraries need and
+# trixie's do not give under the same name: FoundationXML's libxml2 (soname 16;
+# trixie has 2). Only the unit tests load them (`make test-arm64`: a debug build
+# links the runtime dynamically and the export tests parse XML); the package's
+# binaries link the runtime statically and never FoundationXML. Copied beside the
+# runtime (its run path), outside the sysroot's dpkg-owned folders, so that
+# dpkg-shlibdeps could never take one of them for a trixie library.
+TEST_RUNTIME_DEBS = {"libxml2-16:arm64": "usr/lib/aarch64-linux-gnu/libxml2.so.16"}
+
+
+def test_runtime_libraries(cache, root, sysroot_path):
+    """The sid libraries of TEST_RUNTIME_DEBS, beside the aarch64 Swift runtime (once)."""
+    runtime = os.path.join(sysroot_path, "usr/libexec/swift/lib/swift/linux")
+    for package, member in TEST_RUNTIME_DEBS.items():
+        if os.path.exists(os.path.join(runtime, os.path.basename(member))):
+            continue
+        inner = "/tmp/test-runtime-debs"
+        shell_in(root, None, ["sh", "-c", "dpkg --add-architecture arm64 && apt-get update -qq && "
+                              f"rm -rf {inner} && mkdir -p {inner} && cd {inner} && chown _apt {inner} && "
+                              f"apt-get download -qq {package}"])
+        debs = glob.glob(os.path.join(root, inner.lstrip("/"), "*.deb"))
+        if len(debs) != 1:
+            sys.exit(f"cross: expected one .deb of {package}, found {debs}")
+        unpacked = os.path.join(cache, "test-runtime-unpacked")
+        shutil.rmtree(unpacked, ignore_errors=True)
+        run(["dpkg-deb", "-x", debs[0], unpacked])
+        # Under its soname, as the loader looks it up (the deb's soname is a link to the file).
+        if os.path.exists(os.path.join(unpacked, member)):
+            shutil.copy(os.path.join(unpacked, member), runtime, follow_symlinks=True)
+        shutil.rmtree(unpacked, ignore_errors=True)
+        if not os.path.exists(os.path.join(runtime, os.path.basename(member))):
+            sys.exit(f"cross: {package} has no {member}")
+
+
 def sdk_bundle(root):
     """The Swift SDK bundle, in the build root at /sdks: the repository's three JSON files and the sysroot."""
     bundle = os.path.join(root, "sdks", f"{SDK_NAME}.artifactbundle")
@@ -231,6 +273,7 @@ def roots(cache):
     os.makedirs(cache, exist_ok=True)
     root = build_root(cache)
     sysroot_path = sysroot(cache, root)
+    test_runtime_libraries(cache, root, sysroot_path)
     sdk_bundle(root)
     return root, sysroot_path
 

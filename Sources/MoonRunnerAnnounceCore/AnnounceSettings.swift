@@ -24,6 +24,8 @@ public struct AnnounceSettings: Sendable, Equatable {
     public var laps = true
     public var badges = true
     public var course = true
+    /// The course's turns ahead and at the turn, and its points of interest.
+    public var turns = true
     public var gps = true
     /// hr_connected, hr_lost and hr_zone.
     public var heartRate = true
@@ -57,6 +59,7 @@ public enum AnnounceConfigReader {
         "announce.laps": { c, k, v throws(ConfigError) in c.laps = try ConfigChecks.bool(k, v) },
         "announce.badges": { c, k, v throws(ConfigError) in c.badges = try ConfigChecks.bool(k, v) },
         "announce.course": { c, k, v throws(ConfigError) in c.course = try ConfigChecks.bool(k, v) },
+        "announce.turns": { c, k, v throws(ConfigError) in c.turns = try ConfigChecks.bool(k, v) },
         "announce.gps": { c, k, v throws(ConfigError) in c.gps = try ConfigChecks.bool(k, v) },
         "announce.heart_rate": { c, k, v throws(ConfigError) in c.heartRate = try ConfigChecks.bool(k, v) },
         "announce.summary": { c, k, v throws(ConfigError) in c.summary = try ConfigChecks.bool(k, v) },

@@ -96,6 +96,7 @@ public struct Announcer: Sendable {
         case .stop: settings.summary
         case .badge: settings.badges
         case .offCourse, .onCourse, .courseToGo, .courseFinished, .arrived: settings.course
+        case .turnAhead, .turnNow: settings.turns
         case .gpsLost, .gpsRegained: settings.gps
         case .hrConnected, .hrLost, .hrZone: settings.heartRate
         case .fault, .terrainLost, .terrainRegained: false  // never said: see `silentKinds`
@@ -128,7 +129,7 @@ public struct Announcer: Sendable {
     private func sentence(_ kind: SessionEventKind, _ e: EventReply) -> String? {
         let p = phrases
         switch kind {
-        case .start: return p.say(e.detail == Activity.walk.rawValue ? .startWalk : .startRun)
+        case .start: return p.say(.start, ["activity": p.activity(e.detail)])
         // Only the wearer's own: not the resume after the daemon restarted (cause "recovery").
         case .pause: return e.cause == "command" ? p.say(.pause) : nil
         case .resume: return e.cause == "command" ? p.say(.resume) : nil
@@ -152,15 +153,57 @@ public struct Announcer: Sendable {
         case .hrConnected: return p.say(.heartRateConnected)
         case .hrLost: return p.say(.heartRateLost)
         case .hrZone: return heartRateZone(e)
+        case .turnAhead: return e.cue.flatMap { cueAhead($0) }
+        case .turnNow: return e.cue.flatMap { turnNow($0) }
         case .fault, .terrainLost, .terrainRegained: return nil  // never said: see `silentKinds`
         }
     }
 
-    /// The split's distance, its clock time and its moving pace.
+    /// A cue ahead: the turn and the street it leads onto, or the place.
+    private func cueAhead(_ cue: CueEvent) -> String? {
+        let w = phrases.cueWords
+        // Said at least 10 m ahead: closer, the distance would round to nothing.
+        let distance = words.nearDistance(max(10, cue.distanceM), units)
+        if let turn = w.turns[cue.kind] {
+            let phrase = cue.then.reduce(turn) { said, next in
+                phrases.say(.turnThen, ["turn": said, "then": w.thenTurns[next] ?? ""])
+            }
+            if let name = cue.name, !name.isEmpty {
+                return phrases.say(.turnAheadOnto, ["distance": distance, "turn": phrase, "name": name])
+            }
+            return phrases.say(.turnAhead, ["distance": distance, "turn": phrase])
+        }
+        let name = cue.name ?? ""
+        if cue.kind == .generic && !name.isEmpty { return phrases.say(.pointAhead, ["distance": distance, "place": name]) }
+        let place = w.places[cue.kind] ?? ""
+        if name.isEmpty { return phrases.say(.pointAhead, ["distance": distance, "place": place]) }
+        return phrases.say(.pointAheadNamed, ["distance": distance, "place": place, "name": name])
+    }
+
+    /// At the turn: the first turn only, short ("Turn left now.").
+    private func turnNow(_ cue: CueEvent) -> String? {
+        guard let turn = phrases.cueWords.turns[cue.kind] else { return nil }
+        return Self.capitalised(phrases.say(.turnNow, ["turn": turn]))
+    }
+
+    /// The sentence with its first letter in capitals (a no-op for Chinese).
+    static func capitalised(_ s: String) -> String {
+        guard let first = s.first else { return s }
+        return first.uppercased() + s.dropFirst()
+    }
+
+    /// The split's distance, its clock time and its moving pace (a ride's speed); a hike's climb rate after it.
     private func split(_ e: EventReply) -> String? {
         guard let split = e.split, let pace = split.paceS else { return nil }
-        return phrases.say(.split, ["distance": words.units(split.number, units), "time": words.duration(split.elapsedS),
-                                    "pace": words.pace(pace), "unit": words.unitName(units)])
+        let shown = (status?.activity.flatMap(Activity.init(rawValue:)) ?? .run).profile
+        var values = ["distance": words.units(split.number * shown.splitUnits, units),
+                      "time": words.duration(split.elapsedS), "pace": words.pace(pace), "unit": words.unitName(units),
+                      "speed": words.speed(units.metresPerUnit / pace, units)]
+        guard shown.tellsClimbRate, let rise = split.elevationChangeM, split.movingS > 0 else {
+            return phrases.say(shown.showsSpeed ? .splitSpeed : .split, values)
+        }
+        values["rate"] = words.climbRate(max(0, rise) / split.movingS * 3600, units)
+        return phrases.say(.splitClimb, values)
     }
 
     private func badge(_ e: EventReply) -> String {
@@ -199,9 +242,11 @@ public struct Announcer: Sendable {
             return phrases.say(.summaryShort, ["time": words.duration(s.elapsedS)])
         }
         let pace = s.movingS / s.distanceM * units.metresPerUnit
-        return phrases.say(s.activity == Activity.walk.rawValue ? .summaryWalk : .summaryRun,
-                           ["distance": words.distance(s.distanceM, units), "time": words.duration(s.movingS),
-                            "pace": words.pace(pace), "unit": words.unitName(units)])
+        let ride = (s.activity.flatMap(Activity.init(rawValue:)) ?? .run).profile.showsSpeed
+        return phrases.say(ride ? .summarySpeed : .summary,
+                           ["activity": phrases.activity(s.activity), "distance": words.distance(s.distanceM, units),
+                            "time": words.duration(s.movingS), "pace": words.pace(pace), "unit": words.unitName(units),
+                            "speed": words.speed(s.distanceM / s.movingS, units)])
     }
 
     /// Every N minutes of moving time, while recording. The first STATUS of a
@@ -218,9 +263,11 @@ public struct Announcer: Sendable {
         nextInterval = (s.session, (passed + 1) * period)
         guard s.distanceM > 0 else { return [] }
         let pace = s.movingS / s.distanceM * units.metresPerUnit
-        let text = phrases.say(.interval, ["time": words.duration(passed * period),
-                                           "distance": words.distance(s.distanceM, units),
-                                           "pace": words.pace(pace), "unit": words.unitName(units)])
+        let ride = (s.activity.flatMap(Activity.init(rawValue:)) ?? .run).profile.showsSpeed
+        let text = phrases.say(ride ? .intervalSpeed : .interval,
+                               ["time": words.duration(passed * period), "distance": words.distance(s.distanceM, units),
+                                "pace": words.pace(pace), "unit": words.unitName(units),
+                                "speed": words.speed(s.distanceM / s.movingS, units)])
         return [Announcement(text: text, trigger: "interval", detectedAt: s.time, receivedAt: now)]
     }
 }

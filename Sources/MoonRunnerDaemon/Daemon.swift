@@ -99,10 +99,14 @@ public struct Daemon: Service {
     /// shutdown cancels them.
     private static func serve(_ server: ControlServer, listenFD: CInt?, inputs: InputAdapters, service: SessionService,
                               capture: RawIMUCapture?, notifier: SystemdNotifier) async throws {
+        // Without an IMU, STATUS says so from the first request (not "lost" until the first heartbeat).
+        if inputs.imu == nil { await service.update(imu: .none) }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await server.run(listenFD: listenFD) }
             group.addTask { await feed(inputs.gps, to: service) }
-            group.addTask { await feed(inputs.imu, to: service, capture: capture) }
+            if let imu = inputs.imu {
+                group.addTask { await feed(imu, to: service, capture: capture) }
+            }
             if let baro = inputs.baro {
                 group.addTask { await feed(baro, to: service) }
             }
@@ -149,7 +153,7 @@ public struct Daemon: Service {
         while !Task.isCancelled {
             try await Task.sleep(for: .seconds(1))
             await service.update(gpsHealth: inputs.gps.health.rawValue, connects: inputs.gps.connects)
-            await service.update(imu: IMUStatus(inputs.imu.status))
+            await service.update(imu: inputs.imu.map { IMUStatus($0.status) } ?? .none)
             if let b = inputs.baro?.status { await service.update(baro: BaroStatus(b)) }
             if let h = inputs.heartRate?.status { await service.refresh(heartRate: h) }
             await service.tick()

@@ -2,12 +2,13 @@ import Logging
 import MoonRunnerCore
 import MoonRunnerSensors
 
-/// The input adapters the daemon runs: gpsd, the IMU, and the barometer and
+/// The input adapters the daemon runs: gpsd, and the IMU, the barometer and
 /// the heart-rate strap when configured. Built from the validated sources in
 /// the order their errors are reported, started together, stopped together.
 struct InputAdapters: Sendable {
     let gps: GPSDClient
-    let imu: IMUService
+    /// Nil with `imu.source: none` (a GPS-only set-up).
+    let imu: IMUService?
     let baro: BaroService?
     let heartRate: (any HeartRateSource)?
 
@@ -34,7 +35,8 @@ struct InputAdapters: Sendable {
 
     init(_ specs: Specs, config: DaemonConfig, clock: EngineClock) throws {
         gps = GPSDClient(host: config.gpsdHost, port: config.gpsdPort, clock: clock)
-        imu = try IMUService(spec: specs.imu, config: DaemonConfigValidator.imuServiceConfig(config), clock: .engine(clock))
+        imu = try IMUService.make(spec: specs.imu, config: DaemonConfigValidator.imuServiceConfig(config),
+                                  clock: .engine(clock))
         do {
             baro = try BaroService.make(spec: specs.baro, clock: .engine(clock))
         } catch {
@@ -58,13 +60,15 @@ struct InputAdapters: Sendable {
     /// once that clock is known (gpsd's first timed fix).
     func start(clock: EngineClock, logger: Logger) {
         gps.start()
-        if !imu.waitsForReceiver { imu.start() }
+        if let imu, !imu.waitsForReceiver { imu.start() }
         if let baro, !baro.waitsForReceiver { baro.start() }
         if let heartRate, !heartRate.waitsForReceiver { heartRate.start() }
-        guard imu.waitsForReceiver || baro?.waitsForReceiver == true || heartRate?.waitsForReceiver == true else { return }
+        guard imu?.waitsForReceiver == true || baro?.waitsForReceiver == true || heartRate?.waitsForReceiver == true else {
+            return
+        }
         logger.info("replays on the receiver's clock start with gpsd's first timed fix")
         clock.whenReceiverKnown { [imu, baro, heartRate] in
-            if imu.waitsForReceiver { imu.start() }
+            if let imu, imu.waitsForReceiver { imu.start() }
             if let baro, baro.waitsForReceiver { baro.start() }
             if let heartRate, heartRate.waitsForReceiver { heartRate.start() }
             let offset = clock.receiverOffset ?? 0
@@ -74,7 +78,7 @@ struct InputAdapters: Sendable {
 
     func stop() {
         gps.stop()
-        imu.stop()
+        imu?.stop()
         baro?.stop()
         heartRate?.stop()
     }

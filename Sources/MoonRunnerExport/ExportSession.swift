@@ -22,6 +22,10 @@ public struct ExportSession: Sendable {
     public var title: String
     /// Name of the course the session followed, if any (GPX `desc`, TCX `Notes`).
     public var course: String?
+    /// The points that course's file named beside its line (turns, water, a
+    /// summit), placed on it: kept in the formats that can carry them (GPX
+    /// waypoints, FIT `course_point`s), so the export reads back as the course.
+    public var coursePoints: [CourseCue]
     /// Every heart-rate reading (NaN: missing) and R–R interval, in time order.
     public var heartRate: [HeartRateReading]
     public var rrIntervals: [RRInterval]
@@ -33,8 +37,9 @@ public struct ExportSession: Sendable {
                 stats: SessionStats, points: [TrackPoint], events: [SessionEvent] = [],
                 pauses: [PauseInterval] = [], stepSeconds: [StepSecondSample] = [],
                 laps: [LapSummary]? = nil, calorieModel: CalorieModel = CalorieModel(),
-                title: String? = nil, course: String? = nil, heartRate: [HeartRateReading] = [],
-                rrIntervals: [RRInterval] = [], heartRateProfile: HeartRateProfile = HeartRateProfile()) {
+                title: String? = nil, course: String? = nil, coursePoints: [CourseCue] = [],
+                heartRate: [HeartRateReading] = [], rrIntervals: [RRInterval] = [],
+                heartRateProfile: HeartRateProfile = HeartRateProfile()) {
         self.id = id
         self.activity = activity
         self.startTime = startTime
@@ -47,8 +52,9 @@ public struct ExportSession: Sendable {
         self.pauses = pauses
         self.stepSeconds = stepSeconds.sorted { $0.second < $1.second }
         self.calorieModel = calorieModel
-        self.title = title ?? "MoonRunner \(activity == .run ? "run" : "walk") \(id)"
+        self.title = title ?? "MoonRunner \(activity.profile.sport.noun) \(id)"
         self.course = course
+        self.coursePoints = coursePoints
         self.heartRate = heartRate
         self.rrIntervals = rrIntervals
         self.heartRateProfile = heartRateProfile

@@ -13,17 +13,23 @@ import MoonRunnerCore
 /// is per-foot revolutions per minute: for a runner or walker that is strides
 /// per minute, half the step rate (170 steps/min → 85), as Garmin watches
 /// record it. It is written only when the session has step data.
+///
+/// The points of the followed course's file (turns, water, ...) are
+/// waypoints, before the track as the schema orders them: `<name>`,
+/// `<desc>` (its notes), `<sym>` and `<type>` (the TCX word for its kind),
+/// so that the export added as a course has them again.
 public enum GPXWriter {
     public static func write(_ session: ExportSession) -> Data {
         let track = ExportTrack(session)
         var out = OutputBuffer(capacity: 1024 + session.points.count * 230)
         writeMetadata(session, into: &out)
+        writeWaypoints(session.coursePoints, into: &out)
         out.write(" <trk>\n  <name>")
         out.write(xmlEscaped: session.title)
         out.write("</name>\n")
         writeCourseNote(session, into: &out)
         out.write("  <type>")
-        out.write(session.activity == .run ? "running" : "walking")
+        out.write(text: session.activity.profile.sport.gpx)
         out.write("</type>\n")
 
         var open = false
@@ -38,6 +44,31 @@ public enum GPXWriter {
         if open { out.write("  </trkseg>\n") }
         out.write(" </trk>\n</gpx>\n")
         return out.data
+    }
+
+    private static func writeWaypoints(_ points: [CourseCue], into out: inout OutputBuffer) {
+        for c in points {
+            out.write(" <wpt lat=\"")
+            out.write(c.latitude, decimals: 7)
+            out.write("\" lon=\"")
+            out.write(c.longitude, decimals: 7)
+            out.write("\">\n")
+            if let name = c.name {
+                out.write("  <name>")
+                out.write(xmlEscaped: name)
+                out.write("</name>\n")
+            }
+            if let notes = c.notes {
+                out.write("  <desc>")
+                out.write(xmlEscaped: notes)
+                out.write("</desc>\n")
+            }
+            out.write("  <sym>")
+            out.write(text: c.kind.tcxName)
+            out.write("</sym>\n  <type>")
+            out.write(text: c.kind.tcxName)
+            out.write("</type>\n </wpt>\n")
+        }
     }
 
     /// The XML declaration, the `<gpx>` element with its schemas, and `<metadata>`.

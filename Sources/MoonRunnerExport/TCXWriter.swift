@@ -33,7 +33,7 @@ public enum TCXWriter {
              <Activities>
               <Activity Sport="
             """)
-        out.write(session.activity == .run ? "Running" : "Other")
+        out.write(text: session.activity.profile.sport.tcx)
         out.write("\">\n   <Id>")
         out.write(isoTime: session.startTime)
         out.write("</Id>\n")

@@ -81,33 +81,55 @@ public struct NextBadge: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey { case badge, name, distanceM = "distance_m", leftM = "left_m" }
 }
 
-/// `{"class":"BADGES",...}`: the badge ladder with the sessions that earned
-/// each badge, and the next badge of the session being recorded.
+/// `{"class":"BADGES",...}`: one activity's badge ladder with the sessions that
+/// earned each badge, its longest session, and the next badge of the session
+/// being recorded. Badges are kept per activity.
 public struct BadgesReply: Codable, Sendable, Equatable {
     public var cls = "BADGES"
+    /// Whose badges: the live session's activity, else the last session's (or the configured one).
+    public var activity: String
     /// Shortest first.
     public var badges: [BadgeInfo]
+    /// The activity's longest session (the longest ride); null before any.
+    @NullCoded public var longest: BadgeRun?
     /// The live session `next` refers to; null when none is recording.
     @NullCoded public var session: Int64?
     /// The next badge distance ahead of the live session; null when idle or beyond the last badge.
     @NullCoded public var next: NextBadge?
     public var id: JSONValue?
 
-    public init(badges: [BadgeInfo], session: Int64?, next: NextBadge?, id: JSONValue? = nil) {
+    public init(activity: String = Activity.run.rawValue, badges: [BadgeInfo], longest: BadgeRun? = nil,
+                session: Int64?, next: NextBadge?, id: JSONValue? = nil) {
+        self.activity = activity
         self.badges = badges
+        self.longest = longest
         self.session = session
         self.next = next
         self.id = id
     }
 
-    /// The reply for a badge board and, if one is recording, the live session and its distance.
-    public init(board: BadgeBoard, live: (session: Int64, distance: Double)?, id: JSONValue? = nil) {
+    /// The reply for an activity's badge board and, if one is recording, the live session and its distance.
+    public init(activity: Activity, board: BadgeBoard, live: (session: Int64, distance: Double)?, id: JSONValue? = nil) {
+        self.activity = activity.rawValue
         badges = board.statuses.map(BadgeInfo.init)
+        longest = board.longest.map(BadgeRun.init)
         session = live?.session
         let progress = live.map { board.ladder.progress(distance: $0.distance) }
         next = progress.flatMap { p in p.next.map { NextBadge(badge: $0, left: p.distanceLeft) } }
         self.id = id
     }
 
-    enum CodingKeys: String, CodingKey { case cls = "class", badges, session, next, id }
+    enum CodingKeys: String, CodingKey { case cls = "class", activity, badges, longest, session, next, id }
+
+    /// Replies of daemons from before issue 30 have neither `activity` nor `longest`: a run's board.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        cls = try c.decode(String.self, forKey: .cls)
+        activity = try c.decodeIfPresent(String.self, forKey: .activity) ?? Activity.run.rawValue
+        badges = try c.decode([BadgeInfo].self, forKey: .badges)
+        _longest = try c.decodeIfPresent(NullCoded<BadgeRun>.self, forKey: .longest) ?? NullCoded(wrappedValue: nil)
+        _session = try c.decodeIfPresent(NullCoded<Int64>.self, forKey: .session) ?? NullCoded(wrappedValue: nil)
+        _next = try c.decodeIfPresent(NullCoded<NextBadge>.self, forKey: .next) ?? NullCoded(wrappedValue: nil)
+        id = try c.decodeIfPresent(JSONValue.self, forKey: .id)
+    }
 }

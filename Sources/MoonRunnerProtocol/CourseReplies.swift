@@ -1,4 +1,5 @@
 import FoundationEssentials
+import MoonRunnerCore
 
 /// A course of the library as replies show it.
 public struct CourseInfo: Codable, Sendable, Equatable {
@@ -13,9 +14,13 @@ public struct CourseInfo: Codable, Sendable, Equatable {
     public var descentM: Double
     public var points: Int
     public var bounds: CourseBounds
+    /// Its cues in course order (`COURSE` only, absent from `COURSES`; since
+    /// 1.3): the file's own points placed on it (those farther from it than
+    /// the off-course threshold marked `off_course`), or the turns of its shape.
+    public var cues: [CourseCue]?
 
     public init(id: Int64, name: String, format: String, createdAt: Double, lengthM: Double, climbM: Double,
-                descentM: Double, points: Int, bounds: CourseBounds) {
+                descentM: Double, points: Int, bounds: CourseBounds, cues: [CourseCue]? = nil) {
         self.id = id
         self.name = name
         self.format = format
@@ -25,11 +30,12 @@ public struct CourseInfo: Codable, Sendable, Equatable {
         self.descentM = descentM
         self.points = points
         self.bounds = bounds
+        self.cues = cues
     }
 
     enum CodingKeys: String, CodingKey {
         case id, name, format, createdAt = "created_at", lengthM = "length_m", climbM = "climb_m", descentM = "descent_m",
-             points, bounds
+             points, bounds, cues
     }
 }
 

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import MoonRunnerCore
 
 /// What `?COURSE_ADD` announces: the file that `chunks` `?COURSE_DATA`
 /// lines will carry, `bytes` bytes in all, each piece `encoding`-encoded.

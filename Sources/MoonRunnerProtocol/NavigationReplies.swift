@@ -18,6 +18,9 @@ public struct CourseStatusReply: Codable, Sendable, Equatable {
     /// Bearing to that point, degrees; null when on course.
     @NullCoded public var bearingToCourseDeg: Double?
     public var finished: Bool
+    /// The next cue ahead: its kind, name, where it lies and how far it is;
+    /// null off course, while where along is held, past the last cue (since 1.3).
+    @NullCoded public var nextCue: CueEvent?
 
     public init(_ s: CourseStatus) {
         id = s.id
@@ -30,12 +33,14 @@ public struct CourseStatusReply: Codable, Sendable, Equatable {
         onCourse = s.onCourse
         bearingToCourseDeg = s.bearingToCourse
         finished = s.finished
+        nextCue = s.nextCue.map { CueEvent(kind: $0.cue.kind, name: $0.cue.name, courseM: $0.cue.courseM,
+                                           distanceM: $0.distance, then: $0.cue.then) }
     }
 
     enum CodingKeys: String, CodingKey {
         case id, name, lengthM = "length_m", progressM = "progress_m", toGoM = "to_go_m", etaS = "eta_s",
              distanceToCourseM = "distance_to_course_m", onCourse = "on_course", bearingToCourseDeg = "bearing_to_course_deg",
-             finished
+             finished, nextCue = "next_cue"
     }
 }
 

@@ -2,10 +2,13 @@ import FoundationEssentials
 import MoonRunnerCore
 
 /// Protocol version announced in `VERSION`. Minor bumps add fields; major
-/// bumps change or remove them.
+/// bumps change or remove them. 1.4: the activities `trail_run`, `hike` and
+/// `ride`; `STATUS.climb_rate_m_per_h`; `BADGES.activity` and `longest`.
+/// 1.5: the terrain model: `altitude_source` `dem` and `mixed`, `altitude_shares`,
+/// `dem_points`, the `terrain_lost` and `terrain_regained` events.
 public enum ProtocolVersion {
     public static let major = 1
-    public static let minor = 3
+    public static let minor = 5
     public static let release = "0.1.0"
 }
 
@@ -61,7 +64,7 @@ public struct GPSStatus: Codable, Sendable, Equatable {
 
 /// Health of the IMU side in `STATUS`.
 public struct IMUStatus: Codable, Sendable, Equatable {
-    /// ok | degraded | lost
+    /// none (no IMU configured: `imu.source: none`) | ok | degraded | lost
     public var health: String
     public var samples: Int
     /// Samples refused as implausible.
@@ -229,13 +232,16 @@ public struct StatusReply: Codable, Sendable, Equatable {
     public var cadenceSpm: Double
     public var elevationGainM: Double
     public var elevationLossM: Double
+    /// How fast the session climbs now, m/h (the counted gain over the last
+    /// minutes of moving time); null when idle (since protocol 1.4).
+    @NullCoded public var climbRateMPerH: Double?
     public var laps: Int
     public var gps: GPSStatus
     public var imu: IMUStatus
     public var baro: BaroStatus
     /// barometric | dem | gps: where the altitude (and the climb) comes from right now.
     public var altitudeSource: String
-    /// The share of the session's track each source gave the altitude of so far (since protocol 1.3;
+    /// The share of the session's track each source gave the altitude of so far (since protocol 1.5;
     /// null while idle).
     @NullCoded public var altitudeShares: AltitudeShares?
     public var store: StoreStatus
@@ -275,8 +281,9 @@ public struct StatusReply: Codable, Sendable, Equatable {
                 caloriesKcal: Double = 0, nextBadge: NextBadge? = nil, course: CourseStatusReply? = nil,
                 home: HomeReply? = nil, destination: DestinationReply? = nil, quiet: Bool = false,
                 hrBpm: Double? = nil, hrZone: Int? = nil, hrState: String = "none", hr: HeartRateStatus = .none,
-                caloriesMethod: String? = nil, id: JSONValue? = nil) {
+                caloriesMethod: String? = nil, climbRate: Double? = nil, id: JSONValue? = nil) {
         self.time = time
+        climbRateMPerH = climbRate
         self.state = state
         self.session = session
         let s = stats ?? SessionStats()
@@ -321,7 +328,8 @@ public struct StatusReply: Codable, Sendable, Equatable {
         case cls = "class", time, state, session, activity, elapsedS = "elapsed_s", movingS = "moving_s",
              distanceM = "distance_m", speedMps = "speed_mps", paceSPerKm = "pace_s_per_km",
              avgSpeedMps = "avg_speed_mps", maxSpeedMps = "max_speed_mps", steps, cadenceSpm = "cadence_spm",
-             elevationGainM = "elevation_gain_m", elevationLossM = "elevation_loss_m", laps, gps, imu, store,
+             elevationGainM = "elevation_gain_m", elevationLossM = "elevation_loss_m",
+             climbRateMPerH = "climb_rate_m_per_h", laps, gps, imu, store,
              baro, altitudeSource = "altitude_source", altitudeShares = "altitude_shares",
              lastTransition = "last_transition", units, course, home, destination, id
     }
@@ -333,7 +341,7 @@ public struct EventReply: Codable, Sendable, Equatable {
     @NullCoded public var session: Int64?
     /// start | pause | resume | autopause | autoresume | lap | stop | badge | fault |
     /// off_course | on_course | course_to_go | course_finished | arrived | split | gps_lost | gps_regained |
-    /// hr_connected | hr_lost | hr_zone
+    /// hr_connected | hr_lost | hr_zone | turn_ahead | turn_now
     public var event: String
     public var time: Double
     public var detectedAt: Double
@@ -342,6 +350,8 @@ public struct EventReply: Codable, Sendable, Equatable {
     @NullCoded public var detail: String?
     /// The figures of a `split` event as `SESSION` will list them (null for other events).
     @NullCoded public var split: SplitInfo?
+    /// The cue of a `turn_ahead` or `turn_now` (absent from other events; since 1.3).
+    public var cue: CueEvent?
 
     public init(session: Int64?, event: SessionEvent, split: Split? = nil) {
         self.session = session
@@ -352,10 +362,11 @@ public struct EventReply: Codable, Sendable, Equatable {
         state = event.state.rawValue
         detail = event.detail
         self.split = split.map(SplitInfo.init)
+        cue = event.cue
     }
 
     enum CodingKeys: String, CodingKey {
-        case cls = "class", session, event, time, detectedAt = "detected_at", cause, state, detail, split
+        case cls = "class", session, event, time, detectedAt = "detected_at", cause, state, detail, split, cue
     }
 }
 

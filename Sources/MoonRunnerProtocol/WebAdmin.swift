@@ -1,4 +1,5 @@
 import FoundationEssentials
+import MoonRunnerCore
 
 /// The web app's admin socket (`web.admin_socket`): what `moonrunner web
 /// pair|devices|revoke` asks moonrunner-web, in the control socket's manner

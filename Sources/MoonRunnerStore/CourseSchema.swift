@@ -33,4 +33,30 @@ enum CourseSchema {
                 """)
         }
     }
+
+    /// Cues (issue 29): the points a course file names beside its line, as
+    /// the file has them (they are placed on the course when it is read, so
+    /// that a better placement applies to courses already stored), and the
+    /// cue a `turn_ahead`/`turn_now` event said (JSON). Courses and events
+    /// stored before have none: a course without points is cued from its
+    /// shape.
+    static func registerCues(in m: inout DatabaseMigrator) {
+        m.registerMigration("v5-cues") { db in
+            try db.execute(sql: """
+                CREATE TABLE course_mark (
+                    course_id INTEGER NOT NULL REFERENCES course(id) ON DELETE CASCADE,
+                    seq INTEGER NOT NULL,
+                    lat REAL NOT NULL,
+                    lon REAL NOT NULL,
+                    kind TEXT NOT NULL,
+                    name TEXT,
+                    notes TEXT,
+                    distance_m REAL,
+                    PRIMARY KEY (course_id, seq)
+                ) WITHOUT ROWID;
+                """)
+            // Every database has it since v1; a hand-made one without it has no events to carry.
+            if try db.tableExists("event") { try db.execute(sql: "ALTER TABLE event ADD COLUMN cue TEXT") }
+        }
+    }
 }

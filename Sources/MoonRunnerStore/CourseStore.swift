@@ -46,6 +46,12 @@ public final class CourseStore: Sendable {
             for (k, p) in course.points.enumerated() {
                 try st.execute(arguments: [id, k, p.latitude, p.longitude, p.elevation.isFinite ? p.elevation : nil])
             }
+            let mark = try db.cachedStatement(sql: """
+                INSERT INTO course_mark (course_id, seq, lat, lon, kind, name, notes, distance_m) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+            for (k, m) in course.marks.enumerated() {
+                try mark.execute(arguments: [id, k, m.latitude, m.longitude, m.kind.rawValue, m.name, m.notes, m.distance])
+            }
             return id
         }
         return StoredCourse(id: id, name: course.name, format: format, createdAt: time, sourceBytes: sourceBytes,
@@ -67,7 +73,7 @@ public final class CourseStore: Sendable {
         }
     }
 
-    /// The course with its points, ready to follow; nil when there is no such course.
+    /// The course with its points and marks, ready to follow; nil when there is no such course.
     public func load(id: Int64) async throws -> (StoredCourse, Course)? {
         try await pool.read { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT * FROM course WHERE id = ?", arguments: [id]) else { return nil }
@@ -76,7 +82,13 @@ public final class CourseStore: Sendable {
                                           arguments: [id]).map { r in
                 CoursePoint(latitude: r["lat"], longitude: r["lon"], elevation: r["ele"] ?? .nan)
             }
-            return (stored, Course(name: stored.name, points: points))
+            let marks = try Row.fetchAll(db, sql: """
+                SELECT lat, lon, kind, name, notes, distance_m FROM course_mark WHERE course_id = ? ORDER BY seq
+                """, arguments: [id]).map { r in
+                CourseMark(latitude: r["lat"], longitude: r["lon"], kind: CueKind(rawValue: r["kind"]) ?? .generic,
+                           name: r["name"], notes: r["notes"], distance: r["distance_m"])
+            }
+            return (stored, Course(name: stored.name, points: points, marks: marks))
         }
     }
 

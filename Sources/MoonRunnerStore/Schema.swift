@@ -97,6 +97,7 @@ enum Schema {
                 CREATE INDEX rr_interval_session_time ON rr_interval(session_id, time);
                 """)
         }
+        CourseSchema.registerCues(in: &m)
         return m
     }
 }

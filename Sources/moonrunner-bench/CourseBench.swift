@@ -11,6 +11,11 @@ struct CourseBenchResult {
     var fixes: Int
     var offCourse: Int
     var vertices: Int
+    /// µs per fix through the navigator (the matcher and the cue guide, a cue every 250 m): mean, p99.
+    var navigatorMean: Double
+    var navigatorP99: Double
+    var cues: Int
+    var said: Int
 }
 
 /// Matches a run along a synthetic 50 km course (ten laps of a 5 km loop, a
@@ -69,7 +74,34 @@ func benchCourseMatching() -> CourseBenchResult {
     }
     let total = cpuNow() - start
     each.sort()
+    let nav = benchNavigation(geometry, lat: lat, lon: lon, speed: speed)
     return CourseBenchResult(kilometres: geometry.length / 1000, mean: total / Double(fixes) * 1e6,
                              p99: each[fixes * 99 / 100] * 1e6, worst: (each.last ?? 0) * 1e6, fixes: fixes,
-                             offCourse: offCourse, vertices: vertices.count)
+                             offCourse: offCourse, vertices: vertices.count, navigatorMean: nav.mean,
+                             navigatorP99: nav.p99, cues: nav.cues, said: nav.said)
+}
+
+/// The same run through the navigator, which also says the cues (a turn
+/// every 250 m): µs per fix, mean and p99, and how many cues were said.
+func benchNavigation(_ geometry: CourseGeometry, lat: [Double], lon: [Double],
+                     speed: Double) -> (mean: Double, p99: Double, cues: Int, said: Int) {
+    let cues = stride(from: 250.0, to: geometry.length, by: 250).map { m -> CourseCue in
+        let p = geometry.position(atProgress: m)
+        return CourseCue(kind: Int(m / 250) % 2 == 0 ? .left : .right, courseM: m, latitude: p.latitude, longitude: p.longitude)
+    }
+    var navigator = Navigator(course: FollowedCourse(id: nil, name: "bench", geometry: geometry, cues: cues), destination: nil)
+    var said = 0
+    var each = [Double](repeating: 0, count: lat.count)
+    let start = cpuNow()
+    for i in lat.indices {
+        let t0 = cpuNow()
+        navigator.update(latitude: lat[i], longitude: lon[i], sigma: 4, speed: speed, heading: .nan,
+                         distance: Double(i) * speed, at: Double(i)) { e in
+            if e.kind == .turnAhead || e.kind == .turnNow { said += 1 }
+        }
+        each[i] = cpuNow() - t0
+    }
+    let total = cpuNow() - start
+    each.sort()
+    return (total / Double(lat.count) * 1e6, each[lat.count * 99 / 100] * 1e6, cues.count, said)
 }

@@ -195,6 +195,8 @@ for t in benchTerrain(hours: max(options.hours, 2)) {
 let course = benchCourseMatching()
 print(String(format: "course matching (%.1f km) %6.2f µs per fix mean, p99 %.1f µs, worst %.1f µs  (%d fixes, %d off course, %d vertices)",
              course.kilometres, course.mean, course.p99, course.worst, course.fixes, course.offCourse, course.vertices))
+print(String(format: "course navigation with cues  %6.2f µs per fix mean, p99 %.1f µs  (%d cues, %d said: turn_ahead and turn_now)",
+             course.navigatorMean, course.navigatorP99, course.cues, course.said))
 
 // (b) `moonrunner analyze` wall time on the same trace as CSV.
 if let bin = options.bin {

@@ -37,7 +37,9 @@ struct Analyze: ParsableCommand {
         "JSON object of adaptive step detector parameters to use instead of the defaults (evaluation only).",
         valueName: "file"))
     var stepParameters: String?
-    @Option(help: "Activity: run or walk.") var activity: String = Activity.run.rawValue
+    @Option(help: "Activity: \(Activity.allCases.map(\.rawValue).joined(separator: ", ")) (its auto-pause, speed gates, steps and calories).",
+            completion: .list(Activity.allCases.map(\.rawValue)))
+    var activity: String = Activity.run.rawValue
     @Option(help: "A course to follow (GPX, TCX or FIT): adds course_timeline and the course events.",
             completion: .file(extensions: ["gpx", "tcx", "fit"]))
     var course: String?
@@ -52,6 +54,10 @@ struct Analyze: ParsableCommand {
             help: ArgumentHelp("Override a terrain setting, KEY=VALUE (for evaluation): "
                 + AltitudeFusionConfig.terrainSettings.keys.joined(separator: ", ") + ".", valueName: "key=value"))
     var terrainOptions: [String] = []
+    @Option(name: .customLong("activity-option"), parsing: .singleValue,
+            help: ArgumentHelp("Override an activity's auto-pause setting, KEY=VALUE (for evaluation): "
+                + ActivityTuning.keys.joined(separator: ", ") + ".", valueName: "key=value"))
+    var activityOptions: [String] = []
     @Option(help: "Seconds added to IMU times (default: aligns a 0-based IMU trace with the GPS trace's start).")
     var imuOffset: Double?
     @Flag(help: "Disable automatic pause detection.") var noAutoPause = false
@@ -74,9 +80,15 @@ struct Analyze: ParsableCommand {
         guard StepDetectorKind(rawValue: detector) != nil else {
             throw ValidationError("--detector must be one of \(StepDetectorKind.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        guard Activity(rawValue: activity) != nil else { throw ValidationError("--activity must be run or walk") }
+        guard Activity(rawValue: activity) != nil else {
+            throw ValidationError("--activity must be one of \(Activity.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
         if let start, let stop, stop < start { throw ValidationError("--stop must not be before --start") }
         guard (20...300).contains(bodyMass) else { throw ValidationError("--body-mass must be 20 to 300 kg") }
+        var tuning = ActivityTuning()
+        for option in activityOptions where (try? tuning.set(option)) == nil {
+            throw ValidationError("--activity-option \(option): expected KEY=NUMBER with KEY one of \(ActivityTuning.keys.joined(separator: ", "))")
+        }
         for option in courseOptions where (try? CourseTuning.apply(option, to: CourseMatcherConfig())) == nil {
             throw ValidationError("--course-option \(option): expected KEY=NUMBER with KEY one of \(CourseTuning.keys.joined(separator: ", "))")
         }
@@ -142,6 +154,7 @@ struct Analyze: ParsableCommand {
                 fail("\(error)", code: ExitCodes.dataError)
             }
         }
+        for option in activityOptions { try? config.activityTuning.set(option) }
         for option in courseOptions {
             config.navigation.matcher = (try? CourseTuning.apply(option, to: config.navigation.matcher)) ?? config.navigation.matcher
         }
@@ -170,7 +183,7 @@ struct Analyze: ParsableCommand {
         do {
             let data = try Data(contentsOf: URL(fileURLWithPath: course))
             let parsed = try CourseFile.read(data, format: CourseFileFormat(fileName: course))
-            return FollowedCourse(id: nil, name: parsed.name, geometry: try CourseGeometry(parsed.points))
+            return try FollowedCourse(id: nil, course: parsed)
         } catch let e as CourseFileError {
             fail("\(course): \(e.message)", code: ExitCodes.dataError)
         } catch {
@@ -231,13 +244,16 @@ struct Analyze: ParsableCommand {
         print("Elapsed   \(Formatting.duration(summary.elapsed))   Moving \(Formatting.duration(summary.moving))")
         print("Pace      \(Formatting.pace(speed: summary.moving > 0 ? summary.distance / summary.moving : 0, units))")
         print("Steps     \(summary.steps)   cadence \(Int(summary.cadence.rounded())) spm")
-        print("Elevation +\(summary.elevationGain.fixed(0)) m / -\(summary.elevationLoss.fixed(0)) m"
+        print("Elevation \(Display.elevation(summary.elevationGain, summary.elevationLoss, units))"
               + " (\(summary.altitudeSource.rawValue))")
         print("Calories  \(Int(summary.caloriesKcal.rounded())) kcal (\(summary.caloriesMethod == .heartRate ? "from heart rate" : "ACSM, from speed"))")
         if let average = summary.hrAverage, let maximum = summary.hrMax {
             print("Heart     avg \(Int(average.rounded())) bpm, max \(Int(maximum.rounded())) bpm, TRIMP \(Int(summary.trimp.rounded()))")
             print("Zones     " + summary.hrZoneSeconds.enumerated().map { "\($0.offset + 1): \(Formatting.duration($0.element))" }
                 .joined(separator: "  "))
+        }
+        if summary.hr.outOfOrder > 0 {
+            print("          \(summary.hr.outOfOrder) heart-rate reading(s) stamped before the one above dropped")
         }
         print("Pauses    \(summary.pauses.count)")
         if let timeline = summary.courseTimeline, let name = course {

@@ -13,8 +13,11 @@ enum Display {
         if let id = s.session { lines.append("Session   #\(id) \(s.activity ?? "")") }
         lines.append("Elapsed   \(Formatting.duration(s.elapsedS))   Moving \(Formatting.duration(s.movingS))")
         lines.append("Distance  \(Formatting.distance(s.distanceM, units))")
-        lines.append("Pace      \(Formatting.pace(speed: s.speedMps, units))   avg \(Formatting.pace(speed: s.avgSpeedMps, units))")
-        lines.append("Steps     \(s.steps)   cadence \(Int(s.cadenceSpm.rounded())) spm")
+        let shown = profile(s.activity)
+        lines.append("\(shown.showsSpeed ? "Speed     " : "Pace      ")\(rate(s.speedMps, shown, units))   "
+            + "avg \(rate(s.avgSpeedMps, shown, units))")
+        if shown.countsSteps { lines.append("Steps     \(s.steps)   cadence \(Int(s.cadenceSpm.rounded())) spm") }
+        if shown.tellsClimbRate, let climb = s.climbRateMPerH { lines.append("Climbing  \(Formatting.climbRate(climb, units))") }
         lines.append("Elevation \(elevation(s.elevationGainM, s.elevationLossM, units)) (\(s.altitudeSource))   "
             + "laps \(s.laps)   \(Int(s.caloriesKcal.rounded())) kcal"
             + (s.caloriesMethod == "heart_rate" ? " (heart rate)" : ""))
@@ -33,10 +36,21 @@ enum Display {
     /// One line per status, for pipes and logs.
     static func statusLine(_ s: StatusReply, units: UnitSystem) -> String {
         "\(s.state) elapsed \(Formatting.duration(s.elapsedS)) moving \(Formatting.duration(s.movingS)) "
-            + "\(Formatting.distance(s.distanceM, units)) pace \(Formatting.pace(speed: s.speedMps, units)) "
+            + "\(Formatting.distance(s.distanceM, units)) \(profile(s.activity).showsSpeed ? "speed" : "pace") "
+            + "\(rate(s.speedMps, profile(s.activity), units)) "
             + "steps \(s.steps) cadence \(Int(s.cadenceSpm.rounded())) spm gps \(s.gps.health)/\(s.gps.grade) imu \(s.imu.health)"
             + (heartRate(s).map { " hr \($0)" } ?? "")
             + navigationLine(s, units: units)
+    }
+
+    /// The rules of the activity a reply names (a run's for one this CLI does not know).
+    static func profile(_ activity: String?) -> ActivityProfile {
+        (activity.flatMap(Activity.init(rawValue:)) ?? .run).profile
+    }
+
+    /// A speed as the activity shows it: a pace (`5:12 min/km`) or a speed (`24.3 km/h`).
+    static func rate(_ speed: Double, _ profile: ActivityProfile, _ units: UnitSystem) -> String {
+        Formatting.rate(speed: speed, units, for: profile)
     }
 
     /// `152 bpm, zone 4 (connected)`, `-- (lost)`; nil without a strap.
@@ -53,10 +67,9 @@ enum Display {
         return text
     }
 
-    /// `+12 m / -8 m`, or feet in imperial units.
+    /// `+12 m / -8 m` (feet in imperial units), `0 m` when flat: as the phone shows it.
     static func elevation(_ gain: Double, _ loss: Double, _ units: UnitSystem) -> String {
-        let (factor, unit) = units == .metric ? (1.0, "m") : (1 / 0.3048, "ft")
-        return "+\((gain * factor).fixed(0)) \(unit) / -\((loss * factor).fixed(0)) \(unit)"
+        Formatting.elevation(gain: gain, loss: loss, units)
     }
 
     static func date(_ t: Double) -> String {
@@ -77,12 +90,14 @@ enum Display {
 
     static func session(_ r: SessionReply, units: UnitSystem) -> String {
         let s = r.stats
+        let shown = profile(r.session.activity)
         var lines = [
             "Session   #\(r.session.id) \(r.session.activity), \(r.session.state)\(r.session.interrupted ? " (interrupted)" : "")",
             "Started   \(date(r.session.startTime))",
             "Distance  \(Formatting.distance(s.distance, units))",
             "Elapsed   \(Formatting.duration(s.elapsed))   Moving \(Formatting.duration(s.moving))",
-            "Avg pace  \(Formatting.pace(speed: s.averageSpeed, units))   max speed \(Formatting.speed(s.maxSpeed, units))",
+            (shown.showsSpeed ? "Avg speed \(Formatting.speed(s.averageSpeed, units))"
+                : "Avg pace  \(Formatting.pace(speed: s.averageSpeed, units))") + "   max speed \(Formatting.speed(s.maxSpeed, units))",
             "Steps     \(s.steps)   avg cadence \(Int(s.averageCadence.rounded())) spm",
             "Elevation \(elevation(s.elevationGain, s.elevationLoss, units)) (\(altitudeSources(s)))",
             "Calories  \(Int(r.figures.caloriesKcal.rounded())) kcal\(r.figures.caloriesMethod == "heart_rate" ? " (heart rate)" : "")   best pace "
@@ -101,7 +116,7 @@ enum Display {
         if !splits.isEmpty {
             lines.append("Splits (\(units.distanceSymbol))")
             for sp in splits {
-                let pace = sp.paceS.map { Formatting.pace(speed: units.metresPerUnit / $0, units) } ?? "--:--"
+                let pace = sp.paceS.map { rate(units.metresPerUnit / $0, shown, units) } ?? "--:--"
                 let label = sp.partial ? Formatting.distance(sp.distanceM, units) : "\(sp.number)"
                 lines.append("  " + pad(label, 9, right: true) + "  " + Formatting.duration(sp.movingS) + "  " + pace)
             }
@@ -110,7 +125,7 @@ enum Display {
             lines.append("Laps")
             for lap in r.figures.laps {
                 lines.append("  " + pad(String(lap.number), 3, right: true) + "  " + pad(Formatting.distance(lap.distanceM, units), 9, right: true)
-                    + "  " + Formatting.duration(lap.movingS) + "  " + Formatting.pace(speed: lap.avgSpeedMps, units)
+                    + "  " + Formatting.duration(lap.movingS) + "  " + rate(lap.avgSpeedMps, shown, units)
                     + "  \(lap.steps) steps")
             }
         }
@@ -125,12 +140,17 @@ enum Display {
     }
 
     static func badges(_ r: BadgesReply, units: UnitSystem) -> String {
+        let shown = profile(r.activity)
         var lines = ["BADGE     DISTANCE   TIER     EARNED BY        BEST"]
+        if shown.activity != .run { lines.insert("Badges of the \(shown.sport.noun)s", at: 0) }
         for b in r.badges {
             let earned = b.earned.map { "#\($0.session) \(date($0.startTime).prefix(10))" } ?? "-"
-            let best = b.best.map { "#\($0.session) \(Formatting.pace(speed: $0.avgSpeedMps, units))" } ?? "-"
+            let best = b.best.map { "#\($0.session) \(rate($0.avgSpeedMps, shown, units))" } ?? "-"
             lines.append(pad(b.name, 8) + "  " + pad(Formatting.distance(b.distanceM, units), 9, right: true) + "  "
                 + pad(b.tier ?? "-", 7) + "  " + pad(earned, 15) + "  " + best)
+        }
+        if let longest = r.longest, shown.activity == .ride {
+            lines.append("Longest ride: #\(longest.session) \(Formatting.distance(longest.distanceM, units))")
         }
         if let next = r.next {
             lines.append("Next: \(next.name) (\(Formatting.distance(next.distanceM, units))), "

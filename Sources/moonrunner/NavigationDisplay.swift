@@ -36,6 +36,10 @@ extension Display {
             if !c.onCourse, let d = c.distanceToCourseM, let b = c.bearingToCourseDeg {
                 lines.append("          OFF COURSE: back to it " + heading(d, b, units))
             }
+            if let next = c.nextCue {
+                lines.append("Next      \(cue(next.kind, name: next.name, then: next.then)) in "
+                    + Formatting.shortDistance(next.distanceM, units))
+            }
         }
         if let h = s.home { lines.append("Home      " + heading(h.distanceM, h.bearingDeg, units)) }
         if let d = s.destination {
@@ -55,6 +59,7 @@ extension Display {
             } else if let d = c.distanceToCourseM, let b = c.bearingToCourseDeg {
                 parts.append("course off \(d.fixed(0)) m back \(b.fixed(0))°")
             }
+            if let next = c.nextCue { parts.append("next \(next.kind.rawValue) \(next.distanceM.fixed(0)) m") }
         }
         if let h = s.home { parts.append("home \(h.distanceM.fixed(0)) m \(h.bearingDeg.fixed(0))°") }
         if let d = s.destination, let dist = d.distanceM, let b = d.bearingDeg {
@@ -83,11 +88,44 @@ extension Display {
             "Points    \(c.points)",
             "Bounds    \(c.bounds.minLat.fixed(5)),\(c.bounds.minLon.fixed(5)) – \(c.bounds.maxLat.fixed(5)),\(c.bounds.maxLon.fixed(5))",
             "Added     \(date(c.createdAt))",
-        ].joined(separator: "\n")
+        ].joined(separator: "\n") + cues(c.cues ?? [], units: units)
     }
 
+    /// The `Cues` lines of `course show`: each cue at its distance along the
+    /// course; a file's point away from the course said so, with how far.
+    static func cues(_ list: [CourseCue], units: UnitSystem) -> String {
+        guard !list.isEmpty else { return "\nCues      none" }
+        let found = list.allSatisfy(\.found)
+        var out = ["\nCues      \(list.count)" + (found ? " (found in the course's shape)" : " (the file's own points)")]
+        for c in list {
+            var line = "  " + pad(Formatting.distance(c.courseM, units), 9, right: true) + "  "
+                + cue(c.kind, name: c.name, then: c.then)
+            if c.offCourse { line += "  (off the course: \(Formatting.shortDistance(c.offsetM, units)) away, not said)" }
+            if let notes = c.notes, !notes.isEmpty { line += "  — \(notes)" }
+            out.append(line)
+        }
+        return out.joined(separator: "\n")
+    }
+
+    /// A cue in words: `Turn left onto Elm Street`, `Bear right, then left`, `Water: Fountain`.
+    static func cue(_ kind: CueKind, name: String?, then: [CueKind] = []) -> String {
+        var text = cueWords[kind] ?? kind.rawValue
+        for next in then { text += ", then " + (cueWords[next] ?? next.rawValue).lowercased() }
+        guard let name, !name.isEmpty else { return text }
+        if kind == .generic { return name }
+        return kind.isTurn ? "\(text) onto \(name)" : "\(text): \(name)"
+    }
+
+    private static let cueWords: [CueKind: String] = [
+        .left: "Turn left", .right: "Turn right", .slightLeft: "Bear left", .slightRight: "Bear right",
+        .sharpLeft: "Turn sharp left", .sharpRight: "Turn sharp right", .uTurn: "U-turn", .straight: "Straight on",
+        .generic: "Point of interest", .summit: "Summit", .valley: "Valley", .water: "Water", .food: "Food",
+        .danger: "Danger", .firstAid: "First aid", .sprint: "Sprint", .category4: "Category 4 climb",
+        .category3: "Category 3 climb", .category2: "Category 2 climb", .category1: "Category 1 climb",
+        .horsCategory: "Hors catégorie climb",
+    ]
+
     private static func elevationGain(_ gain: Double, _ units: UnitSystem) -> String {
-        let (factor, unit) = units == .metric ? (1.0, "m") : (1 / 0.3048, "ft")
-        return "+\((gain * factor).fixed(0)) \(unit)"
+        Formatting.climb(gain, units)
     }
 }

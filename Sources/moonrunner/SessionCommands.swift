@@ -19,7 +19,7 @@ struct Status: ParsableCommand {
 struct Start: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Start a session, optionally following a course or heading for a point (?START).")
     @OptionGroup var options: ClientOptions
-    @Option(help: "run or walk (default: the daemon's session.activity).",
+    @Option(help: "\(RequestParser.activities.joined(separator: ", ")) (default: the daemon's session.activity).",
             completion: .list(RequestParser.activities))
     var activity: String?
     @Option(help: "Follow this course (see `moonrunner course list`).") var course: Int64?

@@ -102,13 +102,16 @@ struct LiveScreen {
         var title = "MoonRunner  \(s.state)"
         if let id = s.session { title += " · \(s.activity ?? "") #\(id)" }
         var lines = [title + "   " + clock(s.time), String(repeating: "─", count: 56)]
+        let shown = Display.profile(s.activity)
         lines += [
             "Distance   \(Formatting.distance(s.distanceM, units))",
             "Time       \(Formatting.duration(s.elapsedS))   moving \(Formatting.duration(s.movingS))",
-            "Pace       \(Formatting.pace(speed: s.speedMps, units))   avg \(Formatting.pace(speed: s.avgSpeedMps, units))",
-            "Steps      \(s.steps)   cadence \(Int(s.cadenceSpm.rounded())) spm",
-            "Elevation  \(Display.elevation(s.elevationGainM, s.elevationLossM, units))   laps \(s.laps)",
-        ]
+            (shown.showsSpeed ? "Speed      " : "Pace       ")
+                + "\(Display.rate(s.speedMps, shown, units))   avg \(Display.rate(s.avgSpeedMps, shown, units))",
+            shown.countsSteps ? "Steps      \(s.steps)   cadence \(Int(s.cadenceSpm.rounded())) spm" : "",
+            "Elevation  \(Display.elevation(s.elevationGainM, s.elevationLossM, units))   laps \(s.laps)"
+                + (shown.tellsClimbRate ? s.climbRateMPerH.map { "   climbing \(Formatting.climbRate($0, units))" } ?? "" : ""),
+        ].filter { !$0.isEmpty }
         if let hr = Display.heartRate(s) { lines.append("Heart      \(hr)") }
         // Its labels are a column narrower than this screen's.
         lines += Display.navigation(s, units: units).map { $0.prefix(10) + " " + $0.dropFirst(10) }

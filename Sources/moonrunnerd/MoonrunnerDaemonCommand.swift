@@ -57,7 +57,7 @@ struct MoonrunnerDaemonCommand: AsyncParsableCommand {
     @Option(help: "State directory (database).") var stateDir: String?
     @Option(help: "Control socket path.") var socket: String?
     @Option(help: "gpsd address as HOST:PORT.") var gpsd: String?
-    @Option(help: "IMU source: i2c:/dev/i2c-1@0x68 or replay:FILE[,speed=N][,loop].") var imu: String?
+    @Option(help: "IMU source: none, i2c:/dev/i2c-1@0x68 or replay:FILE[,speed=N][,loop].") var imu: String?
     @Option(help: "Barometer source: none, i2c:/dev/i2c-1@0x76 or replay:FILE[,speed=N][,loop].") var baro: String?
     @Option(help: "Heart-rate strap: none, ble:auto, ble:AA:BB:CC:DD:EE:FF or replay:FILE[,speed=N].") var hr: String?
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: String?

@@ -13,6 +13,21 @@ struct CourseEndToEndTests {
         return ok
     }
 
+    /// The part of b_urban_detour's course the recorded walk skips, metres
+    /// along the course: from the furthest it got before its truth first says
+    /// off course to the nearest it comes back to after the last time (as
+    /// eval_cues.py measures it).
+    static func skippedPart() throws -> ClosedRange<Double> {
+        let url = courses.appendingPathComponent("b_urban_detour.course.truth.json")
+        let truth = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+        let off = try #require(truth["off_course"] as? [NSNumber]).map(\.boolValue)
+        let progress = try #require(truth["progress_m"] as? [Any]).map { $0 as? Double }
+        let first = try #require(off.firstIndex(of: true)), last = try #require(off.lastIndex(of: true))
+        let before = try #require(progress[..<first].compactMap { $0 }.max())
+        let after = try #require(progress[last...].compactMap { $0 }.min())
+        return before...after
+    }
+
     /// The epochs of an NMEA log from `from` to `to` seconds after its first
     /// one (an epoch starts at its GGA; the sim logs begin 30 s before their first fix).
     static func trim(_ nmea: URL, from: Int, to: Int, into out: URL) throws {
@@ -53,6 +68,8 @@ struct CourseEndToEndTests {
                                 "--name", "Detour")
         #expect(added.status == 0 && added.out.contains("added course #1") && added.out.contains("Length    3.37 km"),
                 "\(added.out) \(added.err)")
+        // A plain track: its turns are found in its shape and listed.
+        #expect(added.out.contains("(found in the course's shape)") && added.out.contains("Turn left"), "\(added.out)")
         // Heading for where the walker is at 26:40 as well: they arrive there.
         let truth = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: Paths.data.appendingPathComponent("gps/sim/b_urban.truth.json"))) as? [String: Any])
         let positions = try #require(truth["positions"] as? [String: Any])
@@ -66,6 +83,7 @@ struct CourseEndToEndTests {
 
         let on = try rig.waitFor(timeout: 30, "on the course") { ($0.course?.progressM ?? 0) > 1150 && $0.course?.onCourse == true }
         #expect(on.course?.id == 1 && on.course?.name == "Detour" && on.home != nil)
+        #expect(on.course?.nextCue.map { $0.courseM > 1150 && $0.distanceM >= 0 } == true, "\(String(describing: on.course))")
         #expect((on.destination?.distanceM ?? 0) > 200 && on.destination?.arrived == false)
         let off = try rig.waitFor(timeout: 30, "off course on the detour") { $0.course?.onCourse == false }
         #expect(off.course?.progressM == nil && (off.course?.distanceToCourseM ?? 0) > 50 && off.course?.bearingToCourseDeg != nil)
@@ -81,7 +99,13 @@ struct CourseEndToEndTests {
         let session = try rig.session(id)
         #expect(session.course == SessionCourseReply(id: 1, name: "Detour", finished: false))
         let events = session.events.map(\.event)
-        #expect(events.filter { $0 == "off_course" }.count == 1 && events.filter { $0 == "on_course" }.count == 1, "\(events)")
+        // The walker cuts straight through the course's loop: off, on the loop for a minute, off again, back.
+        #expect(events.filter { $0 == "off_course" }.count == 2 && events.filter { $0 == "on_course" }.count == 2, "\(events)")
+        // The turns ahead were said, each with its cue, and none on the loop the walker skipped.
+        let turns = session.events.filter { $0.event == "turn_ahead" }
+        #expect(!turns.isEmpty && turns.allSatisfy { $0.cue != nil }, "\(events)")
+        let skipped = try Self.skippedPart()
+        #expect(!turns.contains { skipped.contains($0.cue?.courseM ?? 0) }, "\(skipped): \(turns.compactMap(\.cue))")
         #expect(session.events.contains { $0.event == "course_to_go" && $0.detail == "1000" })
         #expect(events.filter { $0 == "arrived" }.count == 1, "\(events)")
         let gpx = try rig.cli("export", String(id), "--format", "gpx")
@@ -89,10 +113,11 @@ struct CourseEndToEndTests {
 
         let watched = watch.log
         #expect(watched.contains("event off_course") && watched.contains("event on_course") && watched.contains("course_to_go"), "\(watched.suffix(1500))")
-        #expect(watched.contains(" course ") && watched.contains(" home "))
+        #expect(watched.contains(" course ") && watched.contains(" home ") && watched.contains("event turn_ahead"))
         let hook = eventually(timeout: 10) {
             let text = (try? String(contentsOfFile: hookLog, encoding: .utf8)) ?? ""
             return text.contains("off_course") && text.contains("on_course") && text.contains("course_to_go 1000")
+                && text.contains("turn_ahead")
         }
         #expect(hook, "\((try? String(contentsOfFile: hookLog, encoding: .utf8)) ?? "")")
         #expect(rig.daemon?.isRunning == true)

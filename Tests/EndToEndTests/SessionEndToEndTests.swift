@@ -1,4 +1,5 @@
 import Foundation
+import MoonRunnerCore
 import MoonRunnerProtocol
 import MoonRunnerStore
 import Testing
@@ -42,6 +43,10 @@ struct SessionEndToEndTests {
         let text = try rig.cli("show", String(id))
         #expect(text.out.contains(" km"))
         #expect(text.out.contains("Steps"))
+        // Climb and descent as the phone shows them: a sign only on what is there (never "+0 m / -0 m").
+        let elevation = Formatting.elevation(gain: show.stats.elevationGain, loss: show.stats.elevationLoss)
+        #expect(text.out.contains("Elevation \(elevation) ("), "\(text.out)")
+        #expect(!text.out.contains("+0 m") && !text.out.contains("-0 m"), "\(text.out)")
         #expect(rig.daemon?.isRunning == true)
     }
 

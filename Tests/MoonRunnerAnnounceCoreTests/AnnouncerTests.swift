@@ -44,6 +44,13 @@ enum Lines {
         """
     }
 
+    /// A `turn_ahead` or `turn_now` as the daemon writes it (its own encoder).
+    static func cue(_ kind: SessionEventKind, time: Double, _ cue: CueEvent) -> String {
+        ReplyEncoder.line(EventReply(session: 4, event: SessionEvent(kind: kind, time: time, detectedAt: time,
+                                                                    cause: "course", state: .recording,
+                                                                    detail: cue.kind.rawValue, cue: cue)))
+    }
+
     static func split(_ n: Int, pace: Double, elapsed: Double? = nil, distance: Double = 1000) -> String {
         """
         {"distance_m":\(distance),"elapsed_s":\(elapsed ?? pace),"elevation_change_m":null,"moving_s":\(pace),\
@@ -263,6 +270,8 @@ struct AnnouncerTests {
         .hrZone: Lines.event("hr_zone", time: 1, cause: "hr", detail: "4"),
         .terrainLost: Lines.event("terrain_lost", time: 1, cause: "terrain", detail: "no tile N41E002"),
         .terrainRegained: Lines.event("terrain_regained", time: 1, cause: "terrain"),
+        .turnAhead: Lines.cue(.turnAhead, time: 1, CueEvent(kind: .left, name: nil, courseM: 500, distanceM: 60)),
+        .turnNow: Lines.cue(.turnNow, time: 1, CueEvent(kind: .left, name: nil, courseM: 500, distanceM: 8)),
     ]
 
     @Test("every kind of event is said, or listed as silent on purpose with the reason: none is silent by accident",
@@ -291,6 +300,7 @@ struct AnnouncerTests {
             (\.start, [.start]), (\.pauseResume, [.pause, .resume]), (\.laps, [.lap]), (\.splits, [.split]),
             (\.summary, [.stop]), (\.badges, [.badge]), (\.course, [.offCourse, .onCourse, .courseToGo, .courseFinished, .arrived]),
             (\.gps, [.gpsLost, .gpsRegained]), (\.heartRate, [.hrConnected, .hrLost, .hrZone]),
+            (\.turns, [.turnAhead, .turnNow]),
         ]
         for (setting, kinds) in off {
             var s = all

@@ -52,9 +52,24 @@ struct AnnounceSettingsTests {
         #expect(throws: ConfigError.self) { try AnnounceConfigReader.read(["not", "a", "map"]) }
     }
 
+    @Test("each language words every kind of cue: a turn as an instruction (alone and after \"then\"), a place as a noun")
+    func cueWords() {
+        for language in AnnounceLanguage.allCases {
+            let words = PhraseTable.of(language).cueWords
+            for kind in CueKind.allCases {
+                if kind.isTurn {
+                    #expect(!(words.turns[kind] ?? "").isEmpty && !(words.thenTurns[kind] ?? "").isEmpty, "\(language) \(kind)")
+                } else {
+                    #expect(!(words.places[kind] ?? "").isEmpty, "\(language) \(kind)")
+                }
+            }
+        }
+    }
+
     @Test("each language has every phrase, and every slot a phrase uses is one the announcer fills")
     func tables() {
-        let slots: Set<String> = ["number", "distance", "time", "pace", "unit", "badge", "direction", "name", "bpm", "zone"]
+        let slots: Set<String> = ["number", "distance", "time", "pace", "unit", "badge", "direction", "name", "bpm", "zone",
+                                  "activity", "speed", "rate", "turn", "then", "place"]
         for language in AnnounceLanguage.allCases {
             let table = PhraseTable.of(language)
             #expect(table.language == language)

@@ -274,6 +274,33 @@ struct EngineAltitudeTests {
         #expect(try JSONDecoder().decode(SessionStats.self, from: Data(old.utf8)).altitudeSource == .gps)
     }
 
+    @Test("standing with a barometer while its level settles on a noisy GPS altitude 40 m away: no climb, no resume")
+    func standingLevelIsNoClimb() {
+        var engine = SessionEngine()
+        var rx = SimulatedGPSReceiver(seed: 42)
+        var baro = SimulatedBarometer(seed: 43)
+        var noise = GPSTestRandom(seed: 44)
+        let t0 = 1_700_000_000.0
+        var climbs: [SessionEvent] = []
+        try? engine.start(activity: .hike, at: t0) { _ in }
+        for i in 0..<600 {
+            let t = t0 + Double(i)
+            for k in 0..<10 {
+                var s = baro.reading(t: Double(i) + Double(k) / 10, altitude: 100)
+                s.t += t0
+                engine.ingest(s) { _ in }
+            }
+            // GPS altitude 8 m off at random on each fix: the level's first corrections are large.
+            var fix = rx.fix(t: Double(i), east: 0, north: 0, ve: 0, vn: 0, altitude: 140 + 8 * noise.gaussian())
+            fix.time = t
+            engine.ingest(fix, at: t + 0.95) { out in
+                if case let .event(e) = out, e.cause == "climb" { climbs.append(e) }
+            }
+        }
+        #expect(engine.altitudeSource == .barometric)
+        #expect(climbs.isEmpty, "\(climbs.count) climb events, the first at \((climbs.first?.time ?? t0) - t0) s")
+    }
+
     @Test("refused readings do not move the engine's clock")
     func refusedReadings() {
         var engine = SessionEngine()

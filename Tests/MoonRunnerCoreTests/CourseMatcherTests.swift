@@ -110,21 +110,24 @@ struct CourseMatcherTests {
         #expect(m.worstError(settle: 150, offset: { $0 - 300 + 400 }) < 20)
     }
 
-    @Test("crossing the course is not joining it")
+    @Test("crossing the course is being on it while within the threshold and off it again once past, once; where along it is never taken")
     func crossing() throws {
         let geometry = try CourseSketch.geometry([(0, 0), (2000, 0)])
         let path = CourseSketch.vertices([(1000, -400), (1000, 400)])
         let m = MatchedRun(SimulatedRun(path: path, speed: 3, noise: 3), on: geometry)
-        #expect(m.transitions.isEmpty)
-        #expect(m.matches.allSatisfy { !$0.onCourse })
+        #expect(m.onCourseAlerts == 1 && m.offCourseAlerts == 1, "\(m.transitions)")
+        #expect(m.matches.allSatisfy { $0.progress == nil })
+        // Within 50 m from 350 m to 450 m of the path: on course 3 s after 117 s, off 5 s after 55 m beyond it (152 s).
+        let on = try #require(m.onCourseTimes.first)
+        #expect(abs(on.detected - 120) <= 5, "on_course at \(on.detected) s")
     }
 
-    @Test("running the course backwards is not following it")
+    @Test("running the course backwards is never following it: on it, but no progress")
     func backwards() throws {
         let corners = [(0.0, 0.0), (2000.0, 0.0)]
         let geometry = try CourseSketch.geometry(corners)
         let m = MatchedRun(SimulatedRun(path: CourseSketch.vertices(corners.reversed()), speed: 3, noise: 3), on: geometry)
-        #expect(m.matches.suffix(600).allSatisfy { !$0.onCourse })
+        #expect(m.matches.suffix(600).allSatisfy { $0.progress == nil })
     }
 
     @Test("progress never moves by more than the runner can cover, or back by more than the noise")

@@ -51,6 +51,19 @@ struct HeartRateEngineTests {
         #expect(e.heartRateCounters.rejected == 3)
     }
 
+    @Test("a reading stamped 1 s before the one before it is dropped and counted as out of order; the readings after it are taken")
+    func outOfOrder() {
+        var e = Self.engine()
+        var taken: [Double] = []
+        try? e.start(activity: .run, at: 0) { _ in }
+        for (t, bpm) in [(1.0, 140), (2.0, 141), (1.0, 139), (3.0, 142)] {
+            e.ingest(Self.hr(t, bpm)) { if case let .heartRate(r) = $0 { taken.append(r.bpm) } }
+        }
+        #expect(taken == [140, 141, 142])
+        #expect(e.heartRateCounters.outOfOrder == 1 && e.heartRateCounters.rejected == 1)
+        #expect(e.heartRateCounters.samples == 3)
+    }
+
     @Test("while a session is open every reading goes out, a missing one as NaN (a gap, not a flat line)")
     func readingsOut() {
         var e = Self.engine()

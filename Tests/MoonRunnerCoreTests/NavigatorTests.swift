@@ -17,7 +17,7 @@ struct NavigatorTests {
         for f in fixes {
             let ll = CourseSketch.plane.unproject(east: f.east, north: f.north)
             nav.update(latitude: ll.lat, longitude: ll.lon, sigma: 2, speed: f.speed, heading: f.heading,
-                       distance: distance, at: t0 + f.t) { kind, _, detail in events.append(Recorded(kind: kind, detail: detail)) }
+                       distance: distance, at: t0 + f.t) { events.append(Recorded(kind: $0.kind, detail: $0.detail)) }
             distance = f.along
         }
         return events

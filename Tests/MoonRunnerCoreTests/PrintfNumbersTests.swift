@@ -50,3 +50,21 @@ struct PrintfNumbersTests {
         }
     }
 }
+
+@Suite("Climb and descent as the CLI and the phone show them")
+struct ClimbFormattingTests {
+    @Test("a climb has a sign only when there is one: +12 m, 0 m; a flat session is 0 m, not +0 m / -0 m")
+    func climb() {
+        #expect(Formatting.climb(12.4) == "+12 m" && Formatting.climb(0.4) == "0 m" && Formatting.climb(.nan) == "0 m")
+        #expect(Formatting.climb(30.48, .imperial) == "+100 ft")
+        #expect(Formatting.elevation(gain: 12.4, loss: 8.2) == "+12 m / -8 m")
+        #expect(Formatting.elevation(gain: 0.2, loss: 0.4) == "0 m")
+        #expect(Formatting.elevation(gain: 3, loss: 0) == "+3 m / 0 m")
+    }
+
+    @Test("a short distance ahead to the nearest 10 m (yd), a longer one as a distance")
+    func shortDistance() {
+        #expect(Formatting.shortDistance(96) == "100 m" && Formatting.shortDistance(4) == "0 m")
+        #expect(Formatting.shortDistance(1500) == "1.50 km" && Formatting.shortDistance(100, .imperial) == "110 yd")
+    }
+}

@@ -146,9 +146,13 @@ struct SessionEngineTests {
         try run.command { e, emit in try e.start(activity: .walk, at: 0, emit: emit) }
         run.feed(Synth.walking(from: 0, to: 20))
         // Waving the arm: energetic but nothing like a gait.
-        let waving = stride(from: 20.0, to: 60.0, by: 0.01).map { t in
-            IMUSample(t: t, ax: 0.3 * sin(2 * .pi * 0.4 * t), ay: 0.2 * cos(2 * .pi * 0.3 * t),
-                      az: 1 + 0.15 * sin(2 * .pi * 0.23 * t) + 0.1 * sin(2 * .pi * 0.61 * t))
+        // Typed step by step: Swift 6.2's type checker gives up on the one expression.
+        let waving = stride(from: 20.0, to: 60.0, by: 0.01).map { (t: Double) -> IMUSample in
+            let w: Double = 2 * .pi * t
+            let ax: Double = 0.3 * sin(0.4 * w)
+            let ay: Double = 0.2 * cos(0.3 * w)
+            let az: Double = 1 + 0.15 * sin(0.23 * w) + 0.1 * sin(0.61 * w)
+            return IMUSample(t: t, ax: ax, ay: ay, az: az)
         }
         run.feed(waving)
         #expect(run.engine.state == .autoPaused)
@@ -167,9 +171,12 @@ struct SessionEngineTests {
         // Fidgeting after the walk keeps the quick path from pausing, and the stop
         // comes before the slow dwell runs out.
         func fidget(_ t0: Double, _ t1: Double) -> [IMUSample] {
-            stride(from: t0, to: t1, by: 0.01).map { t in
-                IMUSample(t: t, ax: 0.3 * sin(2 * .pi * 0.4 * t), ay: 0.2 * cos(2 * .pi * 0.3 * t),
-                          az: 1 + 0.25 * sin(2 * .pi * 0.5 * t))
+            stride(from: t0, to: t1, by: 0.01).map { (t: Double) -> IMUSample in
+                let w: Double = 2 * .pi * t
+                let ax: Double = 0.3 * sin(0.4 * w)
+                let ay: Double = 0.2 * cos(0.3 * w)
+                let az: Double = 1 + 0.25 * sin(0.5 * w)
+                return IMUSample(t: t, ax: ax, ay: ay, az: az)
             }
         }
         var run = EngineRun()

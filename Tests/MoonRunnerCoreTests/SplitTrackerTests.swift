@@ -38,6 +38,20 @@ struct SplitTrackerTests {
         #expect(live == stored)
     }
 
+    @Test("a pause the session opened with (standing at the start, auto-paused) is in no split: the first split's time and pace agree")
+    func startingPause() throws {
+        // Started at t0, stood auto-paused 27 s, then 1000 m at 4.18 m/s (3:59 a km).
+        let points = StatsTrack.line(from: 27, to: 300, speed: 1000 / 239)
+        let pauses = [StatsTrack.pause(0, 27)]
+        let split = try #require(Splits.compute(points: points, pauses: pauses, units: .metric, start: StatsTrack.t0).first)
+        #expect(abs(split.elapsed - 239) < 1e-6 && abs(split.moving - 239) < 1e-6, "\(split.elapsed) s, \(split.moving) s")
+        #expect(split.startTime == StatsTrack.t0 + 27)
+        // A pause later in the split still counts in its clock time (the wearer stopped in that km).
+        let later = Splits.compute(points: points, pauses: pauses + [StatsTrack.pause(100, 110)], units: .metric,
+                                   start: StatsTrack.t0)
+        #expect(abs((later.first?.elapsed ?? 0) - 239) < 1e-6 && abs((later.first?.moving ?? 0) - 229) < 1e-6)
+    }
+
     @Test("points that carry the session's distance are split on it, not on their geometry")
     func carriedDistance() throws {
         // The session counted 90 % of the geometric length (say, drift taken out).

@@ -212,6 +212,10 @@ struct ConfigLoaderTests {
         let base = try ConfigLoader.parse(yaml: "gpsd: {port: 3000}\nstate_dir: /a")
         let c = try ConfigOverrides(stateDir: "/b", gpsd: "127.0.0.1:4000", imu: "replay:/x.csv").apply(to: base)
         #expect(c.stateDir == "/b" && c.gpsdPort == 4000 && c.imuSource == "replay:/x.csv")
+        // --imu none: a GPS-only set-up is accepted, and validated like any other source.
+        let gpsOnly = try ConfigOverrides(imu: "none").apply(to: base)
+        #expect(gpsOnly.imuSource == "none")
+        try DaemonConfigValidator.validateAtStart(gpsOnly)
         #expect(throws: ConfigError.self) { try ConfigOverrides(gpsd: "127.0.0.1").apply(to: base) }
     }
 }

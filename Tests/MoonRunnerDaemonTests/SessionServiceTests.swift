@@ -60,6 +60,28 @@ struct SessionServiceTests {
         #expect(board.badges.first { $0.name == "Mercury" }?.earned == nil)
     }
 
+    @Test("after a restart, an idle BADGES is the last session's activity: a walk's Moon stays on the board")
+    func badgesAfterRestart() async throws {
+        var config = DaemonConfig()
+        config.stateDir = NSTemporaryDirectory() + "mr-svc-\(UUID().uuidString.prefix(8))"
+        let store = try SessionStore(directory: config.stateDir)
+        let service = SessionService(config: config, store: store, clock: EngineClock(), logger: Logger(label: "test"))
+        let started = try ReplyEncoder.decode(StatusReply.self,
+                                              from: await service.handle(Request(command: .start(activity: "walk"))))
+        for k in 0..<450 {
+            let t = started.time + Double(k)
+            await service.ingest(fix: Self.fix(t, metres: Double(k) * 3), at: t)
+        }
+        _ = await service.handle(Request(command: .stop))
+        // The configured activity is a run: the board must not fall back to it while a walk was the last session.
+        let restarted = SessionService(config: config, store: store, clock: EngineClock(),
+                                       logger: Logger(label: "test"))
+        await restarted.recover()
+        let board = try ReplyEncoder.decode(BadgesReply.self, from: await restarted.handle(Request(command: .badges)))
+        #expect(board.activity == "walk")
+        #expect(board.badges.first { $0.name == "Moon" }?.earned?.session == started.session)
+    }
+
     @Test("SESSION carries splits per km and mile, laps and calories")
     func figures() async throws {
         let (service, _) = try Self.service()

@@ -105,7 +105,25 @@ struct CourseProtocolTests {
                                                        distanceToCourse: 62, onCourse: false, bearingToCourse: 214,
                                                        finished: false))
         let text = ReplyEncoder.line(moving)
-        #expect(text.contains(#""course":{"bearing_to_course_deg":214,"distance_to_course_m":62,"eta_s":null,"finished":false,"id":2,"length_m":3000,"name":"r","on_course":false,"progress_m":null,"to_go_m":null}"#), "\(text)")
+        #expect(text.contains(#""course":{"bearing_to_course_deg":214,"distance_to_course_m":62,"eta_s":null,"finished":false,"id":2,"length_m":3000,"name":"r","next_cue":null,"on_course":false,"progress_m":null,"to_go_m":null}"#), "\(text)")
         #expect(try ReplyEncoder.decode(StatusReply.self, from: text) == moving)
+    }
+
+    @Test("STATUS.course.next_cue says the next cue's kind, name, place and distance; an EVENT carries its cue only for turn_ahead and turn_now")
+    func cues() throws {
+        let cue = CourseCue(kind: .left, name: "Elm Street", courseM: 1200, latitude: 47, longitude: 8, then: [.right])
+        let course = CourseStatusReply(CourseStatus(id: 2, name: "r", length: 3000, progress: 1100, toGo: 1900, eta: 600,
+                                                    distanceToCourse: 3, onCourse: true, bearingToCourse: nil,
+                                                    finished: false, nextCue: (cue, 100)))
+        let line = ReplyEncoder.line(course)
+        #expect(line.contains(#""next_cue":{"course_m":1200,"distance_m":100,"kind":"left","name":"Elm Street","then":["right"]}"#), "\(line)")
+        let ahead = SessionEvent(kind: .turnAhead, time: 5, detectedAt: 5, cause: "course", state: .recording,
+                                 detail: "left", cue: CueEvent(kind: .left, name: nil, courseM: 1200, distanceM: 64))
+        let event = ReplyEncoder.line(EventReply(session: 1, event: ahead))
+        #expect(event.contains(#""cue":{"course_m":1200,"distance_m":64,"kind":"left","name":null,"then":[]}"#), "\(event)")
+        #expect(try ReplyEncoder.decode(EventReply.self, from: event).cue == ahead.cue)
+        let lap = ReplyEncoder.line(EventReply(session: 1, event: SessionEvent(kind: .lap, time: 5, detectedAt: 5,
+                                                                              cause: "command", state: .recording)))
+        #expect(!lap.contains("cue"), "\(lap)")
     }
 }

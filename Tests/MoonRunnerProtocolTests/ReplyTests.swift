@@ -108,7 +108,7 @@ struct ReplyTests {
             BadgeSessionSummary(id: 3, distance: 5_500, moving: 2_000, startTime: 300),
         ]
         let board = BadgeBoard(sessions: sessions)
-        let reply = BadgesReply(board: board, live: (session: 4, distance: 2_500), id: .string("b"))
+        let reply = BadgesReply(activity: .run, board: board, live: (session: 4, distance: 2_500), id: .string("b"))
         let line = ReplyEncoder.line(reply)
         #expect(line.hasPrefix(#"{"class":"BADGES""#))
         let back = try ReplyEncoder.decode(BadgesReply.self, from: line)
@@ -124,7 +124,7 @@ struct ReplyTests {
         #expect(back.session == 4)
         #expect(back.next?.badge == "mercury")
         #expect(abs((back.next?.leftM ?? 0) - 500) < 1e-9)
-        #expect(BadgesReply(board: board, live: nil).next == nil)
+        #expect(BadgesReply(activity: .run, board: board, live: nil).next == nil)
     }
 }
 

@@ -96,6 +96,20 @@ struct RequestParserStrictnessTests {
         #expect(throws: RequestError.self) { try RequestParser.parse("?START={\"activity\":\"swim\"};") }
     }
 
+    @Test("each of the five activities starts a session; an unknown one is bad_parameter naming the five")
+    func activities() throws {
+        for a in ["run", "trail_run", "walk", "hike", "ride"] {
+            #expect(try RequestParser.parse("?START={\"activity\":\"\(a)\"};").command == .start(activity: a))
+        }
+        do {
+            _ = try RequestParser.parse("?START={\"activity\":\"swim\"};")
+            Issue.record("swim was taken")
+        } catch {
+            #expect(error.code == .badParameter)
+            #expect(error.message.contains("must be one of run, trail_run, walk, hike, ride"), "\(error.message)")
+        }
+    }
+
     @Test("blank lines are recognised byte by byte")
     func blank() {
         #expect(RequestParser.isBlank(Array("".utf8)))

@@ -11,6 +11,13 @@ struct IMUSourceSpecTests {
         #expect(try IMUSourceSpec.parse(" i2c:/dev/i2c-1@105 ") == .i2c(path: "/dev/i2c-1", address: 0x69))
     }
 
+    @Test("none is a GPS-only set-up: no IMU service is made for it")
+    func none() throws {
+        #expect(try IMUSourceSpec.parse("none") == IMUSourceSpec.none)
+        #expect(try IMUSourceSpec.parse(" none ").description == "none")
+        #expect(try IMUService.make(spec: .none, config: IMUServiceConfig(), clock: .engine(EngineClock(speed: 1))) == nil)
+    }
+
     @Test func parsesReplaySpecs() throws {
         #expect(try IMUSourceSpec.parse("replay:/a/b.csv.gz") == .replay(path: "/a/b.csv.gz", speed: 1, loop: false))
         #expect(try IMUSourceSpec.parse("replay:x.csv,speed=10,loop") == .replay(path: "x.csv", speed: 10, loop: true))

@@ -159,7 +159,7 @@ struct SessionPagesTests {
                 let ids = html.components(separatedBy: "href=\"/sessions/").dropFirst().compactMap { Int($0.prefix { $0.isNumber }) }
                 #expect(Array(ids.prefix(3)) == [3, 2, 1])
                 #expect(html.contains("Weekly totals") && html.contains("Monthly totals"))
-                #expect(html.contains("<td>2024-05</td><td>3</td>"), "all three in May 2024")
+                #expect(html.contains("<td>2024-05</td><td>Run</td><td>3</td>"), "all three runs in May 2024")
                 #expect(html.contains("<time datetime=\"2024-05-02T07:30:00Z\""))
             }
         }

@@ -47,6 +47,7 @@ import glob
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tarfile
@@ -291,6 +292,8 @@ def main():
     a = p.parse_args()
     if os.geteuid() != 0:
         sys.exit("deb_check.py: needs root (debootstrap, chroot, mount)")
+    # Stopped (SIGTERM, Ctrl-C) it still unmounts the root's /proc before the root is removed.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     os.makedirs(a.cache, exist_ok=True)
     release = RELEASE.get(a.arch, a.arch)
     emulated = a.arch != HOST_ARCH

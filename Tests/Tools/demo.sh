@@ -101,12 +101,6 @@ echo "=== moonrunner show $id ==="
 "$bin/moonrunner" --socket "$sock" show "$id"
 echo "(truth: $(python3 -c "import json; t = json.load(open('$demo/walk.truth.json')); print(f\"{t['true_distance_m']:.0f} m, moving {t['true_moving_time_s']:.0f} s, {t['steps']} steps\")"))"
 echo "the session in the web app: http://127.0.0.1:$webport/sessions/$id"
-# OUT=DIR (deb_check.py, to compare two builds' recordings): the session as the CLI gives it.
-if [ -n "${OUT:-}" ]; then
-    mkdir -p "$OUT"
-    "$bin/moonrunner" --socket "$sock" show "$id" --json >"$OUT/show.json"
-    for f in gpx fit; do "$bin/moonrunner" --socket "$sock" export "$id" --format $f -o "$OUT/session.$f"; done
-fi
 if [ -t 0 ] && [ -z "${NO_WAIT:-}" ]; then
     echo "the web app keeps running until you press Enter (or Ctrl-C)"
     read -r _ || true

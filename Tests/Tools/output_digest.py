@@ -73,14 +73,7 @@ class Daemon:
         s.connect(self.sock)
         s.sendall("".join(l + "\n" for l in lines).encode())
         s.shutdown(socket.SHUT_WR)
-        out = b""
-        while True:
-            chunk = s.recv(65536)
-            if not chunk:
-                break
-            out += chunk
-        s.close()
-        return out
+        return rig.read_to_end(s)
 
     def stop(self):
         rig.stop_daemon(self.proc)

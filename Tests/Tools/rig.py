@@ -136,6 +136,18 @@ def status(bin_dir, sock):
 
 # Processes.
 
+def read_to_end(conn):
+    """Everything a connected socket receives until the peer closes; then closes it."""
+    data = b""
+    while True:
+        chunk = conn.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    conn.close()
+    return data
+
+
 def free_port():
     """A loopback TCP port nobody listens on now."""
     s = socket.socket()

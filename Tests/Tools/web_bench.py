@@ -18,6 +18,10 @@
   daemon CPU, 20 phones vs none                   unchanged  /proc/PID/stat over 3 x 20 s each; the
                                                              difference within the spread of the windows
                                                              (or 0.2 points of a core)
+  export of a 10-hour session, each format        <= 1 s     wall clock of `moonrunner export ID --format F
+                                                             -o FILE` (the daemon's ?EXPORT stream and the
+                                                             CLI's writer, to the file renamed complete),
+                                                             median of 3, on the same stored session
 
     web_bench.py --bin .build/release [--check] [--window 60]
 
@@ -79,14 +83,8 @@ def get(stack, path, cookie, extra=""):
     start = time.perf_counter()
     s.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{stack.port}\r\nCookie: {cookie}{extra}\r\n"
               f"Accept: text/html\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n".encode())
-    data = b""
-    while True:
-        chunk = s.recv(65536)
-        if not chunk:
-            break
-        data += chunk
+    data = rig.read_to_end(s)
     elapsed = time.perf_counter() - start
-    s.close()
     return elapsed, int(data.split(b" ", 2)[1]), len(data)
 
 
@@ -241,8 +239,26 @@ def session_pages(bin_dir, targets):
               f"(kept session, pictures drawn anew); the daemon's own CPU for one ?SESSION "
               f"{daemon_cpu(stack, 'show', '1', '--json') * 1000:.0f} ms, one CSV ?EXPORT "
               f"{daemon_cpu(stack, 'export', '1', '--format', 'csv') * 1000:.0f} ms")
+        export_times(stack, work, targets)
     finally:
         stack.close()
+
+
+EXPORT_FORMATS = ("gpx", "tcx", "fit", "geojson", "csv", "svg")
+
+
+def export_times(stack, work, targets):
+    """Each format of the older 10-hour session exported through the real CLI, as a runner exports it."""
+    for fmt in EXPORT_FORMATS:
+        path = os.path.join(work, f"ten-hours.{fmt}")
+        spent = []
+        for _ in range(3):
+            started = time.monotonic()
+            stack.cli("export", "1", "--format", fmt, "-o", path)
+            spent.append(time.monotonic() - started)
+        seconds = statistics.median(spent)
+        record(targets, f"export of a 10-hour session, {fmt} ({os.path.getsize(path) // 1024} KB)", seconds * 1000, "ms",
+               "<= 1000", seconds <= 1.0)
 
 
 def live(bin_dir, window, targets):

@@ -5,6 +5,7 @@ daemon replaying the demo walk through gpsfake (web_stack.py).
 What a runner does, checked as it happens (issue 20, "Tested in a real browser"):
   * pair with the code `moonrunner web pair` prints (the link it prints);
   * upload the walk's course GPX from the courses page and start following it;
+  * the run screen shows the course's next cue (arrow, kind, distance) as STATUS says it;
   * watch distance and time advance without a reload (the page is the same
     document throughout: a marker set on it survives);
   * pause, resume, lap, stop (through the stop confirmation), each seen on
@@ -143,6 +144,16 @@ def main():
         c.expect(wait_for(lambda: float(field(driver, "distance_m")[1] or 0) > d0 + 5, 30, "distance to advance"),
               "the distance advances without a reload")
         c.expect(driver.execute_script("return window.__sameDocument") == 42, "no reload happened meanwhile")
+
+        # The next cue of the course (issue 29): an arrow, its distance and its words, as STATUS says it.
+        def cue_agrees():
+            cue = (stack.status().get("course") or {}).get("next_cue")
+            if not cue or not driver.find_element(By.CSS_SELECTOR, '[data-if="cue"]').is_displayed():
+                return False
+            kind, metres = field(driver, "course.next_cue.kind"), field(driver, "course.next_cue.distance_m")
+            return kind[1] == cue["kind"] and kind[0] != "" and metres[0].endswith(" m") and float(metres[1]) >= 0
+        c.expect(wait_for(cue_agrees, 30, "the next cue"),
+                 "the run screen shows the next cue of the course: its arrow, its kind as STATUS says it, its distance")
 
         # The controls.
         submit(driver, '[data-action="pause"]')

@@ -93,6 +93,7 @@ def main():
         shots("session", f"/sessions/{session}")
         shots("history", "/sessions")
         shots("courses", "/courses")
+        shots("course", f"/courses/{course}")
         shots("badges", "/badges")
         shots("settings", "/settings")
 

@@ -3,16 +3,25 @@ import MoonRunnerCore
 /// Everything the announcer can say, by meaning. Each language's table
 /// gives a template per key with `{name}` slots that `Wording` fills.
 public enum PhraseKey: String, Sendable, CaseIterable {
-    case startRun, startWalk
+    /// {activity}: the table's name of it ("Run", "Hike"; `activityNames`).
+    case start
     case pause, resume, autopause, autoresume
     /// {number}
     case lap
     /// {distance} {time} {pace} {unit}
     case split
+    /// {distance} {time} {speed}: a ride's.
+    case splitSpeed
+    /// {distance} {time} {pace} {unit} {rate}: a hike's, with its climb in metres (feet) an hour.
+    case splitClimb
     /// {time} {distance} {pace} {unit}: every N minutes.
     case interval
-    /// {distance} {time} {pace} {unit}
-    case summaryRun, summaryWalk
+    /// {time} {distance} {speed}: a ride's.
+    case intervalSpeed
+    /// {activity} {distance} {time} {pace} {unit}
+    case summary
+    /// {activity} {distance} {time} {speed}: a ride's.
+    case summarySpeed
     /// {time}: a session that hardly moved.
     case summaryShort
     /// {badge}
@@ -35,6 +44,36 @@ public enum PhraseKey: String, Sendable, CaseIterable {
     case heartRateZone
     /// {zone}: no heart rate in the STATUS that followed.
     case heartRateZoneOnly
+    /// {distance} {turn}: a turn ahead ("In 100 metres, turn left.").
+    case turnAhead
+    /// {distance} {turn} {name}: a turn ahead onto a named street.
+    case turnAheadOnto
+    /// {turn}: at the turn ("Turn left now.").
+    case turnNow
+    /// {turn} {then}: a turn followed closely by another ("turn left, then right").
+    case turnThen
+    /// {distance} {place}: a point of interest ahead ("In 200 metres, water.").
+    case pointAhead
+    /// {distance} {place} {name}: a named point of interest ahead.
+    case pointAheadNamed
+}
+
+/// How each kind of cue is said: the turn as an instruction ("turn left",
+/// "bear right"; capitalised for the start of a sentence by the table), the
+/// point of interest as a noun ("water", "a category 2 climb").
+public struct CueWords: Sendable {
+    /// The instruction for each turn kind, as said mid-sentence.
+    public let turns: [CueKind: String]
+    /// The same after "then" (English drops the verb: "then right").
+    public let thenTurns: [CueKind: String]
+    /// The noun for each point-of-interest kind.
+    public let places: [CueKind: String]
+
+    public init(turns: [CueKind: String], thenTurns: [CueKind: String], places: [CueKind: String]) {
+        self.turns = turns
+        self.thenTurns = thenTurns
+        self.places = places
+    }
 }
 
 /// One language: its templates, its badge names and how it says numbers.
@@ -43,14 +82,19 @@ public struct PhraseTable: Sendable {
     public let templates: [PhraseKey: String]
     /// Badge names by the badge's English name as the daemon sends it ("Moon").
     public let badgeNames: [String: String]
+    /// Each activity's name as a sentence begins with it ("Trail run", "越野跑").
+    public let activityNames: [Activity: String]
     public let wording: any Wording
+    public let cueWords: CueWords
 
     public init(language: AnnounceLanguage, templates: [PhraseKey: String], badgeNames: [String: String],
-                wording: any Wording) {
+                activityNames: [Activity: String], wording: any Wording, cueWords: CueWords) {
         self.language = language
         self.templates = templates
         self.badgeNames = badgeNames
+        self.activityNames = activityNames
         self.wording = wording
+        self.cueWords = cueWords
     }
 
     /// The table of a language.
@@ -74,6 +118,11 @@ public struct PhraseTable: Sendable {
 
     /// A badge's name in this language (the daemon's name when unknown).
     public func badge(_ name: String) -> String { badgeNames[name] ?? name }
+
+    /// An activity's name in this language (a run's for one this announcer does not know).
+    public func activity(_ name: String?) -> String {
+        activityNames[name.flatMap(Activity.init(rawValue:)) ?? .run] ?? ""
+    }
 }
 
 /// The languages the announcer speaks, as `--language` and `language:` name them.

@@ -48,5 +48,14 @@ public struct EnglishWording: Wording {
         ["north", "north-east", "east", "south-east", "south", "south-west", "west", "north-west"][Clock.octant(bearing)]
     }
 
+    public func speed(_ metresPerSecond: Double, _ units: UnitSystem) -> String {
+        let n = Clock.perHour(metresPerSecond, units)
+        return units == .metric ? "\(n) \(plural("kilometre", n == 1)) an hour" : "\(n) \(plural("mile", n == 1)) an hour"
+    }
+
+    public func climbRate(_ metresPerHour: Double, _ units: UnitSystem) -> String {
+        "\(Clock.climbTens(metresPerHour, units)) \(units == .metric ? "metres" : "feet") an hour"
+    }
+
     private func plural(_ word: String, _ one: Bool) -> String { one ? word : word + "s" }
 }

@@ -92,6 +92,14 @@ public struct MandarinWording: Wording {
         ["北", "东北", "东", "东南", "南", "西南", "西", "西北"][Clock.octant(bearing)]
     }
 
+    public func speed(_ metresPerSecond: Double, _ units: UnitSystem) -> String {
+        "每小时" + quantity(Clock.perHour(metresPerSecond, units)) + unitName(units)
+    }
+
+    public func climbRate(_ metresPerHour: Double, _ units: UnitSystem) -> String {
+        "每小时" + quantity(Clock.climbTens(metresPerHour, units)) + (units == .metric ? "米" : "英尺")
+    }
+
     /// "4.02" → 四点零二, "2" → 两.
     private func decimalQuantity(_ digits: String) -> String {
         let parts = digits.split(separator: ".", maxSplits: 1)

@@ -20,6 +20,10 @@ public protocol Wording: Sendable {
     func unitName(_ units: UnitSystem) -> String
     /// One of the 8 compass points for a bearing in degrees.
     func direction(_ bearing: Double) -> String
+    /// A speed in m/s as a rider hears it, whole km/h or mph: "24 kilometres an hour".
+    func speed(_ metresPerSecond: Double, _ units: UnitSystem) -> String
+    /// A climb rate in m/h, to the ten: "420 metres an hour", or feet.
+    func climbRate(_ metresPerHour: Double, _ units: UnitSystem) -> String
 }
 
 /// Shared arithmetic of the wordings.
@@ -45,6 +49,17 @@ enum Clock {
             if digits.hasSuffix(".") { digits.removeLast() }
         }
         return digits
+    }
+
+    /// Whole km/h or mph of a speed in m/s.
+    static func perHour(_ metresPerSecond: Double, _ units: UnitSystem) -> Int {
+        Int((max(0, metresPerSecond.isFinite ? metresPerSecond : 0) * 3600 / units.metresPerUnit).rounded())
+    }
+
+    /// A climb rate in m/h as metres or feet an hour, to the ten (a hiker's precision).
+    static func climbTens(_ metresPerHour: Double, _ units: UnitSystem) -> Int {
+        let v = max(0, metresPerHour.isFinite ? metresPerHour : 0) / (units == .metric ? 1 : 0.3048)
+        return Int((v / 10).rounded()) * 10
     }
 
     /// Two decimals under 10 units, one above: how precisely people say a distance.

@@ -24,6 +24,10 @@ public struct AltitudeUpdate: Sendable, Equatable {
     public var gain: Double
     public var loss: Double
     public var source: AltitudeSource
+    /// The altitude the climb is counted on: the barometer's own shape
+    /// (without the level, whose corrections toward GPS are no climb), or the
+    /// GPS altitude. Evidence of motion reads this (`ClimbEvidence`).
+    public var shape: Double
 }
 
 /// One altitude from a barometer and GPS: the barometer gives the shape, GPS
@@ -128,7 +132,7 @@ public struct AltitudeFusion: Sendable {
 
         let shown = now == .barometric ? baro.shape + level.offset : own + seam.offset(travelled: travelled, config: config)
         if shown.isFinite { latest = shown }
-        var update = AltitudeUpdate(altitude: shown, gain: 0, loss: 0, source: now)
+        var update = AltitudeUpdate(altitude: shown, gain: 0, loss: 0, source: now, shape: counted)
         guard moving else {
             climbs.restart()
             return update

@@ -28,16 +28,20 @@ public struct CoursePoint: Sendable, Equatable, Codable {
     }
 }
 
-/// A planned route: a name and its vertices in the order they are run.
-/// Only the vertices are trusted; summary fields of the files (a TCX
-/// `BeginPosition`, a FIT lap's distance) are not read.
+/// A planned route: a name, its vertices in the order they are run, and
+/// the points the file names beside them (turns, water, a summit: `marks`,
+/// placed on the course by `CourseCues`). Only the vertices and those points
+/// are trusted; summary fields of the files (a TCX `BeginPosition`, a FIT
+/// lap's distance) are not read.
 public struct Course: Sendable, Equatable {
     public var name: String
     public var points: [CoursePoint]
+    public var marks: [CourseMark]
 
-    public init(name: String, points: [CoursePoint]) {
+    public init(name: String, points: [CoursePoint], marks: [CourseMark] = []) {
         self.name = name
         self.points = points
+        self.marks = marks
     }
 }
 

@@ -63,40 +63,46 @@ public struct CourseMatcher: Sendable {
         case joining
         case on
         case off
+        /// On the course (within the threshold of the course ahead) but not
+        /// yet following it: where along it the wearer is waits until their
+        /// direction tells the parts near them apart (progress is held).
+        case holding
     }
 
     public let geometry: CourseGeometry
     public let config: CourseMatcherConfig
-    public private(set) var phase: Phase = .joining
+    public internal(set) var phase: Phase = .joining
     /// Progress at the last match on course (the anchor while off course).
-    public private(set) var progress = 0.0
+    public internal(set) var progress = 0.0
     /// When that match was made (engine clock); -∞ before joining.
-    public private(set) var progressTime = -Double.infinity
+    public internal(set) var progressTime = -Double.infinity
     /// The furthest progress since (re)joining, rising no faster than the
     /// wearer's own speed: progress goes back from it by GPS noise only.
-    public private(set) var frontier = 0.0
+    public internal(set) var frontier = 0.0
 
     /// A pass the wearer seems to be (re)joining at, followed until the dwell confirms it.
-    private struct Candidate {
+    struct Candidate {
         var progress: Double
         var time: Double
         /// Progress when it was first seen, and metres the wearer moved since.
         var start: Double
         var travelled: Double
     }
-    private var candidate: Candidate?
-    private var offDwell = Dwell()
-    private var onDwell = Dwell()
+    var candidate: Candidate?
+    var offDwell = Dwell()
+    var onDwell = Dwell()
+    /// Evidence of being within the threshold of the course ahead, followed or not.
+    var nearDwell = Dwell()
     private var lastFixTime = -Double.infinity
     /// Metres the wearer moved since the last match on the course (their
     /// speed over the time), and where that match was (plane metres): how
     /// far back along the course they can have gone is the larger of the
     /// distance moved and the straight line from there.
-    private var movedSince = 0.0
-    private var matchedAt = (east: 0.0, north: 0.0)
+    var movedSince = 0.0
+    var matchedAt = (east: 0.0, north: 0.0)
     // Reused buffers: matching a fix allocates nothing.
-    private var passes: [CourseProjection] = []
-    private var scratch: [Int32] = []
+    var passes: [CourseProjection] = []
+    var scratch: [Int32] = []
 
     public init(geometry: CourseGeometry, config: CourseMatcherConfig = CourseMatcherConfig()) {
         self.geometry = geometry
@@ -145,14 +151,13 @@ public struct CourseMatcher: Sendable {
         case .on:
             nearest = follow(x, y, now: t, speed: v, known: known, direction: direction, sigma: s, slack: slack,
                              offAbove: offAbove, contiguous: contiguous, transition: &transition)
-        case .joining, .off:
+        case .joining, .off, .holding:
             nearest = join(x, y, now: t, speed: v, direction: direction, sigma: s, slack: slack, onWithin: onWithin,
                            offAbove: offAbove, contiguous: contiguous, transition: &transition)
         }
-        let on = phase == .on
         let point = geometry.plane.unproject(east: nearest.east, north: nearest.north)
-        let match = CourseMatch(time: t, progress: on ? progress : nil, distance: nearest.distance,
-                                onCourse: on, offCourse: phase == .off,
+        let match = CourseMatch(time: t, progress: phase == .on ? progress : nil, distance: nearest.distance,
+                                onCourse: phase == .on || phase == .holding, offCourse: phase == .off,
                                 nearest: GeoPoint(latitude: point.lat, longitude: point.lon))
         return (match, transition)
     }
@@ -195,102 +200,6 @@ public struct CourseMatcher: Sendable {
             offDwell.reset()
         }
         return nearest
-    }
-
-    /// Off course or joining: the pass `rejoinPass` finds becomes the
-    /// candidate; it is confirmed when it holds for the dwell while its
-    /// progress moves no faster than the wearer's own speed explains (a
-    /// position still converging after the first fixes slides along the
-    /// course while the receiver says the wearer stands).
-    private mutating func join(_ x: Double, _ y: Double, now t: Double, speed v: Double, direction: Double,
-                               sigma s: Double, slack: Double, onWithin: Double, offAbove: Double, contiguous: Bool,
-                               transition: inout CourseTransition?) -> CourseProjection {
-        // The part of the course the wearer can be on: all of it ahead of
-        // where they left it (all of it before joining).
-        let lower = progressTime.isFinite ? frontier - slack : 0
-        let upper = geometry.length
-        let pick = rejoinPass(within: onWithin, sigma: s, slack: slack, direction: direction,
-                              anchored: progressTime.isFinite, x, y)
-        guard let k = pick else {
-            candidate = nil
-            onDwell.reset()
-            let nearest = geometry.nearest(east: x, north: y, from: lower, to: upper)
-            if phase == .joining && nearest.distance > offAbove {
-                // Starting away from the course: off course without an alert, once sure.
-                if offDwell.count(at: t, contiguous: contiguous, dwell: config.offDwell, fixes: config.offFixes) {
-                    phase = .off
-                    offDwell.reset()
-                }
-            } else {
-                offDwell.reset()
-            }
-            return nearest
-        }
-        let first = passes[k]
-        offDwell.reset()
-        if let c = candidate, contiguous, first.progress >= c.progress - slack,
-           first.progress - c.start <= c.travelled + v * (t - c.time) + slack {
-            candidate = Candidate(progress: first.progress, time: t, start: c.start,
-                                  travelled: c.travelled + v * (t - c.time))
-        } else {
-            candidate = Candidate(progress: first.progress, time: t, start: first.progress, travelled: 0)
-            onDwell.reset()
-        }
-        if onDwell.count(at: t, contiguous: contiguous, dwell: config.onDwell, fixes: config.onFixes) {
-            if phase == .off { transition = .onCourse(since: onDwell.since) }
-            phase = .on
-            progress = first.progress
-            progressTime = t
-            movedSince = 0
-            matchedAt = (x, y)
-            frontier = progress
-            candidate = nil
-            onDwell.reset()
-        }
-        return first
-    }
-
-    /// Where a wearer off the course (or not yet on it) comes back to it: the
-    /// index in `passes` of the first pass in course order within `onWithin`
-    /// that they follow, provided nothing comes before it:
-    /// - a pass they have not run yet (ahead of the frontier) that they are
-    ///   in the band of but do not follow, or one as near as the fix can tell
-    ///   (the other side of the street: within `blur`): they are not back yet;
-    ///   the first part ahead is where they rejoin, never a later lap or the
-    ///   other leg;
-    /// - a pass they ran before leaving, no further back than they have
-    ///   moved since, that they follow: they are running it again, and the
-    ///   same place on a later lap is not theirs.
-    /// The part where they left (the frontier, back by GPS noise) is taken if
-    /// they follow it, and otherwise passed over, as is any other part already
-    /// run: walking by where one left blocks nothing. Nil: not back yet.
-    private mutating func rejoinPass(within onWithin: Double, sigma s: Double, slack: Double, direction: Double,
-                                     anchored: Bool, _ x: Double, _ y: Double) -> Int? {
-        // Nearer than this apart, two passes are one place to the fix.
-        let blur = config.indistinctSigmas * (s * s + config.courseOffsetSigma * config.courseOffsetSigma).squareRoot()
-        let left = frontier - slack
-        let back = max(movedSince, ((x - matchedAt.east) * (x - matchedAt.east)
-                                    + (y - matchedAt.north) * (y - matchedAt.north)).squareRoot())
-        let lower = anchored ? max(0, left - back) : 0
-        geometry.passes(east: x, north: y, within: onWithin + blur, from: lower, to: geometry.length,
-                        scratch: &scratch, into: &passes)
-        for i in passes.indices where passes[i].distance <= onWithin {
-            let p = passes[i]
-            let followed = follows(p, direction)
-            if anchored && p.progress < left {
-                // Already run: running it again blocks; passing by does not.
-                if followed { return nil }
-                continue
-            }
-            if followed {
-                for e in passes[..<i] where !(anchored && e.progress <= frontier) && e.distance <= p.distance + blur {
-                    return nil
-                }
-                return i
-            }
-            if !(anchored && p.progress <= frontier) { return nil }
-        }
-        return nil
     }
 
     /// The best pass within `radius` in the window `lower...upper`: near
@@ -348,12 +257,26 @@ public struct CourseMatcher: Sendable {
     /// along the course near `p`: in a direction the course takes within
     /// `offCourseDistance` of it along the course (someone joining at a
     /// corner cuts it and moves along the next street).
-    private func follows(_ p: CourseProjection, _ direction: Double) -> Bool {
+    func follows(_ p: CourseProjection, _ direction: Double) -> Bool {
+        heading(direction, within: config.maxHeadingDifference, near: p)
+    }
+
+    /// True when moving in `direction` goes against the course near `p`:
+    /// within `maxHeadingDifference` of the opposite of every direction the
+    /// course takes within `offCourseDistance` of it (running a street the
+    /// course runs the other way). False when not moving.
+    func opposes(_ p: CourseProjection, _ direction: Double) -> Bool {
+        direction.isFinite && !heading(direction, within: 180 - config.maxHeadingDifference, near: p)
+    }
+
+    /// True when `direction` is within `limit` degrees of a direction the
+    /// course takes within `offCourseDistance` of `p` along it (or not moving).
+    private func heading(_ direction: Double, within limit: Double, near p: CourseProjection) -> Bool {
         guard direction.isFinite else { return true }
         let reach = config.offCourseDistance
         for i in geometry.segments(from: p.progress - reach, to: p.progress + reach) {
             let d = abs(geometry.bearing(ofSegment: i) - direction).truncatingRemainder(dividingBy: 360)
-            if min(d, 360 - d) <= config.maxHeadingDifference { return true }
+            if min(d, 360 - d) <= limit { return true }
         }
         return false
     }

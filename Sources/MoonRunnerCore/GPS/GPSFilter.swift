@@ -12,6 +12,10 @@ public struct GPSFilterOutput: Sendable, Equatable {
     /// The filter's own verdict on the wearer (from Doppler speed or, without
     /// it, from the positions): moving or standing still.
     public var moving: Bool = false
+    /// With a Doppler speed the filter trusts: whether it shows the wearer
+    /// making progress, however slowly, and since and until when (engine
+    /// clock; `SlowProgress`). Nil without one: `moving` is all there is.
+    public var progress: GPSProgress?
 
     public init(point: TrackPoint? = nil, rejection: FixRejection? = nil) {
         self.point = point
@@ -62,6 +66,9 @@ public struct GPSFilter: Sendable {
     /// The distance counted so far into the track, and the segment breaks.
     private var odometer = Odometer()
     private var dopplerCheck = DopplerCheck()
+    private var slowProgress = SlowProgress()
+    /// What the last fix's Doppler speed said of progress (nil without a trusted one).
+    private var lastProgress: GPSProgress?
 
     /// One fix, prepared: where, how sure, how fast.
     struct Measurement {
@@ -80,6 +87,8 @@ public struct GPSFilter: Sendable {
         /// Doppler says moving / stopped.
         var fast: Bool
         var slow: Bool
+        /// The median of the recent Doppler speeds shows slow, steady progress.
+        var creeping: Bool
         var stationaryHint: Bool
         var fix: GPSFix
         var hasVelocity: Bool { vEast.isFinite && vNorth.isFinite }
@@ -134,6 +143,7 @@ public struct GPSFilter: Sendable {
         recentreIfFar()
         let m = measure(fix, at: t, now: now, error: error, stationary: stationary)
         var out = GPSFilterOutput()
+        out.progress = lastProgress
         if !track.tracking {
             start(m, moving: false, into: &out)
         } else if t - track.lastTime > config.segmentGap {
@@ -361,6 +371,8 @@ public struct GPSFilter: Sendable {
         let (e, n) = plane.project(lat: fix.latitude, lon: fix.longitude)
         let hasDoppler = dopplerCheck.observe(speed: fix.speed, east: e, north: n, at: t)
         var ve = Double.nan, vn = Double.nan, rv = Double.nan
+        observeProgress(fix, hasDoppler: hasDoppler, at: t, now: now)
+        let creeping = hasDoppler && slowProgress.creeping
         if hasDoppler {
             if fix.track.isFinite {
                 let c = fix.track * .pi / 180
@@ -373,11 +385,33 @@ public struct GPSFilter: Sendable {
             let cross = fix.speed * config.courseSigma * .pi / 180
             rv = config.dopplerSpeedSigma * config.dopplerSpeedSigma + cross * cross
         }
-        let fast = hasDoppler && fix.speed >= config.moveSpeed && !stationary
-        let slow = hasDoppler && fix.speed < config.stillSpeed
+        // Steady slow progress lowers the bar to set off to the creeping speed, and a
+        // wearer who creeps slower than `stillSpeed` stops only below it too (a hiker
+        // at 0.4 m/s dips below 0.5 m/s often, a standing receiver stays below 0.3 m/s);
+        // anyone faster stops as before.
+        let setOff = creeping ? min(config.moveSpeed, config.creepSpeed) : config.moveSpeed
+        let crawl = creeping && slowProgress.median < config.stillSpeed
+        let stop = crawl ? min(config.stillSpeed, config.creepSpeed) : config.stillSpeed
+        let fast = hasDoppler && fix.speed >= setOff && !stationary
+        let slow = hasDoppler && fix.speed < stop
         return Measurement(t: t, now: now, east: e, north: n, rEast: error.east * error.east,
                            rNorth: error.north * error.north, vEast: ve, vNorth: vn, rVelocity: rv,
-                           hasDoppler: hasDoppler, fast: fast, slow: slow, stationaryHint: stationary, fix: fix)
+                           hasDoppler: hasDoppler, fast: fast, slow: slow, creeping: creeping,
+                           stationaryHint: stationary, fix: fix)
+    }
+
+    /// Feeds a trusted Doppler speed to `SlowProgress` and keeps what it says
+    /// on the engine's clock (the fix's delay is the same for the last ones).
+    private mutating func observeProgress(_ fix: GPSFix, hasDoppler: Bool, at t: Double, now: Double) {
+        guard hasDoppler else {
+            slowProgress.reset()
+            lastProgress = nil
+            return
+        }
+        slowProgress.observe(speed: fix.speed, at: t, creepSpeed: config.creepSpeed)
+        let delay = now - t
+        lastProgress = GPSProgress(creeping: slowProgress.creeping, since: slowProgress.since + delay,
+                                   lastMotion: slowProgress.lastMotion + delay, atSpeed: fix.speed >= config.creepSpeed)
     }
 
     /// Keeps the plane's origin within a few kilometres of the wearer, where

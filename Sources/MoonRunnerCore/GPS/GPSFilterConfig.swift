@@ -64,6 +64,10 @@ public struct GPSFilterConfig: Sendable, Equatable, Codable {
     public var stillSpeed: Double = 0.5
     /// Seconds below `stillSpeed` before standing still.
     public var stillDwell: Double = 3
+    /// The median of the last five Doppler speeds at or above this is slow,
+    /// steady progress (`SlowProgress`): below it while standing in every
+    /// real log and simulation, above it for a hiker at 0.4 m/s, m/s.
+    public var creepSpeed: Double = 0.3
     /// How fast the estimate of a standing position may wander, m/√s.
     public var stillDrift: Double = 0.05
     /// Window of the averaged speed used when the receiver gives no Doppler, seconds.
@@ -83,7 +87,7 @@ public struct GPSFilterConfig: Sendable, Equatable, Codable {
         case maxAccuracy, maxAge, maxSpeed, dropFirstFix, segmentGap, maxBridgedGap, gapWalkSpeed,
              gapPaceFactor, keptPaceGap, accelerationNoise, dopplerSpeedSigma, courseSigma, gstErrorInflation,
              ephPessimism, minimumSigma, defaultSigma, outlierGate, departureGate, reacquireAfter,
-             moveSpeed, moveConfirmFixes, stillSpeed, stillDwell, stillDrift, speedWindow
+             moveSpeed, moveConfirmFixes, stillSpeed, stillDwell, stillDrift, speedWindow, creepSpeed
     }
 
     /// Every key is optional: a missing one keeps its default.
@@ -117,6 +121,7 @@ public struct GPSFilterConfig: Sendable, Equatable, Codable {
         try d(.stillDwell, &stillDwell)
         try d(.stillDrift, &stillDrift)
         try d(.speedWindow, &speedWindow)
+        try d(.creepSpeed, &creepSpeed)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -146,5 +151,6 @@ public struct GPSFilterConfig: Sendable, Equatable, Codable {
         try c.encode(stillDwell, forKey: .stillDwell)
         try c.encode(stillDrift, forKey: .stillDrift)
         try c.encode(speedWindow, forKey: .speedWindow)
+        try c.encode(creepSpeed, forKey: .creepSpeed)
     }
 }

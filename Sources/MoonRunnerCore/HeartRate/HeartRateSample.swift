@@ -76,6 +76,9 @@ public struct HeartRateCounters: Sendable, Equatable, Codable {
     public var missing = 0
     /// Readings outside 25–250 bpm, or out of order.
     public var rejected = 0
+    /// Of those, readings stamped before the one before them (real straps and
+    /// watches do that now and then): dropped, the rest kept.
+    public var outOfOrder = 0
     /// R–R intervals kept and refused (outside 200–2500 ms).
     public var rrIntervals = 0
     public var rrRejected = 0
@@ -83,6 +86,7 @@ public struct HeartRateCounters: Sendable, Equatable, Codable {
     public init() {}
 
     private enum CodingKeys: String, CodingKey {
-        case samples, missing, rejected, rrIntervals = "rr_intervals", rrRejected = "rr_rejected"
+        case samples, missing, rejected, outOfOrder = "out_of_order", rrIntervals = "rr_intervals",
+             rrRejected = "rr_rejected"
     }
 }

@@ -25,6 +25,14 @@ public struct AutoPauseConfig: Sendable, Equatable, Codable {
     public var walkingDoppler = 0.8
     /// Rotation rate that counts as motion, rad/s (seed: gyro |y| or |z| > 2 rad/s).
     public var gyroThreshold = 2.0
+    /// A still tail this long when the session is stopped is a pause (longer
+    /// than any stride, so that a stop pressed mid-stride stays moving), s.
+    public var endDwell = 1.5
+    /// On wheels: the receiver's speed alone decides (`WheelPause`); nil on foot.
+    public var wheels: WheelPause.Rule?
+    /// A hike's steps count only where a trusted Doppler speed does not say
+    /// the wearer stands (`StepConfirmation`).
+    public var gpsConfirmsSteps = false
 
     public init() {}
 }
@@ -46,7 +54,10 @@ public struct AutoPauseConfig: Sendable, Equatable, Codable {
 ///   first of them), or sustained GPS motion as above. Rotation alone never
 ///   resumes (gestures at a desk would).
 public struct AutoPauseDetector: Sendable {
-    public var config: AutoPauseConfig
+    /// The settings; a new activity's (at a session's start) take effect at once.
+    public var config: AutoPauseConfig {
+        didSet { if config.wheels != oldValue.wheels { wheels = config.wheels.map(WheelPause.init(rule:)) } }
+    }
     public private(set) var paused = false
     /// When watching (re)started: nothing is back-dated before it.
     private var origin = -Double.infinity
@@ -65,9 +76,17 @@ public struct AutoPauseDetector: Sendable {
     /// Last fix whose Doppler speed was at least walking pace (`moveSpeed`).
     private var lastGPSWalking = -Double.infinity
     private var recentSteps = RecentInstants()
+    /// The ride's rule, when the activity is on wheels.
+    private var wheels: WheelPause?
+    /// Where the current pause began (back-dated), so that evidence of the climb before it cannot end it.
+    private var pausedSince = -Double.infinity
+    private var confirmation = StepConfirmation()
+    /// The last step that counts: every one, or on a hike those the GPS does not contradict.
+    private var lastCountedStep: Double { config.gpsConfirmsSteps ? confirmation.lastStep : lastStep }
 
     public init(config: AutoPauseConfig = AutoPauseConfig()) {
         self.config = config
+        wheels = config.wheels.map(WheelPause.init(rule:))
     }
 
     /// A decision the detector took.
@@ -97,23 +116,41 @@ public struct AutoPauseDetector: Sendable {
     }
 
     public mutating func step(at t: Double) -> Decision? {
+        guard wheels == nil else { return nil }
         lastStep = max(lastStep, t)
+        confirmation.step(at: t)
         recentSteps.append(t)
-        guard paused else { return nil }
-        let n = config.resumeSteps
-        if recentSteps.count >= n, let first = recentSteps.recent(n), t - first <= config.resumeWindow {
-            paused = false
-            return .resume(since: first, at: t, cause: "steps")
-        }
-        return nil
+        guard paused, !(config.gpsConfirmsSteps && confirmation.standing(at: t)) else { return nil }
+        return resumeOnSteps(at: t)
     }
 
-    /// The GPS filter's verdict for one fix and the receiver's Doppler speed.
-    public mutating func gps(moving: Bool, speed: Double, at t: Double) -> Decision? {
-        if moving {
-            if gpsMovingSince.isNaN { gpsMovingSince = t }
-            lastGPSMoving = t
-            if imuActive(at: t) && imuMovingNow { lastCorroborated = t }
+    /// `resumeSteps` steps within `resumeWindow` resume, from the first of them (on a hike
+    /// from where the GPS saw the wearer set off, when that was earlier: steps come back late).
+    private mutating func resumeOnSteps(at t: Double) -> Decision? {
+        let n = config.resumeSteps
+        // Steps held back wait for the next 1 Hz fix: on a hike they may be that much older.
+        let window = config.resumeWindow + (config.gpsConfirmsSteps ? 1.5 : 0)
+        guard recentSteps.count >= n, let first = recentSteps.recent(n), t - first <= window else { return nil }
+        let gps = config.gpsConfirmsSteps && !gpsMovingSince.isNaN ? max(gpsMovingSince, pausedSince) : first
+        paused = false
+        return .resume(since: min(first, gps), at: t, cause: "steps")
+    }
+
+    /// The GPS filter's verdict for one fix, the receiver's Doppler speed and,
+    /// when the filter trusts that speed, what it says of slow progress.
+    ///
+    /// Without an IMU the GPS evidence of motion is the Doppler speed's steady
+    /// progress when there is one (`SlowProgress`: a hiker at 0.4 m/s is
+    /// moving; the stop and the setting off are dated by the fixes at speed),
+    /// else the filter's verdict from the positions.
+    public mutating func gps(moving: Bool, speed: Double, progress: GPSProgress? = nil, at t: Double) -> Decision? {
+        if wheels != nil { return wheelsFix(moving: moving, speed: speed, at: t) }
+        confirmation.fix(progress, at: t)
+        let agrees = !config.gpsConfirmsSteps || progress?.atSpeed != false
+        if moving && imuActive(at: t) && imuMovingNow && agrees { lastCorroborated = t }
+        if progress?.creeping ?? moving {
+            if gpsMovingSince.isNaN { gpsMovingSince = min(progress?.since ?? t, t) }
+            lastGPSMoving = max(lastGPSMoving, min(progress?.lastMotion ?? t, t))
         } else {
             gpsMovingSince = .nan
         }
@@ -125,7 +162,9 @@ public struct AutoPauseDetector: Sendable {
             gpsFastSince = .nan
         }
         guard paused else { return nil }
-        if !imuActive(at: t), moving, !gpsMovingSince.isNaN {
+        // On a hike, steps the GPS held back resume once a fix at speed agrees.
+        if config.gpsConfirmsSteps, imuActive(at: t), progress?.atSpeed == true, let d = resumeOnSteps(at: t) { return d }
+        if !imuActive(at: t), !gpsMovingSince.isNaN {
             paused = false
             return .resume(since: gpsMovingSince, at: t, cause: "gps_motion")
         }
@@ -139,6 +178,9 @@ public struct AutoPauseDetector: Sendable {
     /// Time passes: pause once the wearer has stopped long enough.
     public mutating func tick(at t: Double) -> Decision? {
         guard config.enabled, !paused, origin.isFinite else { return nil }
+        if let w = wheels {
+            return w.stopped(at: t, origin: origin) ? pause(since: max(w.lastFast, origin), at: t, cause: "slow") : nil
+        }
         let fast = t - lastGPSFast < config.fastDwell
         if imuActive(at: t) {
             // Quick: no step for the dwell and the body still now (the energy
@@ -147,6 +189,7 @@ public struct AutoPauseDetector: Sendable {
             // measures walking speed: Doppler drops at once at a real stop, so
             // a stride the detector missed does not pause the run.
             let gpsWalking = t - lastGPSWalking < config.stillDwell + 1  // one 1 Hz fix may dip
+            let lastStep = lastCountedStep
             if !fast, !gpsWalking, t - max(lastStep, origin) >= config.stillDwell, !imuMovingNow {
                 return pause(since: max(lastStep, origin), at: t, cause: "still")
             }
@@ -172,24 +215,48 @@ public struct AutoPauseDetector: Sendable {
     /// wearer ends the session the question is answered, so there is no dwell
     /// to wait out. A tail with no evidence of motion (the same evidence the
     /// slow path weighs: steps, fast rotation, GPS speed, corroborated GPS
-    /// motion, walking Doppler) for at least `stillDwell` — longer than any
+    /// motion, walking Doppler) for at least `endDwell` — longer than any
     /// stride — is a pause from the last motion on: the 6 s spent at the
     /// finish before pressing stop are not moving time. Shorter tails (a stop
     /// pressed mid-stride) stay moving.
     public mutating func sessionEnds(at t: Double) -> Decision? {
         guard config.enabled, !paused, origin.isFinite else { return nil }
         let lastMotion: Double
-        if imuActive(at: t) {
+        let lastStep = lastCountedStep
+        if let w = wheels {
+            lastMotion = max(w.lastFast, origin)
+        } else if imuActive(at: t) {
             lastMotion = max(lastStep, lastGPSFast, lastRotation, lastCorroborated, lastGPSWalking, origin)
         } else {
             lastMotion = max(lastGPSMoving, lastStep, origin)
         }
-        guard t - lastMotion >= config.stillDwell else { return nil }
+        guard t - lastMotion >= config.endDwell else { return nil }
         return pause(since: lastMotion, at: t, cause: "still_at_stop")
+    }
+
+    /// The altitude shows a steady climb or descent (`ClimbEvidence`), dated
+    /// `since`: without an IMU that is motion, however slowly the wearer
+    /// crosses the ground; it resumes a pause when it is dated after its start.
+    /// With an IMU, steps and gait decide, and on wheels the speed.
+    public mutating func climbing(since: Double, at t: Double) -> Decision? {
+        guard wheels == nil, !imuActive(at: t) else { return nil }
+        let when = min(since, t)
+        lastGPSMoving = max(lastGPSMoving, when)
+        guard paused, when > pausedSince else { return nil }
+        paused = false
+        return .resume(since: when, at: t, cause: "climb")
+    }
+
+    /// A fix on wheels: resumes once the wheels turn again (`WheelPause`).
+    private mutating func wheelsFix(moving: Bool, speed: Double, at t: Double) -> Decision? {
+        guard let since = wheels?.fix(speed: speed, moving: moving, at: t), paused else { return nil }
+        paused = false
+        return .resume(since: since, at: t, cause: "gps_speed")
     }
 
     private mutating func pause(since: Double, at t: Double, cause: String) -> Decision {
         paused = true
+        pausedSince = min(since, t)
         recentSteps = RecentInstants()
         return .pause(since: min(since, t), at: t, cause: cause)
     }

@@ -15,6 +15,13 @@ public struct SessionEngine: Sendable {
     public private(set) var rejectedSamples = 0
     /// Course, destination and home of the open session (nil when idle).
     public private(set) var navigator: Navigator?
+    /// The rules of the session's activity, taken at its start (the last
+    /// session's while idle, a run's before any).
+    public private(set) var profile = Activity.run.profile
+    /// How fast the session climbs now (m/h: `climbRate.metresPerHour`).
+    public private(set) var climbRate = ClimbRate()
+    /// A steady climb as evidence of motion for auto-pause without an IMU.
+    private var climbEvidence = ClimbEvidence()
 
     private var detector: AnyStepDetector
     private var cadence = CadenceEstimator()
@@ -106,8 +113,11 @@ public struct SessionEngine: Sendable {
                                destination: GeoPoint? = nil, emit: (EngineOutput) -> Void) throws(SessionCommandError) {
         guard !state.isActive else { throw SessionCommandError(command: "start", state: state) }
         advanceClock(t)
-        navigator = Navigator(course: course, destination: destination, config: config.navigation)
+        take(activity.profile)
+        navigator = Navigator(course: course, destination: destination, config: navigationConfig)
         stats = SessionStats()
+        climbRate = ClimbRate()
+        climbEvidence.reset()
         stats.activity = activity
         stats.startTime = t
         sessionOffset = receiverClock.offset
@@ -185,8 +195,9 @@ public struct SessionEngine: Sendable {
     public mutating func restore(_ snapshot: SessionSnapshot, course: FollowedCourse? = nil, at t: Double,
                                  emit: (EngineOutput) -> Void) {
         advanceClock(max(t, snapshot.lastTime))
-        navigator = snapshot.navigation.map { Navigator(restoring: $0, course: course, config: config.navigation) }
-            ?? Navigator(course: nil, destination: nil, config: config.navigation)
+        take(snapshot.stats.activity.profile)
+        navigator = snapshot.navigation.map { Navigator(restoring: $0, course: course, config: navigationConfig) }
+            ?? Navigator(course: nil, destination: nil, config: navigationConfig)
         stats = snapshot.stats
         pauses = snapshot.pauses
         sessionOffset = snapshot.utcOffset
@@ -263,7 +274,7 @@ public struct SessionEngine: Sendable {
         // weighs it against the IMU); taken before the distance so that the
         // fix that resumes a pause also counts its step.
         if state == .recording || state == .autoPaused, fix.hasPosition {
-            handle(autoPause.gps(moving: out.moving, speed: fix.speed, at: t), emit: emit)
+            handle(autoPause.gps(moving: out.moving, speed: fix.speed, progress: out.progress, at: t), emit: emit)
         }
         if let reason = out.rejection {
             if state.isActive { stats.rejectedFixes += 1 }
@@ -272,9 +283,7 @@ public struct SessionEngine: Sendable {
         // Accepted fixes carry the altitude; dead-reckoned points get the current one.
         var climb: AltitudeUpdate?
         if let point = out.point, out.rejection == nil {
-            let ground = ground(under: point, at: t, emit: emit)
-            climb = altitude.gps(altitude: fix.altitude, sigma: config.gps.verticalSigma(of: fix), at: t, moving: out.moving,
-                                 terrain: ground.metres, terrainSpacing: ground.arcSeconds, moved: out.distance)
+            climb = climbOf(fix, under: point, moving: out.moving, moved: out.distance, at: t, emit: emit)
         }
         if var point = out.point {
             let fused = climb?.altitude ?? altitude.latest
@@ -285,6 +294,7 @@ public struct SessionEngine: Sendable {
                 stats.distance += out.distance
                 stats.elevationGain += climb?.gain ?? 0
                 stats.elevationLoss += climb?.loss ?? 0
+                climbRate.add(gain: stats.elevationGain, moving: stats.moving)
                 stats.speed = point.speed
                 stats.maxSpeed = max(stats.maxSpeed, point.speed)
                 stats.noteAltitude(from: climb?.source ?? altitude.source)
@@ -323,6 +333,7 @@ public struct SessionEngine: Sendable {
     public mutating func ingest(_ sample: HeartRateSample, emit: (EngineOutput) -> Void) {
         guard sample.t >= lastHeartRateSample else {
             heartRateCounters.rejected += 1
+            heartRateCounters.outOfOrder += 1
             return
         }
         lastHeartRateSample = sample.t
@@ -369,6 +380,39 @@ public struct SessionEngine: Sendable {
 
     // MARK: Internals
 
+    /// The activity's rules take effect: the filter's gates, the auto-pause rule.
+    private mutating func take(_ profile: ActivityProfile) {
+        self.profile = profile
+        var gates = profile.gpsConfig(config.gps)
+        var pausing = profile.autoPauseConfig(config.autoPause)
+        config.activityTuning.apply(to: &pausing, gps: &gates, activity: profile.activity)
+        gps.config = gates
+        autoPause.config = pausing
+    }
+
+    /// Course matching reaches as far as the activity's speed gate lets the wearer go.
+    private var navigationConfig: NavigationConfig {
+        var c = config.navigation
+        c.matcher.maxSpeed = max(c.matcher.maxSpeed, gps.config.maxSpeed)
+        return c
+    }
+
+    /// The altitude of an accepted fix, what it adds to the climb, and the
+    /// climb as evidence of motion (`ClimbEvidence`) while a session is open.
+    private mutating func climbOf(_ fix: GPSFix, under point: TrackPoint, moving: Bool, moved: Double, at t: Double,
+                                  emit: (EngineOutput) -> Void) -> AltitudeUpdate {
+        let sigma = config.gps.verticalSigma(of: fix)
+        let ground = ground(under: point, at: t, emit: emit)
+        let climb = altitude.gps(altitude: fix.altitude, sigma: sigma, at: t, moving: moving,
+                                 terrain: ground.metres, terrainSpacing: ground.arcSeconds, moved: moved)
+        if state == .recording || state == .autoPaused,
+           let since = climbEvidence.add(altitude: climb.shape, sigma: sigma, source: climb.source,
+                                         at: t) {
+            handle(autoPause.climbing(since: since, at: t), emit: emit)
+        }
+        return climb
+    }
+
     /// Feeds an accepted position to the navigator and passes its events on.
     /// The direction of travel is the receiver's Doppler course when it has
     /// one (the filter's own heading swings while it converges on the first
@@ -380,9 +424,10 @@ public struct SessionEngine: Sendable {
         // Mutated in place (optional chaining), so its buffers are not copied.
         navigator?.update(latitude: point.latitude, longitude: point.longitude, sigma: sigma,
                           speed: doppler ? fix.speed : point.speed, heading: doppler ? fix.track : point.course,
-                          distance: distance, at: t) { kind, time, detail in
-            let cause = kind == .arrived ? "destination" : "course"
-            emit(.event(SessionEvent(kind: kind, time: time, detectedAt: t, cause: cause, state: state, detail: detail)))
+                          distance: distance, at: t) { n in
+            let cause = n.kind == .arrived ? "destination" : "course"
+            emit(.event(SessionEvent(kind: n.kind, time: n.time, detectedAt: t, cause: cause, state: state,
+                                     detail: n.detail, cue: n.cue)))
         }
     }
 
@@ -406,6 +451,8 @@ public struct SessionEngine: Sendable {
     }
 
     private mutating func stepDetected(at t: Double, emit: (EngineOutput) -> Void) {
+        // A rider's pedalling (or a jolt of the bike) is no step.
+        guard profile.countsSteps else { return }
         lastStep = t
         cadence.addStep(at: t)
         guard state == .recording || state == .autoPaused else { return }

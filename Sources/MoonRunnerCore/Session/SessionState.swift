@@ -13,9 +13,10 @@ public enum SessionState: String, Sendable, Codable, CaseIterable {
     public var isActive: Bool { self == .recording || self == .autoPaused || self == .paused }
 }
 
-/// The kind of workout, which sets speed limits and calorie equations.
+/// The kind of workout; everything that differs between them is its `ActivityProfile`.
+/// Sessions recorded before issue 30 are `run` or `walk`.
 public enum Activity: String, Sendable, Codable, CaseIterable {
-    case run, walk
+    case run, trailRun = "trail_run", walk, hike, ride
 }
 
 /// What happened, for the journal and for watchers.
@@ -30,6 +31,9 @@ public enum SessionEventKind: String, Sendable, Codable, CaseIterable {
     case gpsLost = "gps_lost", gpsRegained = "gps_regained"
     /// The heart-rate strap delivers (again), is lost; the wearer crossed into another zone (detail: 1–5).
     case hrConnected = "hr_connected", hrLost = "hr_lost", hrZone = "hr_zone"
+    /// A cue of the course ahead of the wearer (a turn, a point of interest),
+    /// and a turn at hand; the cue itself is in `SessionEvent.cue`.
+    case turnAhead = "turn_ahead", turnNow = "turn_now"
     /// The terrain model stops covering the track (detail: the tile that would, `no tile N41E002`),
     /// and covers it again: the climb in between comes from GPS.
     case terrainLost = "terrain_lost", terrainRegained = "terrain_regained"
@@ -37,7 +41,7 @@ public enum SessionEventKind: String, Sendable, Codable, CaseIterable {
     /// True for the navigation events, which say where the wearer is, not what the session does.
     public var isNavigation: Bool {
         switch self {
-        case .offCourse, .onCourse, .courseToGo, .courseFinished, .arrived: true
+        case .offCourse, .onCourse, .courseToGo, .courseFinished, .arrived, .turnAhead, .turnNow: true
         default: false
         }
     }
@@ -65,19 +69,22 @@ public struct SessionEvent: Sendable, Equatable, Codable {
     public var state: SessionState
     /// Free-form detail (lap number, badge name, fault text).
     public var detail: String?
+    /// The cue of a `turn_ahead` or `turn_now` (absent for other events).
+    public var cue: CueEvent?
 
     public init(kind: SessionEventKind, time: Double, detectedAt: Double, cause: String,
-                state: SessionState, detail: String? = nil) {
+                state: SessionState, detail: String? = nil, cue: CueEvent? = nil) {
         self.kind = kind
         self.time = time
         self.detectedAt = detectedAt
         self.cause = cause
         self.state = state
         self.detail = detail
+        self.cue = cue
     }
 
     private enum CodingKeys: String, CodingKey {
-        case kind = "event", time, detectedAt = "detected_at", cause, state, detail
+        case kind = "event", time, detectedAt = "detected_at", cause, state, detail, cue
     }
 }
 

@@ -64,6 +64,21 @@ public struct BadgeLadder: Sendable, Equatable {
               information: "The edge of the solar system: 100 km."),
     ])
 
+    /// A ride's rungs: the distances riders train for. Each badge's best
+    /// session is that distance's record: the 20 km badge's is the fastest
+    /// 20 km (the fastest ride of 20 km or more, by its average moving
+    /// speed); the longest ride is the board's `longest`.
+    public static let rides = BadgeLadder(badges: [
+        Badge(id: "ride_20k", name: "20 km", distance: 20_000,
+              information: "A first real ride; its best is your fastest 20 km."),
+        Badge(id: "ride_50k", name: "50 km", distance: 50_000,
+              information: "Half a century of kilometres."),
+        Badge(id: "ride_100k", name: "Metric century", distance: 100_000,
+              information: "100 km in the saddle."),
+        Badge(id: "ride_century", name: "Century", distance: 160_934.4,
+              information: "100 miles: the cyclists' century."),
+    ])
+
     /// Where a live distance stands on the ladder.
     public func progress(distance: Double) -> BadgeProgress {
         let passed = badges.last { distance > $0.distance }

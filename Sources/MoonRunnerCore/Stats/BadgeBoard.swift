@@ -7,12 +7,26 @@ public struct BadgeSessionSummary: Sendable, Equatable, Codable {
     public var moving: Double
     /// Engine clock (UNIX seconds): sessions are judged in this order.
     public var startTime: Double
+    /// Badges and records are kept per activity: a ride earns no running badge.
+    public var activity: Activity
 
-    public init(id: Int64, distance: Double, moving: Double, startTime: Double) {
+    public init(id: Int64, distance: Double, moving: Double, startTime: Double, activity: Activity = .run) {
         self.id = id
         self.distance = distance
         self.moving = moving
         self.startTime = startTime
+        self.activity = activity
+    }
+
+    private enum CodingKeys: String, CodingKey { case id, distance, moving, startTime, activity }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        id = try c.decode(Int64.self, forKey: .id)
+        distance = try c.decode(Double.self, forKey: .distance)
+        moving = try c.decode(Double.self, forKey: .moving)
+        startTime = try c.decode(Double.self, forKey: .startTime)
+        activity = try c.decodeIfPresent(Activity.self, forKey: .activity) ?? .run
     }
 
     /// Average speed over moving time, m/s (0 when it never moved).
@@ -72,11 +86,20 @@ public struct BadgeBoard: Sendable, Equatable {
     public let ladder: BadgeLadder
     /// One per badge of the ladder, in ladder order.
     public let statuses: [BadgeStatus]
+    /// The longest session (the first of equals): a record of its own (the longest ride).
+    public let longest: BadgeSessionSummary?
 
+    /// The board of `sessions` (the caller gives one activity's: `init(activity:sessions:)`).
     public init(ladder: BadgeLadder = .solarSystem, sessions: [BadgeSessionSummary]) {
         self.ladder = ladder
         let ordered = sessions.sorted { ($0.startTime, $0.id) < ($1.startTime, $1.id) }
         statuses = ladder.badges.map { BadgeBoard.status(of: $0, sessions: ordered) }
+        longest = ordered.reduce(nil) { best, s in s.distance > (best?.distance ?? 0) ? s : best }
+    }
+
+    /// One activity's board: its own ladder over its own sessions.
+    public init(activity: Activity, sessions: [BadgeSessionSummary]) {
+        self.init(ladder: activity.profile.ladder, sessions: sessions.filter { $0.activity == activity })
     }
 
     private static func status(of badge: Badge, sessions: [BadgeSessionSummary]) -> BadgeStatus {

@@ -6,16 +6,32 @@ public enum MetabolicEquation: String, Sendable, Codable, CaseIterable {
     case running
 }
 
-/// Energy estimate from the ACSM metabolic equations (ACSM's Guidelines for
-/// Exercise Testing and Prescription, "metabolic calculations"): gross
-/// oxygen uptake from speed and grade, about 5 kcal per litre of O2.
+/// How an activity's energy is estimated from its track (`ActivityProfile.calories`).
+public enum CalorieEquation: Sendable, Equatable {
+    /// The ACSM equations, this one preferred (run and trail run: running;
+    /// walk: walking), the other where the speed says the wearer changed gait.
+    case acsm(MetabolicEquation)
+    /// Pandolf et al. (1977) with grade, no load, terrain factor 1.1: hiking.
+    case pandolf
+    /// The Compendium of Physical Activities' cycling METs by speed: riding
+    /// without a power meter.
+    case cyclingMET
+}
+
+/// Energy estimate from the speed and grade of each stretch of the track,
+/// by the activity's equation (`CalorieEquation`).
 ///
-/// Equation rule (ACSM validity ranges: walking 50–100 m/min, running above
-/// 134 m/min, running also 80–134 m/min "if truly running"):
-/// * activity `run`: the running equation, except below `walkingBelow`
-///   (80 m/min, 4.8 km/h), where nobody runs: a walk break;
-/// * activity `walk`: the walking equation, except above `runningAbove`
-///   (8 km/h ≈ 134 m/min), where walking turns into running.
+/// The ACSM metabolic equations (ACSM's Guidelines for Exercise Testing and
+/// Prescription, "metabolic calculations"): gross oxygen uptake from speed
+/// and grade, about 5 kcal per litre of O2. Equation rule (ACSM validity
+/// ranges: walking 50–100 m/min, running above 134 m/min, running also
+/// 80–134 m/min "if truly running"):
+/// * running preferred (run, trail run): the running equation, except below
+///   `walkingBelow` (80 m/min, 4.8 km/h), where nobody runs: a walk break;
+/// * walking preferred (walk): the walking equation, except above
+///   `runningAbove` (8 km/h ≈ 134 m/min), where walking turns into running.
+///
+/// Hikes use `PandolfEquation` and rides `CyclingMETs` (see each for why).
 ///
 /// Grade: the equations are for level and uphill; downhill stretches are
 /// costed as level (grade clamped at 0 below, `maxGrade` above), which keeps
@@ -39,31 +55,48 @@ public struct CalorieModel: Sendable, Equatable, Codable {
         self.bodyMass = bodyMass
     }
 
-    /// The equation for this activity at this speed (m/s).
-    public func equation(activity: Activity, speed: Double) -> MetabolicEquation {
-        switch activity {
-        case .run: return speed < walkingBelow ? .walking : .running
-        case .walk: return speed > runningAbove ? .running : .walking
+    /// The ACSM equation for an activity that prefers `preferred`, at this speed (m/s).
+    public func equation(preferring preferred: MetabolicEquation, speed: Double) -> MetabolicEquation {
+        switch preferred {
+        case .running: return speed < walkingBelow ? .walking : .running
+        case .walking: return speed > runningAbove ? .running : .walking
         }
+    }
+
+    /// The ACSM equation for this activity at this speed (m/s): its preferred
+    /// one (running for a ride or hike, which use other equations anyway).
+    public func equation(activity: Activity, speed: Double) -> MetabolicEquation {
+        guard case let .acsm(preferred) = activity.profile.calories else { return .running }
+        return equation(preferring: preferred, speed: speed)
     }
 
     /// Gross oxygen uptake, ml/kg/min, at `speed` m/s on `grade` (fraction).
     public func vo2(speed: Double, grade: Double, equation: MetabolicEquation) -> Double {
         let v = max(0, speed.isFinite ? speed : 0) * 60
-        let g = min(maxGrade, max(0, grade.isFinite ? grade : 0))
+        let g = clampedGrade(grade)
         switch equation {
         case .walking: return 0.1 * v + 1.8 * v * g + 3.5
         case .running: return 0.2 * v + 0.9 * v * g + 3.5
         }
     }
 
-    /// kcal spent moving for `seconds` at `speed` m/s on `grade`.
+    /// kcal spent moving for `seconds` at `speed` m/s on `grade`, by the activity's equation.
     public func kcal(speed: Double, grade: Double, seconds: Double, activity: Activity) -> Double {
         guard seconds > 0, bodyMass > 0 else { return 0 }
-        let ml = vo2(speed: speed, grade: grade, equation: equation(activity: activity, speed: speed))
-            * bodyMass * seconds / 60
-        return ml / 1000 * kcalPerLitreO2
+        switch activity.profile.calories {
+        case let .acsm(preferred):
+            let ml = vo2(speed: speed, grade: grade, equation: equation(preferring: preferred, speed: speed))
+                * bodyMass * seconds / 60
+            return ml / 1000 * kcalPerLitreO2
+        case .pandolf:
+            return PandolfEquation(bodyMass: bodyMass).kcal(speed: speed, grade: grade, seconds: seconds)
+        case .cyclingMET:
+            return CyclingMETs.kcal(speed: speed, grade: grade, seconds: seconds, bodyMass: bodyMass)
+        }
     }
+
+    /// The grade the walking equations are trusted with: descents as level, at most `maxGrade`.
+    private func clampedGrade(_ grade: Double) -> Double { min(maxGrade, max(0, grade.isFinite ? grade : 0)) }
 
     /// Whole-session estimate from its totals (for a live display): average
     /// speed over moving time, grade from the climb over the distance.

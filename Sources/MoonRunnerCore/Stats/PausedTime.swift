@@ -29,6 +29,16 @@ public struct PausedTime: Sendable {
         return max(0, to - from - paused(from: from, to: to))
     }
 
+    /// The end of the pause that instant `t` lies inside (starting at or
+    /// before it); nil when `t` is not paused or that pause is still open.
+    public func end(ofPauseAt t: Double) -> Double? {
+        for i in starts.indices {
+            if starts[i] > t { break }
+            if t < ends[i] { return ends[i].isFinite ? ends[i] : nil }
+        }
+        return nil
+    }
+
     /// True when instant `t` lies inside a pause.
     public func isPaused(at t: Double) -> Bool {
         for i in starts.indices {

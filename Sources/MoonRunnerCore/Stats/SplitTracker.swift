@@ -18,10 +18,12 @@ public struct SplitTracker: Sendable {
     private var lastAltitude = Double.nan
 
     /// `start` is when the session started (default: the first point), so
-    /// that waiting for the first fix belongs to split 1.
-    public init(units: UnitSystem, start: Double? = nil) {
+    /// that waiting for the first fix belongs to split 1; a split is
+    /// `unitsPerSplit` km or miles long (the activity's `splitUnits`: a
+    /// ride's is 5).
+    public init(units: UnitSystem, start: Double? = nil, unitsPerSplit: Int = 1) {
         self.units = units
-        unit = units.metresPerUnit
+        unit = units.metresPerUnit * Double(max(1, unitsPerSplit))
         mark = unit
         self.start = start
     }
@@ -70,6 +72,10 @@ public struct SplitTracker: Sendable {
     private mutating func close(at t: Double, altitude: Double, distance: Double, cumulative: Double,
                                 partial: Bool, paused: PausedTime) -> Split {
         count += 1
+        // The first split starts when the wearer sets off: a pause the
+        // session opened with (standing at the start, auto-paused) belongs to
+        // no kilometre, so its time and its pace agree as every other's do.
+        if count == 1, let end = paused.end(ofPauseAt: splitStart) { splitStart = min(max(splitStart, end), t) }
         let split = Split(number: count, units: units, distance: distance, cumulativeDistance: cumulative,
                           isPartial: partial, startTime: splitStart, endTime: t, elapsed: max(0, t - splitStart),
                           moving: paused.moving(from: splitStart, to: t),

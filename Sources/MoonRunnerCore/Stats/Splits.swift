@@ -1,12 +1,12 @@
-/// One kilometre (or mile) of a session: the wearer's usual yardstick of
-/// how a run went. The instant a split ends is interpolated between the two
+/// One kilometre (or mile; five of them on a ride) of a session: the
+/// wearer's usual yardstick of how a run went. The instant a split ends is interpolated between the two
 /// track points either side of the mark, so 1 Hz fixes give split times to a
 /// fraction of a second.
 public struct Split: Sendable, Equatable, Codable {
     /// 1-based.
     public var number: Int
     public var units: UnitSystem
-    /// Metres in this split: one unit, less for a final partial split.
+    /// Metres in this split: its length, less for a final partial split.
     public var distance: Double
     /// Metres from the start of the session to the end of this split.
     public var cumulativeDistance: Double
@@ -43,7 +43,8 @@ public struct Split: Sendable, Equatable, Codable {
 
 /// Splits of a recorded track.
 public enum Splits {
-    /// Splits of `points` per km (metric) or mile (imperial).
+    /// Splits of `points` per km (metric) or mile (imperial), or per
+    /// `unitsPerSplit` of them.
     ///
     /// Distance counts only inside moving stretches (see `TrackDistance`).
     /// `start` is when the session started (default: the first point), so
@@ -52,10 +53,10 @@ public enum Splits {
     /// split shorter than `minimumPartial` metres is dropped.
     public static func compute(points: [TrackPoint], pauses: [PauseInterval], units: UnitSystem,
                                start: Double? = nil, end: Double? = nil,
-                               minimumPartial: Double = 1) -> [Split] {
+                               minimumPartial: Double = 1, unitsPerSplit: Int = 1) -> [Split] {
         guard let first = points.first else { return [] }
         let paused = PausedTime(pauses)
-        var tracker = SplitTracker(units: units, start: start ?? first.time)
+        var tracker = SplitTracker(units: units, start: start ?? first.time, unitsPerSplit: unitsPerSplit)
         var splits: [Split] = []
         for p in points { tracker.add(p, paused: paused) { splits.append($0) } }
         if let last = tracker.partial(end: end, paused: paused, minimumPartial: minimumPartial) { splits.append(last) }

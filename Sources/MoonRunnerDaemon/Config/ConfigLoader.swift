@@ -193,7 +193,7 @@ public enum ConfigLoader {
         do {
             _ = try IMUSourceSpec.parse(s)
         } catch {
-            throw ConfigError(key: k, value: s, allowed: "i2c:/dev/i2c-N@0x68 or replay:FILE[,speed=N][,loop] (\(error.reason))")
+            throw ConfigError(key: k, value: s, allowed: "none, i2c:/dev/i2c-N@0x68 or replay:FILE[,speed=N][,loop] (\(error.reason))")
         }
         return s
     }

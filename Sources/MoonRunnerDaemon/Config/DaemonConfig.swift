@@ -6,7 +6,7 @@ import MoonRunnerCore
 public struct DaemonConfig: Sendable, Equatable {
     public var gpsdHost = "127.0.0.1"
     public var gpsdPort = 2947
-    /// `i2c:/dev/i2c-1@0x68` or `replay:FILE[,speed=N][,loop]`.
+    /// `none` (GPS only), `i2c:/dev/i2c-1@0x68` or `replay:FILE[,speed=N][,loop]`.
     public var imuSource = "i2c:/dev/i2c-1@0x68"
     public var imuRateHz = 100
     public var imuAccelRangeG = 8

@@ -15,23 +15,28 @@ struct BadgeWatch: Sendable {
         var cause: String
     }
 
-    let ladder: BadgeLadder
-    /// Finished sessions, for the badge board.
+    /// The activity whose badges are told: the live session's (the last one's, or the configured one, while idle).
+    private(set) var activity: Activity
+    /// Finished sessions of every activity; each activity's board is made of its own.
     var sessions: [BadgeSessionSummary]
     /// The live distance up to which badges have been told.
     private(set) var told = 0.0
 
-    init(ladder: BadgeLadder = .solarSystem, sessions: [BadgeSessionSummary] = []) {
-        self.ladder = ladder
+    init(activity: Activity = .run, sessions: [BadgeSessionSummary] = []) {
+        self.activity = activity
         self.sessions = sessions
     }
 
-    /// The board of the finished sessions.
-    var board: BadgeBoard { BadgeBoard(ladder: ladder, sessions: sessions) }
+    /// The activity's ladder.
+    var ladder: BadgeLadder { activity.profile.ladder }
 
-    /// A session starts at `distance` metres: 0, or where a session resumed
+    /// The board of the activity's finished sessions.
+    var board: BadgeBoard { BadgeBoard(activity: activity, sessions: sessions) }
+
+    /// A session of `activity` starts at `distance` metres: 0, or where a session resumed
     /// after a restart had got to (its badges were told before the restart).
-    mutating func start(at distance: Double = 0) {
+    mutating func start(_ activity: Activity, at distance: Double = 0) {
+        self.activity = activity
         told = distance
     }
 
@@ -52,7 +57,8 @@ struct BadgeWatch: Sendable {
     /// The session stopped: the better tiers it reached (silver and gold need
     /// the whole session's average speed), and from now on it counts as finished.
     mutating func finish(_ session: BadgeSessionSummary) -> [(badge: Badge, tier: BadgeTier)] {
-        let upgrades = BadgeBoard.upgrades(by: session, after: sessions, ladder: ladder)
+        let upgrades = BadgeBoard.upgrades(by: session, after: sessions.filter { $0.activity == session.activity },
+                                           ladder: session.activity.profile.ladder)
         sessions.append(session)
         return upgrades
     }
@@ -62,6 +68,6 @@ extension BadgeSessionSummary {
     /// A stored session as the badge rules judge it, its start in UTC.
     init(_ s: StoredSession) {
         self.init(id: s.id, distance: s.snapshot.stats.distance, moving: s.snapshot.stats.moving,
-                  startTime: s.startTime + (s.snapshot.utcOffset ?? 0))
+                  startTime: s.startTime + (s.snapshot.utcOffset ?? 0), activity: s.activity)
     }
 }

@@ -29,8 +29,10 @@ public final class CourseLibrary: Sendable {
             case .courses:
                 return ReplyEncoder.line(CoursesReply(courses: try await store.courses().map(Self.info), id: id))
             case let .course(cid):
-                guard let c = try await store.course(id: cid) else { return notFound(cid, id) }
-                return ReplyEncoder.line(CourseReply(course: Self.info(c), id: id))
+                guard let (c, course) = try await store.load(id: cid) else { return notFound(cid, id) }
+                var info = Self.info(c)
+                info.cues = (try? FollowedCourse(id: cid, course: course))?.cues ?? []
+                return ReplyEncoder.line(CourseReply(course: info, id: id))
             case let .courseDelete(cid):
                 guard try await store.delete(id: cid) else { return notFound(cid, id) }
                 return ReplyEncoder.line(CourseDeletedReply(course: cid, id: id))
@@ -58,7 +60,9 @@ public final class CourseLibrary: Sendable {
         }
         let format = header.format ?? CourseFileFormat.sniff(data)?.rawValue ?? "gpx"
         do {
-            return Self.info(try await store.add(course, format: format, sourceBytes: data.count, at: clock.now()))
+            var info = Self.info(try await store.add(course, format: format, sourceBytes: data.count, at: clock.now()))
+            info.cues = (try? FollowedCourse(id: info.id, course: course))?.cues ?? []
+            return info
         } catch {
             throw RequestError(.storeError, "the store failed: \(error); the course was not stored")
         }
@@ -76,7 +80,7 @@ public final class CourseLibrary: Sendable {
             throw RequestError(.notFound, "no course \(id); ?COURSES; lists them")
         }
         do {
-            return FollowedCourse(id: stored.id, name: stored.name, geometry: try CourseGeometry(course.points))
+            return try FollowedCourse(id: stored.id, course: course)
         } catch {
             throw RequestError(.badCourse, "course \(id) cannot be followed: \(error.message)")
         }

@@ -18,6 +18,9 @@ public struct InputHealth: Sendable {
 // only (the engine's counts are added by `LiveStatus`).
 
 extension IMUStatus {
+    /// No IMU configured (`imu.source: none`).
+    static let none = IMUStatus(health: "none", samples: 0, rejected: 0, busErrors: 0, overflows: 0)
+
     /// Re-initialisations do not count the first initialisation.
     init(_ s: IMUServiceStatus) {
         self.init(health: s.health.rawValue, samples: s.counters.samples, rejected: s.counters.rejected,

@@ -11,15 +11,15 @@ struct LiveSplits: Sendable {
         self.units = units
     }
 
-    /// A session started at `start` (engine seconds).
-    mutating func start(at start: Double) {
-        tracker = SplitTracker(units: units, start: start)
+    /// A session started at `start` (engine seconds), split every `unitsPerSplit` km or miles.
+    mutating func start(at start: Double, unitsPerSplit: Int) {
+        tracker = SplitTracker(units: units, start: start, unitsPerSplit: unitsPerSplit)
     }
 
     /// A session resumed after a restart: the tracker sees the stored track
     /// first, so that the next split it finds is the next one of the session.
-    mutating func resume(start: Double, replaying points: [TrackPoint]) {
-        var tracker = SplitTracker(units: units, start: start)
+    mutating func resume(start: Double, unitsPerSplit: Int, replaying points: [TrackPoint]) {
+        var tracker = SplitTracker(units: units, start: start, unitsPerSplit: unitsPerSplit)
         let none = PausedTime([])
         for p in points { tracker.add(p, paused: none) { _ in } }
         self.tracker = tracker

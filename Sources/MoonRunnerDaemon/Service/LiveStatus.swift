@@ -44,7 +44,7 @@ struct LiveStatus {
                            hrBpm: engine.currentHeartRate, hrZone: engine.heartRateZone,
                            hrState: inputs.hrState.rawValue, hr: hr,
                            caloriesMethod: shown.map { _ in (heartRate?.calorieMethod ?? .acsm).rawValue },
-                           id: id)
+                           climbRate: shown.map { _ in engine.climbRate.metresPerHour }, id: id)
     }
 
     /// A short status for systemd's STATUS= (shown by `systemctl status`).

@@ -52,7 +52,16 @@ struct SessionArchive: Sendable {
                              endTime: s.endTime.map { $0 + (offset ?? 0) },
                              stats: snap.stats, points: points, events: events, pauses: snap.pauses,
                              stepSeconds: steps, calorieModel: calories, course: snap.navigation?.courseName,
+                             coursePoints: try await coursePoints(snap.navigation?.courseID),
                              heartRate: heartRate, rrIntervals: rr, heartRateProfile: heartRateProfile)
+    }
+
+    /// The points the followed course's file named, placed on it; none when
+    /// it named none, or the course has left the library since.
+    private func coursePoints(_ courseID: Int64?) async throws -> [CourseCue] {
+        guard let courseID, let (_, course) = try await CourseStore(store).load(id: courseID), !course.marks.isEmpty,
+              let geometry = try? CourseGeometry(course.points) else { return [] }
+        return CourseCues.place(course.marks, on: geometry)
     }
 
     /// `?SESSION`'s reply for a session and what `export` read of it.
@@ -90,14 +99,15 @@ struct SessionArchive: Sendable {
         live?.id == s.id ? live : nil
     }
 
-    /// Splits per km and mile, laps, calories and best pace of a session.
+    /// Splits per km and mile (per 5 on a ride: the activity's), laps, calories and best pace of a session.
     static func figures(_ s: ExportSession) -> SessionFigures {
         let hr = s.heartRateSummary()
+        let each = s.activity.profile.splitUnits
         return SessionFigures(caloriesKcal: s.calories,
                               splitsKm: Splits.compute(points: s.points, pauses: s.pauses, units: .metric,
-                                                       start: s.startTime, end: s.endTime),
+                                                       start: s.startTime, end: s.endTime, unitsPerSplit: each),
                               splitsMi: Splits.compute(points: s.points, pauses: s.pauses, units: .imperial,
-                                                       start: s.startTime, end: s.endTime),
+                                                       start: s.startTime, end: s.endTime, unitsPerSplit: each),
                               laps: s.laps, caloriesMethod: hr.calorieMethod,
                               heartRate: s.hasHeartRate ? HeartRateFigures(hr, rrIntervals: s.rrIntervals.count) : nil)
     }

@@ -91,14 +91,14 @@ struct SessionRecording: Sendable {
             lastTransition = TransitionInfo(event: e.kind.rawValue, time: e.time, cause: e.cause)
         }
         if e.kind == .start {
-            badges.start()
-            splits.start(at: engine.stats.startTime)
+            badges.start(engine.stats.activity)
+            splits.start(at: engine.stats.startTime, unitsPerSplit: engine.profile.splitUnits)
         }
         var told: [Told] = []
         if e.kind == .stop, let sid = session {
             let st = engine.stats
             let finished = BadgeSessionSummary(id: sid, distance: st.distance, moving: st.moving,
-                                               startTime: st.startTime + (engine.utcOffsetNow ?? 0))
+                                               startTime: st.startTime + (engine.utcOffsetNow ?? 0), activity: st.activity)
             // Silver and gold need the whole session's average speed: told just before the stop.
             for (badge, tier) in badges.finish(finished) {
                 told += record(SessionEvent(kind: .badge, time: engineEvent.time, detectedAt: engineEvent.detectedAt,

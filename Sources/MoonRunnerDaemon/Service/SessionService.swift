@@ -86,7 +86,10 @@ public actor SessionService {
             }
             if lastSessionID == nil { lastSessionID = try await store.sessions(limit: 1).first?.id }
             recording.badges.sessions = try await recovery.badgeSessions()
-            if sessionID != nil { recording.badges.start(at: engine.stats.distance) }
+            // Idle, the board is the last session's activity (newest first), as it was before the restart.
+            let idle = recording.badges.sessions.first?.activity ?? config.defaultActivity
+            recording.badges.start(sessionID != nil ? engine.stats.activity : idle,
+                                   at: sessionID != nil ? engine.stats.distance : 0)
         } catch {
             markStoreError(error)
         }
@@ -101,7 +104,8 @@ public actor SessionService {
         let course = await recovery.followedCourse(of: s.snapshot)
         collect { engine, emit in engine.restore(s.snapshot, course: course, at: clock.now(), emit: emit) }
         engine.restoreHeartRate(try await store.heartRate(session: s.id))
-        recording.splits.resume(start: s.startTime, replaying: try await store.points(session: s.id))
+        recording.splits.resume(start: s.startTime, unitsPerSplit: engine.profile.splitUnits,
+                                replaying: try await store.points(session: s.id))
         logger.notice("resumed session \(s.id) left open \(Int(age)) s ago")
         await commit(force: true)
     }
@@ -275,7 +279,8 @@ public actor SessionService {
 
     private func badgeBoard(id: JSONValue?) -> String {
         let live = sessionID.map { (session: $0, distance: engine.stats.distance) }
-        return ReplyEncoder.line(BadgesReply(board: recording.badges.board, live: live, id: id))
+        return ReplyEncoder.line(BadgesReply(activity: recording.badges.activity, board: recording.badges.board,
+                                             live: live, id: id))
     }
 
     /// `?ANNOUNCE`: watchers learn a change now rather than at the next tick.
@@ -301,8 +306,9 @@ public actor SessionService {
     // MARK: Internals
 
     private func start(_ activity: Activity, course: FollowedCourse?, destination: GeoPoint?, id: JSONValue?) async -> String {
-        guard !engine.state.isActive, !starting else {
-            return error(.invalidState, "a session is already \(engine.state.rawValue); ?STOP; it first", id)
+        if let refusal = StartRefusal(asked: activity, current: engine.stats.activity, state: engine.state,
+                                      starting: starting) {
+            return error(.invalidState, refusal.message, id)
         }
         starting = true
         defer { starting = false }

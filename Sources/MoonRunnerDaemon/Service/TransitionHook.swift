@@ -22,6 +22,13 @@ struct TransitionHook: Sendable {
         env["MOONRUNNER_TIME"] = String(event.time)
         env["MOONRUNNER_SESSION"] = session.map(String.init) ?? ""
         env["MOONRUNNER_DETAIL"] = event.detail ?? ""
+        if let cue = event.cue {
+            // turn_ahead, turn_now: what the cue says, where and how far.
+            env["MOONRUNNER_CUE_KIND"] = cue.kind.rawValue
+            env["MOONRUNNER_CUE_NAME"] = cue.name ?? ""
+            env["MOONRUNNER_CUE_DISTANCE_M"] = String(Int(cue.distanceM.rounded()))
+            env["MOONRUNNER_CUE_COURSE_M"] = String(Int(cue.courseM.rounded()))
+        }
         process.environment = env
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice

@@ -3,7 +3,8 @@ import MoonRunnerCore
 
 /// FIT courses (and activities) as Garmin Connect, Strava and gpsbabel write
 /// them: every `record` with a position, in order; the name from the
-/// `course` message. The file's CRC is checked (a damaged transfer is
+/// `course` message; every `course_point` with a position (its type, name
+/// and distance along the course) as a mark. The file's CRC is checked (a damaged transfer is
 /// refused, not read in part); definitions with developer fields, both byte
 /// orders and compressed-timestamp headers are understood; chained FIT
 /// files are read one after the other.
@@ -25,6 +26,7 @@ enum FITCourseReader {
     static func read(_ data: Data) throws(CourseFileError) -> Course {
         let bytes = [UInt8](data)
         var points: [CoursePoint] = []
+        var marks: [CourseMark] = []
         var name = ""
         var start = 0
         var files = 0
@@ -33,8 +35,8 @@ enum FITCourseReader {
             // Padding after the last file of a chain is not another file.
             if files > 0 && bytes[start...].allSatisfy({ $0 == 0 }) { break }
             let end = try checkFile(bytes, at: start)
-            try readRecords(bytes, from: start + Int(bytes[start]), to: end, points: &points, name: &name,
-                            records: &records)
+            try readRecords(bytes, from: start + Int(bytes[start]), to: end, points: &points, marks: &marks,
+                            name: &name, records: &records)
             start = end + 2
             files += 1
         }
@@ -43,7 +45,7 @@ enum FITCourseReader {
                 ? "FIT: none of its \(records) records has a position (an activity recorded without GPS is not a course)"
                 : "FIT: the file holds no records with positions")
         }
-        return Course(name: name, points: points)
+        return Course(name: name, points: points, marks: marks)
     }
 
     /// Checks the header and CRCs of the FIT file at `start`; returns where its data ends.
@@ -77,7 +79,8 @@ enum FITCourseReader {
 
     /// The messages of one file's data, `begin..<end`: its points and course name collected, its records counted.
     private static func readRecords(_ b: [UInt8], from begin: Int, to end: Int, points: inout [CoursePoint],
-                                    name: inout String, records: inout Int) throws(CourseFileError) {
+                                    marks: inout [CourseMark], name: inout String,
+                                    records: inout Int) throws(CourseFileError) {
         var definitions = [Definition?](repeating: nil, count: 16)
         var i = begin
         while i < end {
@@ -105,6 +108,13 @@ enum FITCourseReader {
                 }
             case 31 where name.isEmpty:
                 name = courseName(b, at: i, def)
+            case 32:
+                if let m = coursePoint(b, at: i, def) {
+                    marks.append(m)
+                    guard marks.count <= CourseFile.maxPoints else {
+                        throw CourseFileError("FIT: more than \(CourseFile.maxPoints) course points")
+                    }
+                }
             default:
                 break
             }
@@ -164,12 +174,18 @@ enum FITCourseReader {
             }
             o += f.size
         }
+        guard let p = position(lat, lon) else { return nil }
+        return CoursePoint(latitude: p.latitude, longitude: p.longitude,
+                           elevation: enhanced.isFinite ? enhanced : altitude)
+    }
+
+    /// A position from FIT's semicircles; nil when either is absent or
+    /// invalid (0x7FFFFFFF), out of range, or 0,0 (a device's unset position).
+    private static func position(_ lat: Int32?, _ lon: Int32?) -> GeoPoint? {
         guard let la = lat, let lo = lon, la != Int32.max, lo != Int32.max else { return nil }
         let degrees = 180.0 / 2_147_483_648.0
-        let p = CoursePoint(latitude: Double(la) * degrees, longitude: Double(lo) * degrees,
-                            elevation: enhanced.isFinite ? enhanced : altitude)
-        guard GeoPoint(latitude: p.latitude, longitude: p.longitude).isValid,
-              abs(p.latitude) > 1e-7 || abs(p.longitude) > 1e-7 else { return nil }
+        let p = GeoPoint(latitude: Double(la) * degrees, longitude: Double(lo) * degrees)
+        guard p.isValid, abs(p.latitude) > 1e-7 || abs(p.longitude) > 1e-7 else { return nil }
         return p
     }
 
@@ -177,14 +193,44 @@ enum FITCourseReader {
     private static func courseName(_ b: [UInt8], at start: Int, _ def: Definition) -> String {
         var o = start
         for f in def.fields {
-            if f.number == 5 {
-                let raw = b[o..<(o + f.size)]
-                let text = raw.prefix { $0 != 0 }
-                return String(decoding: text, as: UTF8.self)
-            }
+            if f.number == 5 { return string(b[o..<(o + f.size)]) }
             o += f.size
         }
         return ""
+    }
+
+    /// A `course_point` (global 32): position (fields 2, 3, semicircles),
+    /// distance along the course (4, cm), type (5) and name (6); nil without
+    /// a valid position.
+    private static func coursePoint(_ b: [UInt8], at start: Int, _ def: Definition) -> CourseMark? {
+        var lat: Int32?, lon: Int32?
+        var distance: Double?
+        var type: UInt8 = 0
+        var name = ""
+        var o = start
+        for f in def.fields {
+            switch (f.number, f.size) {
+            case (2, 4): lat = Int32(bitPattern: uint32(b, o, def.bigEndian))
+            case (3, 4): lon = Int32(bitPattern: uint32(b, o, def.bigEndian))
+            case (4, 4):
+                let v = uint32(b, o, def.bigEndian)
+                if v != 0xFFFF_FFFF { distance = Double(v) / 100 }
+            case (5, 1): if b[o] != 0xFF { type = b[o] }
+            case (6, _): name = string(b[o..<(o + f.size)])
+            default: break
+            }
+            o += f.size
+        }
+        guard let p = position(lat, lon) else { return nil }
+        let trimmed = name.trimmingSpacesAndNewlines()
+        return CourseMark(latitude: p.latitude, longitude: p.longitude, kind: CueKind(fit: type),
+                          name: trimmed.isEmpty ? nil : trimmed, distance: distance)
+    }
+
+    /// A NUL-terminated UTF-8 string field (a multi-byte character cut by
+    /// the field's size is replaced, not a reason to refuse the file).
+    private static func string(_ raw: ArraySlice<UInt8>) -> String {
+        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
     }
 
     private static func uint16(_ b: [UInt8], _ o: Int, _ big: Bool) -> UInt16 {

@@ -9,10 +9,12 @@ enum FITBaseType: UInt8 {
     case sint32 = 0x85
     case uint32 = 0x86
     case uint32z = 0x8C
+    /// UTF-8, NUL-terminated; a field's size is its byte count.
+    case string = 0x07
 
     var size: UInt8 {
         switch self {
-        case .enumeration, .uint8: return 1
+        case .enumeration, .uint8, .string: return 1
         case .uint16: return 2
         case .sint32, .uint32, .uint32z: return 4
         }
@@ -62,6 +64,16 @@ struct FITEncoder {
     mutating func uint16(_ v: UInt16) { append16(v) }
     mutating func uint32(_ v: UInt32) { append32(v) }
     mutating func sint32(_ v: Int32) { append32(UInt32(bitPattern: v)) }
+    /// A string field of `size` bytes: the text's UTF-8 cut at a character, NUL-padded.
+    mutating func string(_ text: String, size: UInt8) {
+        var bytes: [UInt8] = []
+        for c in text {
+            let utf8 = Array(String(c).utf8)
+            guard bytes.count + utf8.count < Int(size) else { break }
+            bytes += utf8
+        }
+        records += bytes + [UInt8](repeating: 0, count: Int(size) - bytes.count)
+    }
 
     static let invalidUInt8: UInt8 = 0xFF
     static let invalidUInt16: UInt16 = 0xFFFF

@@ -17,6 +17,7 @@ enum FITProfile {
         static let activity: UInt16 = 34
         /// R–R intervals: field 0 `time`, an array of uint16, scale 1000 (s).
         static let hrv: UInt16 = 78
+        static let coursePoint: UInt16 = 32
     }
 
     /// Field numbers common to many messages.
@@ -46,12 +47,7 @@ enum FITProfile {
         static let auto: UInt32 = 1
     }
 
-    enum Sport {
-        static let running: UInt8 = 1
-        static let walking: UInt8 = 11
-    }
-
-    enum SubSport { static let generic: UInt8 = 0 }
+    // `sport` and `sub_sport` are the activity's (`ActivityProfile.SportNames`).
     enum Intensity { static let active: UInt8 = 0 }
 
     enum LapTrigger {

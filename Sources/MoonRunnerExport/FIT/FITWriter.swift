@@ -70,6 +70,7 @@ public enum FITWriter {
             writeTimer(timers[next], into: &fit)
             next += 1
         }
+        writeCoursePoints(session, into: &fit)
 
         let paused = PausedTime(session.pauses)
         for (k, lap) in session.laps.enumerated() {
@@ -286,7 +287,7 @@ public enum FITWriter {
         fit.uint8(UInt8(clamping: ExportTrack.strideCadence(lap.averageCadence)))
         fit.enumeration(FITProfile.Intensity.active)
         fit.enumeration(lap.trigger == .manual ? FITProfile.LapTrigger.manual : FITProfile.LapTrigger.sessionEnd)
-        fit.enumeration(sport(session.activity))
+        fit.enumeration(session.activity.profile.sport.fitSport)
         let (average, maximum) = heartRate(session, from: lap.startTime, to: lap.endTime)
         fit.uint8(average)
         fit.uint8(maximum)
@@ -304,8 +305,8 @@ public enum FITWriter {
         fit.uint32(FITProfile.timestamp(session.startTime))
         fit.sint32(FITProfile.semicircles(session.points.first?.latitude ?? .nan))
         fit.sint32(FITProfile.semicircles(session.points.first?.longitude ?? .nan))
-        fit.enumeration(sport(session.activity))
-        fit.enumeration(FITProfile.SubSport.generic)
+        fit.enumeration(session.activity.profile.sport.fitSport)
+        fit.enumeration(session.activity.profile.sport.fitSubSport)
         fit.uint32(FITProfile.scaled32(session.elapsed, 1000))
         fit.uint32(FITProfile.scaled32(moving, 1000))
         fit.uint32(FITProfile.scaled32(distance, 100))
@@ -332,9 +333,5 @@ public enum FITWriter {
         fit.enumeration(FITProfile.ActivityType.manual)
         fit.enumeration(FITProfile.Event.activity)
         fit.enumeration(FITProfile.EventType.stop)
-    }
-
-    private static func sport(_ activity: Activity) -> UInt8 {
-        activity == .run ? FITProfile.Sport.running : FITProfile.Sport.walking
     }
 }

@@ -97,7 +97,8 @@ public enum SVGRouteWriter {
     // MARK: Header
 
     private static func drawHeader(_ session: ExportSession, units: UnitSystem, into svg: inout SVGCanvas) {
-        let kind = session.activity == .run ? "Run" : "Walk"
+        let noun = session.activity.profile.sport.noun
+        let kind = noun.prefix(1).uppercased() + noun.dropFirst()
         svg.text("\(kind) · \(dateText(session.startTime))", x: margin, y: 50, size: 26, fill: "#1f2933",
                  weight: "bold")
         svg.text(session.title, x: margin, y: 76, size: 14, fill: "#8a96a3")

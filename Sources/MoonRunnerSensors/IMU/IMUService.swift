@@ -80,11 +80,22 @@ public final class IMUService: Sendable {
     private let shared: SensorStatusBox<IMUServiceStatus>
     private let thread = SensorThread()
 
-    /// The daemon's entry point: a real bus or a replayed trace, on the engine clock.
-    /// Throws `IMUTraceError` at once when a replay file cannot be opened or has no usable
-    /// header (a configuration mistake, not a sensor fault).
+    /// The daemon's entry point: the service for a configured IMU, nil for `none` (a
+    /// GPS-only set-up, nothing to read).
+    public static func make(spec: IMUSourceSpec, config: IMUServiceConfig, clock: IMUClock) throws -> IMUService? {
+        if case .none = spec { return nil }
+        return try IMUService(spec: spec, config: config, clock: clock)
+    }
+
+    /// A real bus or a replayed trace, on the engine clock. Throws `IMUTraceError` at once
+    /// when a replay file cannot be opened or has no usable header (a configuration mistake,
+    /// not a sensor fault). `none` (see `make`) gives a service whose bus never opens.
     public convenience init(spec: IMUSourceSpec, config: IMUServiceConfig, clock: IMUClock) throws {
         switch spec {
+        case .none:
+            self.init(bus: { () throws(I2CError) -> any I2CBus in throw I2CError.openFailed(path: "none", errno: ENODEV) },
+                      address: IMUSourceSpec.defaultAddress, gyroEnabled: false, config: config, clock: clock,
+                      source: spec.description, deviceLabel: "(none configured)")
         case let .i2c(path, address):
             self.init(bus: { () throws(I2CError) -> any I2CBus in try LinuxI2CBus(path: path) },
                       address: address, gyroEnabled: true, config: config, clock: clock,

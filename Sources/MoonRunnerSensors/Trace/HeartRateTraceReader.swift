@@ -10,7 +10,10 @@ import MoonRunnerCore
 /// lines starting with `#` are skipped. Any other malformed row is a
 /// `TraceFileError` naming the file, the line and what was expected, so a
 /// damaged trace is never mistaken for a quiet strap. Values that parse but
-/// are implausible (a bpm of 300) are data: the engine refuses and counts them.
+/// are implausible (a bpm of 300) are data: the engine refuses and counts
+/// them. So is a row stamped before the one above it (real straps and watches
+/// do that now and then, a second back): it is kept in file order, and the
+/// engine drops it and counts it (`out_of_order`), as the GPS reader's fixes.
 public enum HeartRateTraceReader {
     public static let header = "t,bpm,rr_ms"
 
@@ -24,7 +27,6 @@ public enum HeartRateTraceReader {
         var out: [HeartRateSample] = []
         var columns: Columns?
         var lineNumber = 0
-        var previous = -Double.infinity
         for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
             lineNumber += 1
             var line = Substring(raw)
@@ -38,9 +40,7 @@ public enum HeartRateTraceReader {
                 columns = try Columns(header: fields, path: path, line: lineNumber)
                 continue
             }
-            let sample = try c.sample(fields, after: previous, path: path, line: lineNumber)
-            previous = sample.t
-            out.append(sample)
+            out.append(try c.sample(fields, path: path, line: lineNumber))
         }
         if columns == nil {
             throw TraceFileError(path: path, line: 0, message: "empty file: no header line (expected \(header))")
@@ -65,8 +65,8 @@ public enum HeartRateTraceReader {
             rr = names.firstIndex(of: "rr_ms")
         }
 
-        /// One row, whose time may not go back before `previous`.
-        func sample(_ fields: [String], after previous: Double, path: String, line: Int) throws -> HeartRateSample {
+        /// One row.
+        func sample(_ fields: [String], path: String, line: Int) throws -> HeartRateSample {
             let needed = max(t, bpm) + 1
             guard fields.count >= needed else {
                 throw TraceFileError(path: path, line: line,
@@ -75,10 +75,6 @@ public enum HeartRateTraceReader {
             guard let time = Double(fields[t]), time.isFinite else {
                 throw TraceFileError(path: path, line: line,
                                      message: "column \(t + 1) ('t') is not a time in seconds: '\(fields[t].prefix(40))'")
-            }
-            guard time >= previous else {
-                throw TraceFileError(path: path, line: line,
-                                     message: "time \(fields[t]) goes back (the line before says \(previous))")
             }
             var rate = 0
             if !fields[bpm].isEmpty {

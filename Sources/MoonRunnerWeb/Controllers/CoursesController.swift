@@ -132,6 +132,18 @@ struct CoursesPage {
         let points: Int
         let added: String
         let iso: String
+
+        /// A course's figures as the list and its own page show them.
+        init(_ c: CourseInfo, units: UnitSystem) {
+            id = c.id
+            name = c.name
+            length = Formatting.distance(c.lengthM, units)
+            lengthValue = FigureText.numberText(c.lengthM)
+            climb = FigureText.climb(c.climbM, units)
+            points = c.points
+            added = DateText.readable(c.createdAt)
+            iso = DateText.iso(c.createdAt)
+        }
     }
 
     let layout: Layout
@@ -151,11 +163,7 @@ struct CoursesPage {
         self.p = Dictionary(uniqueKeysWithValues: [Phrase.name, .length, .climb, .added, .follow, .delete, .deleteReally,
                                                    .cancel, .upload, .file, .noCourses, .run, .walk, .coursePoints]
             .map { ($0.rawValue, p[$0]) })
-        rows = courses.map { c in
-            Row(id: c.id, name: c.name, length: Formatting.distance(c.lengthM, units), lengthValue: FigureText.numberText(c.lengthM),
-                climb: FigureText.climb(c.climbM, units), points: c.points, added: DateText.readable(c.createdAt),
-                iso: DateText.iso(c.createdAt))
-        }
+        rows = courses.map { CoursesPage.Row($0, units: units) }
         empty = courses.isEmpty
         self.csrf = csrf
         self.maxBytes = maxBytes

@@ -39,8 +39,8 @@ struct LiveController {
             return app.failure(DaemonLinkError.garbled(String(statusLine.prefix(120))), context)
         }
         let view = LiveView(status: status, phrases: p, units: units)
-        let model = LivePage(layout: app.layout(p[.liveTitle], page: "live", context), p: LivePage.Words(p), view: view,
-                             csrf: app.csrf(context), courses: courses.map { LivePage.CourseChoice($0, units: units) })
+        let model = LivePage(layout: app.layout(p[.liveTitle], page: "live", context), p: LivePage.Words(p), phrases: p,
+                             view: view, csrf: app.csrf(context), courses: courses.map { LivePage.CourseChoice($0, units: units) })
         return app.renderer.page(model, template: "live")
     }
 
@@ -148,6 +148,13 @@ struct LivePage {
         }
     }
 
+    /// One activity of the start control.
+    struct ActivityChoice {
+        let value: String
+        let name: String
+        let checked: Bool
+    }
+
     struct CourseChoice {
         let id: Int64
         let name: String
@@ -164,18 +171,24 @@ struct LivePage {
     let view: LiveView
     let csrf: String
     let courses: [CourseChoice]
+    /// The start control's activities, the last session's checked (a run's before any).
+    let activities: [ActivityChoice]
     /// Which control groups show for the state the page was rendered in.
     let show: [String: Bool]
     /// The quiet switch's next value and label.
     let quietNext: String
     let quietLabel: String
 
-    init(layout: Layout, p: Words, view: LiveView, csrf: String, courses: [CourseChoice]) {
+    init(layout: Layout, p: Words, phrases: Phrases, view: LiveView, csrf: String, courses: [CourseChoice]) {
         self.layout = layout
         self.p = p
         self.view = view
         self.csrf = csrf
         self.courses = courses
+        let last = Activity(rawValue: view.activity) ?? .run
+        activities = Activity.allCases.map {
+            ActivityChoice(value: $0.rawValue, name: phrases.activityName($0.rawValue), checked: $0 == last)
+        }
         let shown = LiveView.controls(for: view.state)
         show = Dictionary(uniqueKeysWithValues: ["start", "pause", "resume", "lap", "stop"].map { ($0, shown.contains($0)) })
         quietNext = view.quiet ? "off" : "on"

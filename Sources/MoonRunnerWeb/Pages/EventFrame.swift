@@ -62,6 +62,11 @@ public enum EventWords {
         case .hrConnected: return p[.hrConnected]
         case .hrLost: return p[.hrLost]
         case .hrZone: return "\(p[.heartRate]) · \(p[.hrZone]) \(e.detail ?? "")"
+        case .turnAhead, .turnNow:
+            guard let cue = e.cue else { return e.detail ?? e.event }
+            let text = CueText.text(cue.kind, name: cue.name, then: cue.then, language: p.language)
+            return kind == .turnNow ? "\(CueText.arrow(cue.kind)) \(text)"
+                : "\(CueText.arrow(cue.kind)) \(text) · \(Formatting.shortDistance(cue.distanceM, units))"
         }
     }
 }

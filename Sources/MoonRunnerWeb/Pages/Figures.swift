@@ -47,6 +47,8 @@ public enum FigureKind: Sendable {
     case paceFromSpeed
     /// Metres per second as km/h or mph.
     case speed
+    /// Metres per hour of climbing as `420 m/h` or `1378 ft/h`.
+    case climbRate
     /// Metres of height as `+12 m` or `+39 ft` (`0 m` with no sign).
     case climb
     /// Metres of height as `−8 m` or `−26 ft` (`0 m` with no sign).
@@ -122,6 +124,7 @@ public enum FigureText {
         case .paceSecondsPerKm: return v > 0 ? Formatting.pace(speed: 1000 / v, units) : kind.placeholder(units)
         case .paceFromSpeed: return Formatting.pace(speed: v, units)
         case .speed: return Formatting.speed(v, units)
+        case .climbRate: return Formatting.climbRate(v, units)
         case .climb: return climb(v, units)
         case .descent:
             // No sign on a descent that rounds to nothing ("0 m", not "−0 m").
@@ -142,15 +145,21 @@ public enum FigureText {
         v.rounded() == v && abs(v) < 9e15 ? String(Int64(v)) : "\(v)"
     }
 
-    /// A pace without its unit, `5:12` (for tables whose header names the unit).
-    public static func paceNumber(speed: Double, _ units: UnitSystem) -> String {
-        Figure.split(Formatting.pace(speed: speed, units)).0
+    /// A pace (`5:12`), or a ride's speed (`24.3`), without its unit (for tables whose header names it).
+    public static func rateNumber(speed: Double, _ shown: ActivityProfile, _ units: UnitSystem) -> String {
+        Figure.split(Formatting.rate(speed: speed, units, for: shown)).0
     }
 
     /// `+12 m` or `+39 ft`.
     public static func climb(_ metres: Double, _ units: UnitSystem) -> String {
+        Formatting.climb(metres, units)
+    }
+
+    /// A split's change of altitude, `+12 m`, `-4 m` or `0 m`: rounded first,
+    /// so that a flat split's -0.3 m is `0 m` as in the figure boxes, never `-0 m`.
+    public static func elevationChange(_ metres: Double, _ units: UnitSystem) -> String {
         let n = Int((units == .metric ? metres : metres / 0.3048).rounded())
-        return "\(n == 0 ? "" : "+")\(n) \(units == .metric ? "m" : "ft")"
+        return "\(n > 0 ? "+" : "")\(n) \(units == .metric ? "m" : "ft")"
     }
 
     /// The member's value as the reply writes it, for `data-value`.

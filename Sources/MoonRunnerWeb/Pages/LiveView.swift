@@ -25,6 +25,20 @@ public struct LiveView: Sendable {
         FigureSpec("calories_kcal", .energy, .phrase(.calories)),
         FigureSpec("laps", .count(""), .phrase(.laps)),
     ]
+    /// The grid for an activity: a pace or a ride's speed, steps only on foot,
+    /// a hike's climb rate after its climb.
+    public static func grid(for profile: ActivityProfile) -> [FigureSpec] {
+        var g = grid
+        if profile.showsSpeed {
+            g[0] = FigureSpec("speed_mps", .speed, .phrase(.speed))
+            g[1] = FigureSpec("avg_speed_mps", .speed, .phrase(.averageSpeed))
+        }
+        if !profile.countsSteps { g.removeAll { $0.key == "steps" || $0.key == "cadence_spm" } }
+        if profile.tellsClimbRate, let climb = g.firstIndex(where: { $0.key == "elevation_gain_m" }) {
+            g.insert(FigureSpec("climb_rate_m_per_h", .climbRate, .phrase(.climbRate)), at: climb + 1)
+        }
+        return g
+    }
     /// Shown while a strap is configured (`hr_state` other than `none`).
     public static let heart: [FigureSpec] = [
         FigureSpec("hr_bpm", .count("bpm"), .phrase(.heartRate)),
@@ -37,6 +51,9 @@ public struct LiveView: Sendable {
     ]
 
     public let state: String
+    /// The session's activity as STATUS names it ("" while idle): the page is
+    /// drawn for it, and reloads when another begins (its figures differ).
+    public let activity: String
     public let stateText: String
     public let heroFigures: [Figure]
     public let gridFigures: [Figure]
@@ -52,7 +69,11 @@ public struct LiveView: Sendable {
     public let home: Figure
     public let destination: Figure
     public let nextBadge: Figure
-    public var extras: [Figure] { [courseName, courseState, wayBack, home, destination, nextBadge, heartState] }
+    /// The next cue of the course: its arrow, its words and how far it is.
+    public let cue: NextCueView
+    public var extras: [Figure] {
+        [courseName, courseState, wayBack, home, destination, nextBadge, heartState, cue.arrow, cue.text, cue.distance]
+    }
     /// Which optional blocks show (`data-if`).
     public let flags: [String: Bool]
     public let quiet: Bool
@@ -60,9 +81,11 @@ public struct LiveView: Sendable {
     public init(status: JSONValue, phrases p: Phrases, units: UnitSystem) {
         let raw = status.string(at: "state") ?? "idle"
         state = raw
+        activity = status.string(at: "activity") ?? ""
         stateText = p.stateName(raw)
         heroFigures = Self.hero.map { $0.figure(in: status, phrases: p, units: units) }
-        gridFigures = Self.grid.map { $0.figure(in: status, phrases: p, units: units) }
+        let profile = (Activity(rawValue: activity) ?? .run).profile
+        gridFigures = Self.grid(for: profile).map { $0.figure(in: status, phrases: p, units: units) }
         heartFigures = Self.heart.map { $0.figure(in: status, phrases: p, units: units) }
         courseFigures = Self.course.map { $0.figure(in: status, phrases: p, units: units) }
 
@@ -88,8 +111,10 @@ public struct LiveView: Sendable {
                             text: hrState == "searching" ? p[.hrSearching] : hrState == "lost" ? p[.hrLost] : "",
                             value: hrState)
         quiet = status.bool(at: "quiet")
+        cue = NextCueView(status: status, phrases: p, units: units)
         flags = [
             "course": following,
+            "cue": cue.shown,
             "offcourse": offCourse,
             "home": status.at(path: "home").map { $0 != .null } ?? false,
             "destination": status.at(path: "destination").map { $0 != .null } ?? false,
@@ -152,6 +177,7 @@ public struct LiveView: Sendable {
         }
         return JSONValue.object([
             "state": .string(state),
+            "activity": .string(activity),
             "figures": .object(figures),
             "flags": .object(flags.mapValues { .bool($0) }),
         ]).serialized

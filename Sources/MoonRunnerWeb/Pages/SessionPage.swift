@@ -96,7 +96,8 @@ struct SessionPage {
         startISO = DateText.iso(s.startTime)
         startValue = FigureText.numberText(s.startTime)
         startText = DateText.readable(s.startTime)
-        derived = Self.derived(reply.stats, p, units)
+        let shown = reply.stats.activity.profile
+        derived = Self.derived(reply.stats, shown, p, units)
         let hasHeartRate = json.at(path: "figures.heart_rate").map { $0 != .null } ?? false
         figures = (Self.figures + (hasHeartRate ? Self.heartFigures : []))
             .map { $0.figure(in: json, phrases: p, units: units) }
@@ -110,11 +111,12 @@ struct SessionPage {
         map = reply.points > 0 ? link(.map, p[.map]) : nil
         charts = reply.points > 0 ? [link(.pace, p.charts.pace), link(.elevation, p.charts.elevation),
                                      link(.cadence, p.charts.cadence)] : []
-        let paceHeader = p.format(.splitPace, ["unit": "min/\(units.distanceSymbol)"])
+        let paceHeader = shown.showsSpeed ? p.format(.splitSpeed, ["unit": units == .metric ? "km/h" : "mph"])
+            : p.format(.splitPace, ["unit": "min/\(units.distanceSymbol)"])
         splitHeader = [p[.splitNumber], p[.splitTime], paceHeader, p[.elevationChange]]
-        splits = Self.splitRows(units == .metric ? reply.figures.splitsKm : reply.figures.splitsMi, units)
+        splits = Self.splitRows(units == .metric ? reply.figures.splitsKm : reply.figures.splitsMi, shown, units)
         lapHeader = [p[.lapNumber], p[.distance], p[.lapTime], paceHeader, p[.steps]]
-        laps = Self.lapRows(reply.figures.laps, units)
+        laps = Self.lapRows(reply.figures.laps, shown, units)
         downloads = ExportFormat.allCases.map { Download(href: "/sessions/\(s.id)/export.\($0.rawValue)", label: $0.rawValue.uppercased()) }
         self.csrf = csrf
         leaflet = tiles != .none
@@ -127,34 +129,39 @@ struct SessionPage {
         hasLaps = !laps.isEmpty
     }
 
-    /// Average pace and cadence over moving time.
-    private static func derived(_ stats: SessionStats, _ p: Phrases, _ units: UnitSystem) -> [Figure] {
+    /// Average pace (a ride's speed) and cadence over moving time.
+    private static func derived(_ stats: SessionStats, _ shown: ActivityProfile, _ p: Phrases,
+                                _ units: UnitSystem) -> [Figure] {
         let moving = stats.moving, distance = stats.distance
         let cadence = stats.averageCadence
+        let average = shown.showsSpeed
+            ? Figure(key: "avg_speed_mps", label: p[.averageSpeed], text: Formatting.speed(stats.averageSpeed, units),
+                     value: FigureText.numberText(stats.averageSpeed))
+            : Figure(key: "avg_pace_s_per_km", label: p[.averagePace],
+                     text: Formatting.pace(speed: moving > 0 ? distance / moving : 0, units),
+                     value: moving > 0 && distance > 0 ? FigureText.numberText(moving / distance * 1000) : "")
         return [
-            Figure(key: "avg_pace_s_per_km", label: p[.averagePace],
-                   text: Formatting.pace(speed: moving > 0 ? distance / moving : 0, units),
-                   value: moving > 0 && distance > 0 ? FigureText.numberText(moving / distance * 1000) : ""),
+            average,
             Figure(key: "avg_cadence_spm", label: p[.cadence], text: "\(Int(cadence.rounded())) spm",
                    value: FigureText.numberText(cadence)),
         ]
     }
 
-    /// One row per split: its number (its distance when partial), time, pace and elevation change.
-    private static func splitRows(_ splits: [SplitInfo], _ units: UnitSystem) -> [Row] {
+    /// One row per split: its number (its distance when partial), time, pace (a ride's speed) and elevation change.
+    private static func splitRows(_ splits: [SplitInfo], _ shown: ActivityProfile, _ units: UnitSystem) -> [Row] {
         splits.map { sp in
             Row(cells: [sp.partial ? Formatting.distance(sp.distanceM, units) : String(sp.number), Formatting.duration(sp.movingS),
-                        sp.paceS.map { FigureText.paceNumber(speed: units.metresPerUnit / $0, units) } ?? "–",
-                        sp.elevationChangeM.map { units == .metric ? String(format: "%+.0f m", $0) : String(format: "%+.0f ft", $0 / 0.3048) } ?? "–"])
+                        sp.paceS.map { FigureText.rateNumber(speed: units.metresPerUnit / $0, shown, units) } ?? "–",
+                        sp.elevationChangeM.map { FigureText.elevationChange($0, units) } ?? "–"])
         }
     }
 
     /// One row per lap, none when the session is a single lap.
-    private static func lapRows(_ laps: [LapInfo], _ units: UnitSystem) -> [Row] {
+    private static func lapRows(_ laps: [LapInfo], _ shown: ActivityProfile, _ units: UnitSystem) -> [Row] {
         guard laps.count > 1 else { return [] }
         return laps.map { l in
             Row(cells: [String(l.number), Formatting.distance(l.distanceM, units), Formatting.duration(l.movingS),
-                        FigureText.paceNumber(speed: l.avgSpeedMps, units), String(l.steps)])
+                        FigureText.rateNumber(speed: l.avgSpeedMps, shown, units), String(l.steps)])
         }
     }
 

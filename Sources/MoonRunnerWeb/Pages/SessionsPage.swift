@@ -20,8 +20,10 @@ struct SessionsPage {
         let note: String?
     }
 
+    /// One activity's sums in one period: a ride's kilometres are not a runner's.
     struct Total {
         let label: String
+        let activity: String
         let count: Int
         let distance: String
         let moving: String
@@ -60,38 +62,47 @@ struct SessionsPage {
                        date: DateText.readable(s.startTime, offsetMinutes: offset), activity: p.activityName(s.activity),
                        distance: Formatting.distance(s.distanceM, units), distanceValue: FigureText.numberText(s.distanceM),
                        moving: Formatting.duration(s.movingS), movingValue: FigureText.numberText(s.movingS),
-                       pace: Formatting.pace(speed: s.movingS > 0 ? s.distanceM / s.movingS : 0, units),
+                       pace: Formatting.rate(speed: s.movingS > 0 ? s.distanceM / s.movingS : 0, units,
+                                             for: (Activity(rawValue: s.activity) ?? .run).profile),
                        badge: earned[s.id].map { $0.joined(separator: ", ") }, note: note)
         }
         empty = sessions.isEmpty && before == nil
         older = sessions.count == pageSize ? sessions.last.map { String($0.id) } : nil
         newer = before != nil
-        weeks = Self.totals(all, count: Self.weeksShown, units: units) { s in
+        weeks = Self.totals(all, count: Self.weeksShown, units: units, phrases: p) { s in
             let day = DateText.weekStart(s.startTime, offsetMinutes: offset)
             return (day, DateText.day(Double(day) * 86_400))
         }
-        months = Self.totals(all, count: Self.monthsShown, units: units) { s in
+        months = Self.totals(all, count: Self.monthsShown, units: units, phrases: p) { s in
             let c = DateText.civil(s.startTime, offsetMinutes: offset ?? 0)
             return (c.year * 12 + c.month, "\(c.year)-\(DateText.two(c.month))")
         }
         zoneNote = p[.weeksStart] + " " + p.format(.timeZoneNote, ["zone": DateText.zone(offset)])
     }
 
-    /// Sums per period (newest first), the `count` most recent periods with sessions.
-    static func totals(_ sessions: [SessionInfo], count: Int, units: UnitSystem,
+    /// Sums per period and activity (newest period first, its activities in
+    /// the profile table's order), over the `count` most recent periods with sessions.
+    static func totals(_ sessions: [SessionInfo], count: Int, units: UnitSystem, phrases p: Phrases,
                        period: (SessionInfo) -> (Int, String)) -> [Total] {
-        var sums: [Int: (label: String, n: Int, distance: Double, moving: Double)] = [:]
+        struct Key: Hashable { let period: Int; let activity: Activity }
+        var sums: [Key: (label: String, n: Int, distance: Double, moving: Double)] = [:]
         for s in sessions {
             let (key, label) = period(s)
-            var e = sums[key] ?? (label, 0, 0, 0)
+            let k = Key(period: key, activity: Activity(rawValue: s.activity) ?? .run)
+            var e = sums[k] ?? (label, 0, 0, 0)
             e.n += 1
             e.distance += s.distanceM
             e.moving += s.movingS
-            sums[key] = e
+            sums[k] = e
         }
-        return sums.keys.sorted(by: >).prefix(count).compactMap { key in
-            sums[key].map { Total(label: $0.label, count: $0.n, distance: Formatting.distance($0.distance, units),
-                                  moving: Formatting.duration($0.moving)) }
-        }
+        let shown = Set(Set(sums.keys.map(\.period)).sorted(by: >).prefix(count))
+        let order = Dictionary(uniqueKeysWithValues: Activity.allCases.enumerated().map { ($1, $0) })
+        return sums.keys.filter { shown.contains($0.period) }
+            .sorted { ($0.period, -(order[$0.activity] ?? 0)) > ($1.period, -(order[$1.activity] ?? 0)) }
+            .compactMap { key in
+                sums[key].map { Total(label: $0.label, activity: p.activityName(key.activity.rawValue), count: $0.n,
+                                      distance: Formatting.distance($0.distance, units),
+                                      moving: Formatting.duration($0.moving)) }
+            }
     }
 }

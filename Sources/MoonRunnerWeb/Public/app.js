@@ -64,6 +64,8 @@
   }
 
   function apply(u) {
+    // Another activity has begun: its figures differ (a ride's speed, a hike's climb rate).
+    if (u.activity && u.activity !== live.dataset.activity) { location.reload(); return; }
     Object.keys(u.figures).forEach(function (key) {
       var text = u.figures[key][0], value = u.figures[key][1];
       live.querySelectorAll('[data-field="' + key + '"]').forEach(function (el) {

@@ -112,13 +112,18 @@ final class FakeDaemon: Sendable {
             let board = BadgeBoard(sessions: s.sessions.values.map {
                 BadgeSessionSummary(id: $0.id, distance: $0.distance, moving: $0.moving, startTime: $0.startTime)
             })
-            return [ReplyEncoder.line(BadgesReply(board: board, live: nil))]
+            return [ReplyEncoder.line(BadgesReply(activity: .run, board: board, live: nil))]
         case .config:
             return [ReplyEncoder.line(ConfigReply(config: .object([
                 "units": .string(s.units), "course": .object(["max_upload_kb": .number(Double(s.maxUploadKB))]),
             ])))]
         case .courses:
-            return [ReplyEncoder.line(CoursesReply(courses: s.courses.reversed()))]
+            // The list without each course's cues, as the daemon sends it.
+            return [ReplyEncoder.line(CoursesReply(courses: s.courses.reversed().map { c in
+                var listed = c
+                listed.cues = nil
+                return listed
+            }))]
         case let .course(id):
             guard let c = s.courses.first(where: { $0.id == id }) else { return error(.notFound, "no course \(id)") }
             return [ReplyEncoder.line(CourseReply(course: c))]
@@ -154,7 +159,8 @@ final class FakeDaemon: Sendable {
                                       createdAt: 1_714_548_600, lengthM: summary.length, climbM: summary.climb,
                                       descentM: summary.descent, points: summary.points,
                                       bounds: CourseBounds(minLat: summary.minLatitude, minLon: summary.minLongitude,
-                                                           maxLat: summary.maxLatitude, maxLon: summary.maxLongitude))
+                                                           maxLat: summary.maxLatitude, maxLon: summary.maxLongitude),
+                                      cues: (try? FollowedCourse(id: nil, course: course))?.cues)
                 s.courses.append(info)
                 return [ReplyEncoder.line(CourseReply(course: info))]
             } catch {

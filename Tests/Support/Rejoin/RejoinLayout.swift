@@ -32,6 +32,10 @@ public struct RejoinLayout: Sendable {
     public static let legGap = 8.0
 
     public init(_ s: RejoinScenario) {
+        if s.family == .crossing {
+            self = Self.crossing(s)
+            return
+        }
         let dv = s.divergence
         let d = dv.length
         tail = Self.tailLength
@@ -83,6 +87,8 @@ public struct RejoinLayout: Sendable {
             corners.append(Point(west, 0))
             ownPath = place(dv.runner, at: Point(0, 0), dir: east, side: 1)
             ahead = east
+        case .crossing:
+            preconditionFailure("the crossing family is laid out by crossing(_:)")
         case .outAndBack:
             // Out east along y = 0, back west along y = −8; the runner's own
             // path bulges across the other leg, the course's block away from it.
@@ -115,5 +121,48 @@ public struct RejoinLayout: Sendable {
         self.bCorner = bCorner
         a = corners[aCorner]
         b = corners[bCorner]
+    }
+
+    private init(corners: [Point], ownPath: [Point], aCorner: Int, bCorner: Int, ahead: Point) {
+        self.corners = corners
+        self.ownPath = ownPath
+        self.aCorner = aCorner
+        self.bCorner = bCorner
+        a = corners[aCorner]
+        b = corners[bCorner]
+        self.ahead = ahead
+        tail = Self.tailLength
+        divergence = RejoinScenario.Divergence(length: 0, height: 0, depth: 0, departure: 0, runner: [], course: [])
+    }
+
+    /// Metres up the street from A where the loop's far side crosses it, and
+    /// how far past it the runner goes before turning back.
+    public static let crossingAt = 250.0
+    public static let overshoot = 20.0
+    /// Half the far side's length, and how far the loop's other sides keep
+    /// from the street, metres (beyond the band by 2.5σ of the largest noise).
+    static let farSide = 150.0
+    static let loopWidth = 150.0
+
+    /// The crossing family: up a street (north) to A, a loop to the west,
+    /// its far side crossing the street diagonally at `returnAngle` degrees
+    /// 250 m up it, back east and down to the street's other side 8 m east
+    /// of A (B), and down that side. The runner goes on up the street, 20 m
+    /// past the far side, turns and comes back down to B.
+    private static func crossing(_ s: RejoinScenario) -> RejoinLayout {
+        let alpha = s.returnAngle * .pi / 180
+        let dir = Point(sin(alpha), cos(alpha))
+        let c = Point(0, crossingAt)
+        let e1 = Point(c.x - farSide * dir.x, c.y - farSide * dir.y)
+        let e2 = Point(c.x + farSide * dir.x, c.y + farSide * dir.y)
+        let w = loopWidth
+        var corners = [Point(0, -lead), Point(0, 0), Point(-w, 0), Point(-w, e1.y), e1, e2, Point(w, e2.y),
+                       Point(w, 0), Point(legGap, 0), Point(legGap, -lead)]
+        // A square crossing puts the far side's ends on the loop's sides: one corner each, not two.
+        var deduped: [Point] = []
+        for p in corners where deduped.last.map({ hypot($0.x - p.x, $0.y - p.y) > 0.5 }) ?? true { deduped.append(p) }
+        corners = deduped
+        let own = [Point(0, 0), Point(0, crossingAt + overshoot), Point(0, 10), Point(legGap, 0)]
+        return RejoinLayout(corners: corners, ownPath: own, aCorner: 1, bCorner: corners.count - 2, ahead: Point(0, -1))
     }
 }

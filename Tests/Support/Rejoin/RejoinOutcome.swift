@@ -2,9 +2,11 @@ import Foundation
 import MoonRunnerCore
 
 /// What a matcher made of a scenario run, against its truth (issue 23's
-/// targets: `on_course` within 15 s of being back, nothing matched more than
-/// 100 m from the right part, no second `off_course` after the rejoin; and
-/// the `off_course` that the rejoin follows, with its delay).
+/// targets as issue 29 measures them: `on_course` within 15 s of the first
+/// second back within the threshold of the right part, nothing matched more
+/// than 100 m from it, no second `off_course` after the rejoin; one
+/// `off_course` and one `on_course` for each time off (the crossing family
+/// is off twice); and the first `off_course`'s delay).
 public struct RejoinOutcome: Sendable, Encodable, Equatable {
     public var name: String
     public var family: RejoinFamily
@@ -16,12 +18,19 @@ public struct RejoinOutcome: Sendable, Encodable, Equatable {
     public var onAlerts: Int
     /// The first `off_course`, detected, minus the truth's first second off; nil without one.
     public var offDelay: Double?
-    /// The rejoin's `on_course` (the first after that `off_course`), detected,
-    /// minus the truth's `back`; its back-dated time minus `back`; detected
-    /// minus `near` (back within 50 m, whatever the direction). Nil without one.
+    /// The rejoin's `on_course` (the one after the last time off), detected,
+    /// minus the truth's `near` (back within 50 m of the right part, whatever
+    /// the direction); its back-dated time minus `near`; detected minus `back`
+    /// (within 50 m and moving along the course: issue 23's moment, for
+    /// reference). Nil without one.
     public var onDelay: Double?
     public var onDelayTime: Double?
-    public var onDelayNear: Double?
+    public var onDelayBack: Double?
+    /// Each time off's `on_course` delay (detected minus its `near`); nil where none came.
+    public var onDelays: [Double?] = []
+    /// Times the truth has the runner off course, and periods with no `off_course` for them.
+    public var periods = 0
+    public var periodsUnalerted = 0
     /// Seconds matched more than 100 m from the truth's progress (or, on the
     /// runner's own path, from the stretch they skip).
     public var wrongSeconds: Int
@@ -52,10 +61,13 @@ public struct RejoinOutcome: Sendable, Encodable, Equatable {
     /// The targets this outcome misses (empty: all met).
     public var missed: [String] {
         var out: [String] = []
-        if let d = onDelay, abs(d) <= onDelayLimit {} else { out.append("on_course \(onDelay.map { String(format: "%+.0f s", $0) } ?? "never")") }
+        for d in onDelays.isEmpty ? [nil] : onDelays {
+            if let d, abs(d) <= onDelayLimit { continue }
+            out.append("on_course \(d.map { String(format: "%+.0f s", $0) } ?? "never")")
+        }
         if wrongSeconds > 0 { out.append("\(wrongSeconds) s matched wrong") }
         if secondOff > 0 { out.append("\(secondOff) second off_course") }
-        if offAlerts < 1 { out.append("no off_course") }
+        if offAlerts < 1 || periodsUnalerted > 0 { out.append("no off_course") }
         return out
     }
 
@@ -65,7 +77,8 @@ public struct RejoinOutcome: Sendable, Encodable, Equatable {
     private enum CodingKeys: String, CodingKey {
         case name, family, ratio, returnAngle = "return_angle", noise, speed, offAlerts = "off_alerts",
              onAlerts = "on_alerts", offDelay = "off_delay_s", onDelay = "on_delay_s",
-             onDelayTime = "on_delay_time_s", onDelayNear = "on_delay_near_s", wrongSeconds = "wrong_s",
+             onDelayTime = "on_delay_time_s", onDelayBack = "on_delay_back_s", onDelays = "on_delays_s",
+             periods, periodsUnalerted = "periods_unalerted", wrongSeconds = "wrong_s",
              secondOff = "second_off", progressMedian = "progress_median_m", progressP95 = "progress_p95_m",
              progressCount = "progress_n", onDelayLimit = "on_limit_s", missed
     }
@@ -84,7 +97,10 @@ public struct RejoinOutcome: Sendable, Encodable, Equatable {
         try c.encode(offDelay, forKey: .offDelay)
         try c.encode(onDelay, forKey: .onDelay)
         try c.encode(onDelayTime, forKey: .onDelayTime)
-        try c.encode(onDelayNear, forKey: .onDelayNear)
+        try c.encode(onDelayBack, forKey: .onDelayBack)
+        try c.encode(onDelays, forKey: .onDelays)
+        try c.encode(periods, forKey: .periods)
+        try c.encode(periodsUnalerted, forKey: .periodsUnalerted)
         try c.encode(wrongSeconds, forKey: .wrongSeconds)
         try c.encode(secondOff, forKey: .secondOff)
         try c.encode(progressMedian, forKey: .progressMedian)
@@ -116,15 +132,29 @@ extension RejoinRun {
         var o = RejoinOutcome(name: s.name, family: s.family, ratio: s.ratio, returnAngle: s.returnAngle,
                               noise: s.noise, speed: s.speed, offAlerts: alerts.filter(\.off).count,
                               onAlerts: alerts.filter { !$0.off }.count, wrongSeconds: 0, secondOff: 0, progressCount: 0)
-        let firstOffAlert = alerts.first(where: \.off)
-        if let a = firstOffAlert, let t = firstOff { o.offDelay = a.detectedAt - t }
-        if let a = firstOffAlert, let on = alerts.first(where: { !$0.off && $0.detectedAt >= a.detectedAt }) {
-            if let back { o.onDelay = on.detectedAt - back }
-            if let back { o.onDelayTime = on.time - back }
-            if let near { o.onDelayNear = on.detectedAt - near }
+        if let a = alerts.first(where: \.off), let t = firstOff { o.offDelay = a.detectedAt - t }
+        // Each time off: its off_course, the on_course after it; the last is the rejoin.
+        o.periods = periods.count
+        var after = -Double.infinity
+        var rejoinAlert: RejoinAlert?
+        for period in periods {
+            guard let off = alerts.first(where: { $0.off && $0.detectedAt > after }) else {
+                o.periodsUnalerted += 1
+                o.onDelays.append(nil)
+                continue
+            }
+            let on = alerts.first { !$0.off && $0.detectedAt >= off.detectedAt }
+            o.onDelays.append(on.map { $0.detectedAt - period.near })
+            rejoinAlert = on
+            after = on?.detectedAt ?? .infinity
+        }
+        if let on = rejoinAlert, let near {
+            o.onDelay = on.detectedAt - near
+            o.onDelayTime = on.time - near
+            if let back { o.onDelayBack = on.detectedAt - back }
             o.secondOff = alerts.filter { $0.off && $0.detectedAt > on.detectedAt }.count
         } else {
-            o.secondOff = max(0, o.offAlerts - 1)
+            o.secondOff = max(0, o.offAlerts - periods.count)
         }
         var errors: [Double] = []
         for m in matches {

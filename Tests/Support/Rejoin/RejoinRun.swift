@@ -7,12 +7,17 @@ import MoonRunnerCore
 ///
 /// The truth follows the course files' convention (off course: farther than
 /// 50 m from the part of the course the runner should be on), with that part,
-/// while the runner is on their own path, the stretch they skip: from where
-/// they left to where they come back, ends included. They are back on course
-/// from the first second that they are within 50 m of it and move along it
-/// (within 45° of the course's direction where they rejoin, the issue 13
-/// meaning of following it) or are on it again; `near` is the first second
-/// within 50 m whatever their direction.
+/// while the runner is on their own path, the course from where they left
+/// to where they come back and on as far as they then run it: the stretch
+/// they skip, and the course ahead that they rejoin (issue 29: on course
+/// within the threshold of the course ahead). The runner may be off course
+/// more than once (the crossing family: off, near the loop's far side, off
+/// again, back); `periods` lists each time off and when it ended (`near`:
+/// the first second back within 50 m, in any direction but the course's
+/// opposite: running the right part the wrong way, within 45° of its
+/// opposite direction, is not being back on it). `back` is
+/// issue 23's moment for reference: within 50 m of the course and moving
+/// along it (within 45° of its direction where they rejoin) or on it again.
 public struct RejoinRun: Sendable {
     public typealias Point = RejoinScenario.Point
 
@@ -25,6 +30,11 @@ public struct RejoinRun: Sendable {
         public var ownPath: Bool
         /// Moving within 45° of the course's direction where they rejoin.
         public var along: Bool
+        /// Within 45° of the opposite of every direction the right part takes
+        /// within 50 m of them: running it the wrong way, which is not being back on it.
+        public var against = false
+        /// Off course: farther than the threshold from the right part.
+        public var off: Bool { ownPath && distance > RejoinRun.threshold }
     }
 
     public static let epoch = 1_700_000_000.0
@@ -49,6 +59,8 @@ public struct RejoinRun: Sendable {
     public let back: Double?
     public let near: Double?
     public let meet: Double?
+    /// Each time off course: its first second and the first second back within the threshold.
+    public let periods: [(off: Double, near: Double)]
 
     public init(_ scenario: RejoinScenario) throws(CourseError) {
         self.scenario = scenario
@@ -83,6 +95,8 @@ public struct RejoinRun: Sendable {
             return cumulative[i] + f * (cumulative[min(i + 1, cumulative.count - 1)] - cumulative[i])
         }
         let sA = line.cumulative[aVertex], sB = line.cumulative[bVertex]
+        // The part they should be on: from where they leave to as far as they run after coming back.
+        let rightEnd = line.cumulative.firstIndex { $0 >= sB + layout.tail } ?? line.cumulative.count - 1
         leave = progress(sA)
         rejoin = progress(sB)
         let total = sA + own.length + layout.tail
@@ -108,9 +122,11 @@ public struct RejoinRun: Sendable {
                 p = own.point(at: so)
                 dir = own.direction(at: so)
                 second.ownPath = true
-                second.distance = line.distance(from: p, vertices: aVertex...bVertex)
+                second.distance = line.distance(from: p, vertices: aVertex...max(aVertex, rightEnd))
                 let cosine = dir.x * ahead.x + dir.y * ahead.y
                 second.along = second.distance <= Self.threshold && cosine >= cos(Self.alongDegrees * .pi / 180)
+                second.against = line.opposed(p, dir, vertices: aVertex...max(aVertex, rightEnd), within: Self.threshold,
+                                              degrees: Self.alongDegrees)
             }
             truth.append(second)
             fixes.append(rx.fix(t: t, east: p.x, north: p.y, ve: scenario.speed * dir.x, vn: scenario.speed * dir.y))
@@ -118,11 +134,26 @@ public struct RejoinRun: Sendable {
         }
         self.fixes = fixes
         self.truth = truth
-        let off = truth.filter { $0.ownPath && $0.distance > Self.threshold }
+        let off = truth.filter(\.off)
         firstOff = off.first?.t
-        near = off.last.map { $0.t + 1 }
         back = truth.last(where: { $0.ownPath && !$0.along }).map { $0.t + 1 }
         meet = truth.first(where: { !$0.ownPath && $0.t > (off.first?.t ?? 0) })?.t
+        var periods: [(off: Double, near: Double)] = []
+        for second in off {
+            if let last = periods.last, last.near == second.t {
+                periods[periods.count - 1].near = second.t + 1
+            } else {
+                periods.append((second.t, second.t + 1))
+            }
+        }
+        // Back within the threshold but running the right part the wrong way is not back yet.
+        for k in periods.indices {
+            var i = Int(periods[k].near)
+            while i < truth.count && truth[i].ownPath && truth[i].against && !truth[i].off { i += 1 }
+            periods[k].near = Double(i)
+        }
+        self.periods = periods
+        near = periods.last?.near
     }
 
     /// The fix's position and 1σ for a matcher, and the time from the start.
@@ -177,6 +208,24 @@ struct Polyline: Sendable {
         let p = points[i], q = points[i + 1]
         let l = max(hypot(q.x - p.x, q.y - p.y), 1e-9)
         return Point((q.x - p.x) / l, (q.y - p.y) / l)
+    }
+
+    /// True when moving in `dir` (a unit vector) is within `degrees` of the
+    /// opposite of every segment between the given vertices that passes
+    /// within `within` metres of `p` (false when none does).
+    func opposed(_ p: Point, _ dir: Point, vertices: ClosedRange<Int>, within: Double, degrees: Double) -> Bool {
+        var any = false
+        for i in vertices.lowerBound..<max(vertices.lowerBound + 1, vertices.upperBound) where i + 1 < points.count {
+            let a = points[i], b = points[i + 1]
+            let dx = b.x - a.x, dy = b.y - a.y
+            let l2 = dx * dx + dy * dy
+            guard l2 > 0 else { continue }
+            let f = min(1, max(0, ((p.x - a.x) * dx + (p.y - a.y) * dy) / l2))
+            guard hypot(p.x - a.x - f * dx, p.y - a.y - f * dy) <= within else { continue }
+            any = true
+            if (dir.x * dx + dir.y * dy) / l2.squareRoot() >= -cos(degrees * .pi / 180) { return false }
+        }
+        return any
     }
 
     /// Metres from `p` to the segments between the given vertices.

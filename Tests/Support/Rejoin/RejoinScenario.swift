@@ -11,6 +11,15 @@ public enum RejoinFamily: String, CaseIterable, Sendable, Codable {
     /// Out along a street and back on its other side, 8 m apart; the runner
     /// parts from one leg, and their own path crosses the other leg twice.
     case outAndBack = "out_and_back"
+    /// The course leaves a street for a loop and comes back to it; the
+    /// runner skips the loop by going straight on up the street, through the
+    /// loop's far side (crossed at `returnAngle`, 30° to 90°: diagonally),
+    /// and back (issue 29, as `b_urban_detour` has it): near the course
+    /// there for a minute or more, off it before and after.
+    case crossing
+
+    /// The families of issue 23's detours and shortcuts (882 runs).
+    public static let detours: [RejoinFamily] = [.street, .laps, .outAndBack]
 }
 
 /// One detour or shortcut, by parameter.
@@ -50,6 +59,7 @@ public struct RejoinScenario: Sendable, Hashable, Codable, CustomStringConvertib
     }
 
     public var name: String {
+        if family == .crossing { return "crossing-a\(Int(returnAngle))-n\(Self.short(noise))-v\(Self.short(speed))" }
         let leg = family == .outAndBack ? (backLeg ? "-back" : "-out") : ""
         return "\(family.rawValue)\(leg)-r\(Self.short(ratio))-a\(Int(returnAngle))-n\(Self.short(noise))-v\(Self.short(speed))"
     }
@@ -71,12 +81,16 @@ public struct RejoinScenario: Sendable, Hashable, Codable, CustomStringConvertib
     public static let noises = [3.0, 6, 10]
     public static let speeds = [1.4, 3.2]
 
-    /// Every combination for `families`, each with its own seed.
-    public static func grid(_ families: [RejoinFamily] = RejoinFamily.allCases, ratios: [Double] = ratios,
+    /// The angles the crossing family's runner crosses the loop's far side at:
+    /// diagonally (30°, within the 45° of following it, to 60°) and square on.
+    public static let crossingAngles = [30.0, 45, 60, 90]
+
+    /// Every combination for `families` (the detours by default), each with its own seed.
+    public static func grid(_ families: [RejoinFamily] = RejoinFamily.detours, ratios: [Double] = ratios,
                             angles: [Double] = angles, noises: [Double] = noises,
                             speeds: [Double] = speeds) -> [RejoinScenario] {
         var out: [RejoinScenario] = []
-        for family in families {
+        for family in families where family != .crossing {
             for (i, ratio) in ratios.enumerated() {
                 for (j, angle) in angles.enumerated() {
                     for noise in noises {
@@ -85,6 +99,19 @@ public struct RejoinScenario: Sendable, Hashable, Codable, CustomStringConvertib
                                                       speed: speed, backLeg: (i + j) % 2 == 1,
                                                       seed: UInt64(out.count + 1)))
                         }
+                    }
+                }
+            }
+        }
+        // Seeded apart from the detours, so that each keeps its noise whichever families are asked for.
+        var crossings = 0
+        for family in families where family == .crossing {
+            for angle in crossingAngles {
+                for noise in noises {
+                    for speed in speeds {
+                        crossings += 1
+                        out.append(RejoinScenario(family: .crossing, ratio: 1, returnAngle: angle, noise: noise,
+                                                  speed: speed, seed: UInt64(10_000 + crossings)))
                     }
                 }
             }

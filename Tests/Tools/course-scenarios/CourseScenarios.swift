@@ -12,7 +12,7 @@ struct CourseScenarios: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "course-scenarios",
         abstract: "Synthetic detours and shortcuts for the course matcher (evaluation tool).",
-        subcommands: [Score.self, Write.self, List.self, Trace.self])
+        subcommands: [Score.self, Write.self, List.self, Trace.self, Cues.self])
 }
 
 struct Selection: ParsableArguments {

@@ -6,11 +6,13 @@ import MoonRunnerTestSupport
 /// `gpspipe -w` prints it (a TPV and a GST per second), the course as a GPX
 /// track, and the truth per second.
 enum ScenarioFiles {
-    static func gpsd(_ run: RejoinRun) -> String {
+    static func gpsd(_ run: RejoinRun) -> String { gpsd(run.fixes) }
+
+    static func gpsd(_ fixes: [GPSFix]) -> String {
         let iso = ISO8601DateFormatter()
         iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         var out = #"{"class":"VERSION","release":"3.22","rev":"3.22","proto_major":3,"proto_minor":14}"# + "\n"
-        for f in run.fixes {
+        for f in fixes {
             let time = iso.string(from: Date(timeIntervalSince1970: f.time))
             out += String(format: #"{"class":"TPV","device":"sim","mode":3,"time":"%@","lat":%.9f,"lon":%.9f,"alt":%.1f,"eph":%.1f,"epv":%.1f,"speed":%.3f,"track":%.2f}"#,
                           time, f.latitude, f.longitude, f.altitude, f.eph, f.epv, f.speed, f.track) + "\n"
@@ -52,7 +54,7 @@ enum ScenarioFiles {
                       rejoin_progress_m: run.rejoin, first_off_s: run.firstOff, back_s: run.back, near_s: run.near,
                       meet_s: run.meet, t_s: run.truth.map(\.t), progress_m: run.truth.map(\.progress),
                       distance_to_course_m: run.truth.map { ($0.distance * 10).rounded() / 10 },
-                      off_course: run.truth.map { $0.ownPath && $0.distance > RejoinRun.threshold },
+                      off_course: run.truth.map(\.off),
                       along: run.truth.map(\.along))
         let e = JSONEncoder()
         e.outputFormatting = [.sortedKeys]

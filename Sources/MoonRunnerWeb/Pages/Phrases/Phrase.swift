@@ -1,4 +1,5 @@
 import MoonRunnerAnnounceCore
+import MoonRunnerCore
 import MoonRunnerExport
 
 /// The languages a phone can choose (`Accept-Language` by default, then the settings page).
@@ -35,12 +36,13 @@ public enum Phrase: String, Sendable, CaseIterable {
     case stateIdle, stateRecording, statePaused, stateAutoPaused, stateStopped
     // Live page
     case liveTitle, distance, elapsed, moving, pace, averagePace, steps, cadence, climb, descent, gps, calories
+    case speed, averageSpeed, climbRate, splitSpeed
     case gradeBest, gradeBetter, gradeAverage, gradeBad, gradeNone
     case linkLost, daemonDown, live
     case course, progress, toGo, eta, offCourse, offCourseBack, onCourse, courseFinished, notOnCourseYet
     case home, destination, arrived, nextBadge, toGoShort
     case heartRate, hrZone, hrSearching, hrLost, hrConnected, hrAverage, hrMaximum, hrZoneTime, trainingLoad
-    case start, activity, run, walk, followCourse, noCourse, headFor, headForHint
+    case start, activity, run, walk, trailRun, hike, ride, followCourse, noCourse, headFor, headForHint
     case pause, resume, lap, stop, stopConfirm, stopReally, cancel
     case voice, voiceOn, voiceOff, voiceMuted, laps
     // History
@@ -52,6 +54,7 @@ public enum Phrase: String, Sendable, CaseIterable {
     case downloads, delete, deleteConfirm, deleteReally, points, mapLegend, tilesUnavailable
     // Courses
     case coursesTitle, noCourses, coursePoints, length, added, upload, uploadHint, file, name, follow, courseDeleted, courseAdded
+    case nextCue, cues, cuesFound, cuesFromFile, noCues, cueOffCourse
     case uploadTooLarge, notACourse, brokenUpload, noFile
     // Badges
     case badgesTitle, tier, tierEarned, tierSilver, tierGold, notEarned, earnedBy, best, silverNeeds, goldNeeds
@@ -111,7 +114,12 @@ public struct Phrases: Sendable {
         language == .en ? EnglishWording().direction(bearing) : MandarinWording().direction(bearing)
     }
 
+    /// An activity's name ("–" for none, or one this web app does not know).
     public func activityName(_ raw: String?) -> String {
-        raw == "walk" ? self[.walk] : raw == "run" ? self[.run] : "–"
+        guard let activity = raw.flatMap(Activity.init(rawValue:)) else { return "–" }
+        return self[Self.names[activity] ?? .run]
     }
+
+    /// Each activity's phrase, in the start control's order.
+    static let names: [Activity: Phrase] = [.run: .run, .trailRun: .trailRun, .walk: .walk, .hike: .hike, .ride: .ride]
 }

@@ -1,6 +1,7 @@
-/// An optional reply member that is written as `null` rather than left out,
-/// so that a reply always has the same members (`jq .session`, Python's
-/// `reply["session"]`). A missing member still decodes, as nil.
+/// An optional member of a reply (or of a value a reply carries, such as a
+/// cue) that is written as `null` rather than left out, so that it always
+/// has the same members (`jq .session`, Python's `reply["session"]`). A
+/// missing member still decodes, as nil.
 @propertyWrapper
 public struct NullCoded<Value: Codable & Sendable & Equatable>: Codable, Sendable, Equatable {
     public var wrappedValue: Value?
