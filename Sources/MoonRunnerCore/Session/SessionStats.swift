@@ -113,4 +113,10 @@ public struct SessionStats: Sendable, Equatable, Codable {
 /// How much of a session's track each altitude source gave, as shares of its points (0–1).
 public struct AltitudeShares: Sendable, Equatable, Codable {
     public var barometric, dem, gps: Double
+
+    public init(barometric: Double, dem: Double, gps: Double) {
+        self.barometric = barometric
+        self.dem = dem
+        self.gps = gps
+    }
 }
