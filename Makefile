@@ -5,7 +5,7 @@ SWIFT      ?= swift
 DATA       ?= ../shared/data
 PREFIX     ?= /usr/local
 SPEED      ?= 10
-DEB_PKGS   := libgps-dev libi2c-dev libsystemd-dev libgcrypt20-dev zlib1g-dev pkg-config gpsd gpsd-clients python3 \
+DEB_PKGS   := libgps-dev libi2c-dev libsystemd-dev libgcrypt20-dev zlib1g-dev libtiff-dev pkg-config gpsd gpsd-clients python3 \
               python3-pip gpsbabel librsvg2-bin systemd util-linux faketime \
               espeak-ng sox alsa-utils libyaml-dev dbus-daemon libxml2-utils \
               chromium chromium-driver fonts-noto-cjk qrencode libjs-leaflet
@@ -193,6 +193,7 @@ accuracy:
 	python3 Tests/Tools/output_digest.py --bin $(BIN) --data $(DATA)
 	python3 Tests/Tools/eval_gps.py --bin $(BIN) --data $(DATA) --check
 	python3 Tests/Tools/eval_elevation.py --bin $(BIN) --data $(DATA) --check
+	python3 Tests/Tools/eval_terrain.py --bin $(BIN) --data $(DATA) --cv --check
 	python3 Tests/Tools/eval_course.py --bin $(BIN) --data $(DATA) --check
 	python3 Tests/Tools/eval_rejoin.py --bin $(BIN) --cv --check
 	python3 Tests/Tools/eval_cues.py --bin $(BIN) --data $(DATA) --check
@@ -271,6 +272,7 @@ install-files: man
 	install -m 0755 $(addprefix $(RELEASE_BIN)/,$(DAEMONS)) $(DESTDIR)$(SBINDIR)/
 	for l in $(LINKS); do ln -sf moonrunner $(DESTDIR)$(PREFIX)/bin/$$l; done
 	for l in $(DAEMON_LINKS); do ln -sf moonrunnerd $(DESTDIR)$(SBINDIR)/$$l; done
+	install -d -m 0755 $(DESTDIR)/var/lib/moonrunner/dem
 	[ -f $(DESTDIR)/etc/moonrunner/moonrunner.yaml ] || install -m 0644 config/moonrunner.yaml $(DESTDIR)/etc/moonrunner/
 	[ -f $(DESTDIR)/etc/moonrunner/announce.yaml ] || install -m 0644 config/announce.yaml $(DESTDIR)/etc/moonrunner/
 	for u in $(UNITS); do \

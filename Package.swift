@@ -32,6 +32,7 @@ let package = Package(
         .systemLibrary(name: "CThreadName"),
         .systemLibrary(name: "CMalloc"),
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
+        .systemLibrary(name: "CTIFF", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"])]),
 
         // Pure algorithms and models: no I/O, no clocks.
         .target(name: "MoonRunnerCore"),
@@ -44,6 +45,9 @@ let package = Package(
         .target(name: "MoonRunnerSensors", dependencies: [
             "MoonRunnerCore", "MoonRunnerThreads", "CGPS", "CI2C", "CZlib", "CSystemd",
         ]),
+        // Terrain tiles on disk: SRTM .hgt (zipped or not) and GeoTIFF (libtiff), read by the few
+        // bytes or the block a lookup needs; the terrain model the core asks under the track.
+        .target(name: "MoonRunnerTerrain", dependencies: ["MoonRunnerCore", "CTIFF", "CZlib", "CMalloc"]),
         // SQLite (WAL) store.
         .target(name: "MoonRunnerStore", dependencies: [
             "MoonRunnerCore", "CZlib", "CMalloc", .product(name: "GRDB", package: "GRDB.swift"),
@@ -65,7 +69,7 @@ let package = Package(
         // Daemon shell: config, wiring, control server, lifecycle.
         .target(name: "MoonRunnerDaemon", dependencies: [
             "MoonRunnerCore", "MoonRunnerSensors", "MoonRunnerStore", "MoonRunnerExport",
-            "MoonRunnerProtocol", "MoonRunnerSocket", "CSystemd", "CMalloc",
+            "MoonRunnerProtocol", "MoonRunnerSocket", "MoonRunnerTerrain", "CSystemd", "CMalloc",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
@@ -79,7 +83,7 @@ let package = Package(
         ]),
         .executableTarget(name: "moonrunner", dependencies: [
             "MoonRunnerCore", "MoonRunnerSensors", "MoonRunnerProtocol", "MoonRunnerExport", "MoonRunnerClient",
-            "MoonRunnerAnnounceShell",
+            "MoonRunnerAnnounceShell", "MoonRunnerTerrain",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // The announcer's shell: a watcher of the control socket that speaks through espeak-ng and
@@ -106,11 +110,13 @@ let package = Package(
             "MoonRunnerYAML",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], resources: [.embedInCode("Templates"), .embedInCode("Public")]),
-        .executableTarget(name: "moonrunner-bench", dependencies: ["MoonRunnerCore", "MoonRunnerSensors", "MoonRunnerStore"]),
+        .executableTarget(name: "moonrunner-bench", dependencies: [
+            "MoonRunnerCore", "MoonRunnerSensors", "MoonRunnerStore", "MoonRunnerTerrain", "MoonRunnerTestSupport",
+        ]),
 
         // Test support: starting helper processes safely from parallel tests; a
         // simulated GPS receiver and the course scenarios of issue 23 (pure).
-        .target(name: "MoonRunnerTestSupport", dependencies: ["MoonRunnerCore"], path: "Tests/Support"),
+        .target(name: "MoonRunnerTestSupport", dependencies: ["MoonRunnerCore", "CZlib"], path: "Tests/Support"),
         // Scores the course matcher and the cues on those scenarios, or writes them out (eval_rejoin.py, eval_cues.py).
         .executableTarget(name: "course-scenarios", dependencies: [
             "MoonRunnerCore", "MoonRunnerExport", "MoonRunnerTestSupport",
@@ -119,6 +125,7 @@ let package = Package(
         .testTarget(name: "MoonRunnerCoreTests", dependencies: ["MoonRunnerCore", "MoonRunnerTestSupport"]),
         .testTarget(name: "MoonRunnerSensorsTests", dependencies: ["MoonRunnerSensors", "MoonRunnerTestSupport"]),
         .testTarget(name: "MoonRunnerStoreTests", dependencies: ["MoonRunnerStore"]),
+        .testTarget(name: "MoonRunnerTerrainTests", dependencies: ["MoonRunnerTerrain", "MoonRunnerTestSupport"]),
         .testTarget(name: "MoonRunnerExportTests", dependencies: ["MoonRunnerExport", "MoonRunnerTestSupport"]),
         .testTarget(name: "MoonRunnerProtocolTests", dependencies: ["MoonRunnerProtocol"]),
         .testTarget(name: "MoonRunnerDaemonTests", dependencies: ["MoonRunnerDaemon"]),

@@ -69,7 +69,7 @@ BUILD_ROOT_PACKAGES = [
 BUILD_ROOT_PIP = ["gpxpy", "garmin-fit-sdk"]
 SYSROOT_PACKAGES = [
     "libc6-dev", "libgcc-14-dev", "libstdc++-14-dev", "libgps-dev", "libi2c-dev", "libsystemd-dev",
-    "libsqlite3-dev", "libgcrypt20-dev", "zlib1g-dev", "libyaml-dev", "pkgconf",
+    "libsqlite3-dev", "libgcrypt20-dev", "zlib1g-dev", "libyaml-dev", "libtiff-dev", "pkgconf",
 ]
 SWIFT_ARM64_DEBS = ["swiftlang:arm64", "libswiftlang:arm64"]
 # Of the aarch64 Swift resources only what a build for Linux reads: not the

@@ -76,6 +76,8 @@ public struct Announcer: Sendable {
     /// (when its setting allows): a new kind has to be placed in one or the other.
     public static let silentKinds: [SessionEventKind: String] = [
         .fault: "a sensor's fault is for the log and `moonrunner status`; the wearer can do nothing about it mid-run",
+        .terrainLost: "where the climb comes from is for the session's record; GPS fills the gap and nothing changes for the wearer",
+        .terrainRegained: "as for terrain_lost",
     ]
 
     /// Events said with figures from the STATUS after them: the summary at
@@ -97,7 +99,7 @@ public struct Announcer: Sendable {
         case .turnAhead, .turnNow: settings.turns
         case .gpsLost, .gpsRegained: settings.gps
         case .hrConnected, .hrLost, .hrZone: settings.heartRate
-        case .fault: false  // never said: see `silentKinds`
+        case .fault, .terrainLost, .terrainRegained: false  // never said: see `silentKinds`
         }
     }
 
@@ -153,7 +155,7 @@ public struct Announcer: Sendable {
         case .hrZone: return heartRateZone(e)
         case .turnAhead: return e.cue.flatMap { cueAhead($0) }
         case .turnNow: return e.cue.flatMap { turnNow($0) }
-        case .fault: return nil  // never said: see `silentKinds`
+        case .fault, .terrainLost, .terrainRegained: return nil  // never said: see `silentKinds`
         }
     }
 

@@ -42,7 +42,7 @@ public enum CSVTrackReader {
         var hasCadence: Bool?
         var lastSegment = 0
         var fields: [Range<Int>] = []
-        fields.reserveCapacity(9)
+        fields.reserveCapacity(10)
         while start < bytes.count {
             var end = start
             while end < bytes.count && bytes[end] != UInt8(ascii: "\n") { end += 1 }
@@ -61,8 +61,8 @@ public enum CSVTrackReader {
                 fields.append(f..<i)
                 f = i + 1
             }
-            guard fields.count == 9 else {
-                throw Failure(line: lineNumber, reason: "\(fields.count) fields, 9 expected")
+            guard fields.count == 10 else {
+                throw Failure(line: lineNumber, reason: "\(fields.count) fields, 10 expected")
             }
             guard let time = isoTime(bytes[fields[0]]) else {
                 throw Failure(line: lineNumber, reason: "the time is not ISO 8601 UTC")

@@ -2,16 +2,19 @@ import FoundationEssentials
 import MoonRunnerCore
 
 /// One row per track point, for spreadsheets and scripts:
-/// `time,lat,lon,ele_m,speed_mps,distance_m,cadence_spm,segment,hr_bpm`.
+/// `time,lat,lon,ele_m,speed_mps,distance_m,cadence_spm,segment,hr_bpm,ele_source`.
 /// `time` is ISO 8601 UTC, `distance_m` is cumulative along the track,
 /// `cadence_spm` is steps per minute (both feet, unlike the Garmin formats),
 /// `segment` numbers the moving stretches from 1, `hr_bpm` is the heart rate
-/// at the point. Unknown values are empty (a missing heart rate too, never 0).
+/// at the point, `ele_source` where `ele_m` came from (`barometric`, `dem`,
+/// `gps`: `PointAltitudeSources`). Unknown values are empty (a missing heart
+/// rate too, never 0).
 public enum CSVWriter {
-    public static let header = "time,lat,lon,ele_m,speed_mps,distance_m,cadence_spm,segment,hr_bpm"
+    public static let header = "time,lat,lon,ele_m,speed_mps,distance_m,cadence_spm,segment,hr_bpm,ele_source"
 
     public static func write(_ session: ExportSession) -> Data {
         let track = ExportTrack(session)
+        let sources = PointAltitudeSources.of(session)
         var out = OutputBuffer(capacity: 128 + session.points.count * 90)
         out.write(text: header)
         out.write("\n")
@@ -35,6 +38,8 @@ public enum CSVWriter {
             out.write(int: segment)
             out.write(",")
             if let hr = ExportTrack.heartRate(p) { out.write(int: hr) }
+            out.write(",")
+            out.write(text: sources[i].rawValue)
             out.write("\n")
         }
         return out.data

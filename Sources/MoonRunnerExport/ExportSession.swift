@@ -75,6 +75,20 @@ public struct ExportSession: Sendable {
     public var totalSteps: Int { stats.steps > 0 ? stats.steps : stepSeconds.reduce(0) { $0 + $1.steps } }
     /// "Followed course NAME", for the formats' free-text fields.
     public var courseNote: String? { course.map { "Followed course \($0)" } }
+    /// "Elevation from the terrain model 96 %, GPS 4 %" when a terrain model gave any of the
+    /// altitudes: which source each stretch used, in the shares of the track's points.
+    public var elevationNote: String? {
+        guard stats.demPoints > 0 else { return nil }
+        let s = stats.altitudeShares
+        let parts = [("the barometer", s.barometric), ("the terrain model", s.dem), ("GPS", s.gps)]
+            .filter { $0.1 > 0 }.map { "\($0.0) \(Int(($0.1 * 100).rounded())) %" }
+        return "Elevation from " + parts.joined(separator: ", ")
+    }
+    /// The formats' free-text note (GPX `desc`, TCX `Notes`): the course followed, where the elevation came from.
+    public var note: String? {
+        let parts = [courseNote, elevationNote].compactMap { $0 }
+        return parts.isEmpty ? nil : parts.joined(separator: ". ")
+    }
 
     /// True when the session recorded any heart rate.
     public var hasHeartRate: Bool { heartRate.contains { $0.bpm.isFinite } }

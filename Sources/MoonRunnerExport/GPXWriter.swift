@@ -128,9 +128,10 @@ public enum GPXWriter {
         out.write("</trkpt>\n")
     }
 
-    /// `<desc>Followed course NAME</desc>` when the session followed one.
+    /// `<desc>Followed course NAME</desc>` when the session followed one, and where its elevation came from
+    /// when a terrain model gave any of it.
     private static func writeCourseNote(_ session: ExportSession, into out: inout OutputBuffer) {
-        guard let note = session.courseNote else { return }
+        guard let note = session.note else { return }
         out.write("  <desc>")
         out.write(xmlEscaped: note)
         out.write("</desc>\n")

@@ -85,6 +85,16 @@ public enum GeoJSONWriter {
             out.write(text: ",\"\(key)\":")
             if let value, value.isFinite { out.write(value, decimals: 1) } else { out.write("null") }
         }
+        if session.stats.demPoints > 0 {
+            // Where the elevation came from, when a terrain model gave any of it.
+            let s = session.stats.altitudeShares
+            out.write(text: ",\"altitude_source\":\"\(session.stats.altitudeSource.rawValue)\",\"altitude_shares\":")
+            for (i, (key, share)) in [("barometric", s.barometric), ("dem", s.dem), ("gps", s.gps)].enumerated() {
+                out.write(text: (i == 0 ? "{\"" : ",\"") + key + "\":")
+                out.write(share, decimals: 3)
+            }
+            out.write("}")
+        }
         out.write("}")
     }
 

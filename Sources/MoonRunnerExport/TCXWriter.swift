@@ -40,7 +40,7 @@ public enum TCXWriter {
         for lap in session.laps {
             writeLap(lap, session: session, track: track, into: &out)
         }
-        if let note = session.courseNote {
+        if let note = session.note {
             // Activity_t: Id, Lap+, Notes?, Training?, Creator?.
             out.write("   <Notes>")
             out.write(xmlEscaped: note)

@@ -4,9 +4,11 @@ import MoonRunnerCore
 /// Protocol version announced in `VERSION`. Minor bumps add fields; major
 /// bumps change or remove them. 1.4: the activities `trail_run`, `hike` and
 /// `ride`; `STATUS.climb_rate_m_per_h`; `BADGES.activity` and `longest`.
+/// 1.5: the terrain model: `altitude_source` `dem` and `mixed`, `altitude_shares`,
+/// `dem_points`, the `terrain_lost` and `terrain_regained` events.
 public enum ProtocolVersion {
     public static let major = 1
-    public static let minor = 4
+    public static let minor = 5
     public static let release = "0.1.0"
 }
 
@@ -237,8 +239,11 @@ public struct StatusReply: Codable, Sendable, Equatable {
     public var gps: GPSStatus
     public var imu: IMUStatus
     public var baro: BaroStatus
-    /// barometric | gps: where the altitude (and the climb) comes from right now.
+    /// barometric | dem | gps: where the altitude (and the climb) comes from right now.
     public var altitudeSource: String
+    /// The share of the session's track each source gave the altitude of so far (since protocol 1.5;
+    /// null while idle).
+    @NullCoded public var altitudeShares: AltitudeShares?
     public var store: StoreStatus
     @NullCoded public var lastTransition: TransitionInfo?
     /// Energy so far (ACSM equations, configured body mass).
@@ -299,6 +304,7 @@ public struct StatusReply: Codable, Sendable, Equatable {
         self.imu = imu
         self.baro = baro
         self.altitudeSource = altitudeSource
+        altitudeShares = stats?.altitudeShares
         self.store = store
         self.lastTransition = lastTransition
         self.caloriesKcal = caloriesKcal
@@ -324,7 +330,7 @@ public struct StatusReply: Codable, Sendable, Equatable {
              avgSpeedMps = "avg_speed_mps", maxSpeedMps = "max_speed_mps", steps, cadenceSpm = "cadence_spm",
              elevationGainM = "elevation_gain_m", elevationLossM = "elevation_loss_m",
              climbRateMPerH = "climb_rate_m_per_h", laps, gps, imu, store,
-             baro, altitudeSource = "altitude_source",
+             baro, altitudeSource = "altitude_source", altitudeShares = "altitude_shares",
              lastTransition = "last_transition", units, course, home, destination, id
     }
 }

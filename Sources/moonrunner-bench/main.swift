@@ -15,6 +15,8 @@
 //     a vertex every 10 m, so every position has ten passes of the course)
 //     run at 3 m/s with 1 Hz fixes scattered by 4 m, including a 2 km
 //     detour off the course; thread CPU time per fix of `CourseMatcher`.
+// (f) The terrain under a track: a 1″ .hgt and a GLO-30 GeoTIFF, a runner
+//     crossing them at 3 m/s with 1 Hz fixes; wall time per lookup.
 //
 // (e) With `--write-session DIR`: writes a stored session of `--hours` (10)
 //     hours into a state folder through the real store, and does nothing
@@ -184,6 +186,11 @@ report("AnyStepDetector(adaptive)", run(&anyAdaptive, hour, hours: options.hours
 let altitude = benchAltitudeFusion(hours: options.hours)
 print(String(format: "altitude fusion           %8.1f ns per barometer reading, %.1f ns per fix: %.5f %% of a core at 10 Hz + 1 Hz (gain %.0f m)",
              altitude.perReading, altitude.perFix, altitude.coreShare, altitude.gain))
+
+for t in benchTerrain(hours: max(options.hours, 2)) {
+    print("terrain under the track   \(t.format): " + String(format: "%.2f µs per fix mean, p99 %.1f µs, worst %.0f µs (%d fixes at 3 m/s)",
+                                                              t.mean, t.p99, t.worst, t.fixes))
+}
 
 let course = benchCourseMatching()
 print(String(format: "course matching (%.1f km) %6.2f µs per fix mean, p99 %.1f µs, worst %.1f µs  (%d fixes, %d off course, %d vertices)",

@@ -5,6 +5,7 @@ import MoonRunnerCore
 import MoonRunnerExport
 import MoonRunnerProtocol
 import MoonRunnerSensors
+import MoonRunnerTerrain
 
 struct Analyze: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -46,6 +47,13 @@ struct Analyze: ParsableCommand {
             help: ArgumentHelp("Override a course-matching setting, KEY=VALUE (for evaluation): "
                 + CourseTuning.keys.joined(separator: ", ") + ".", valueName: "key=value"))
     var courseOptions: [String] = []
+    @Option(help: "A folder of terrain tiles (SRTM .hgt, Copernicus GeoTIFF): the climb comes from the ground under the track.",
+            completion: .directory)
+    var dem: String?
+    @Option(name: .customLong("terrain-option"), parsing: .singleValue,
+            help: ArgumentHelp("Override a terrain setting, KEY=VALUE (for evaluation): "
+                + AltitudeFusionConfig.terrainSettings.keys.joined(separator: ", ") + ".", valueName: "key=value"))
+    var terrainOptions: [String] = []
     @Option(name: .customLong("activity-option"), parsing: .singleValue,
             help: ArgumentHelp("Override an activity's auto-pause setting, KEY=VALUE (for evaluation): "
                 + ActivityTuning.keys.joined(separator: ", ") + ".", valueName: "key=value"))
@@ -84,6 +92,9 @@ struct Analyze: ParsableCommand {
         for option in courseOptions where (try? CourseTuning.apply(option, to: CourseMatcherConfig())) == nil {
             throw ValidationError("--course-option \(option): expected KEY=NUMBER with KEY one of \(CourseTuning.keys.joined(separator: ", "))")
         }
+        for option in terrainOptions where (try? AltitudeFusionConfig.terrainSettings.apply(option, to: AltitudeFusionConfig())) == nil {
+            throw ValidationError("--terrain-option \(option): expected KEY=NUMBER with KEY one of \(AltitudeFusionConfig.terrainSettings.keys.joined(separator: ", "))")
+        }
     }
 
     /// The wearer as the heart-rate options describe them.
@@ -113,7 +124,7 @@ struct Analyze: ParsableCommand {
         let config = engineConfig()
         let followed = followedCourse()
         var analysis = TraceAnalysis(config: config, activity: Activity(rawValue: activity) ?? .run, startAt: start,
-                                     course: followed)
+                                     course: followed, terrain: terrain())
         var timed = TimedInputs(fixes: load(gps, GPSTraceReader.read(path:)),
                                 readings: load(baro, BaroTraceReader.readAll(path:)),
                                 beats: load(hr, HeartRateTraceReader.readAll(path:)))
@@ -147,7 +158,23 @@ struct Analyze: ParsableCommand {
         for option in courseOptions {
             config.navigation.matcher = (try? CourseTuning.apply(option, to: config.navigation.matcher)) ?? config.navigation.matcher
         }
+        for option in terrainOptions {
+            config.altitude = (try? AltitudeFusionConfig.terrainSettings.apply(option, to: config.altitude)) ?? config.altitude
+        }
         return config
+    }
+
+    /// The terrain model of `--dem`: a folder that is not there ends the command; a tile that
+    /// cannot be used is said on standard error and skipped, as the daemon does.
+    private func terrain() -> DEMDirectory? {
+        guard let dem else { return nil }
+        var st = stat()
+        guard stat(dem, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else { fail("\(dem): no such folder", code: ExitCodes.ioError) }
+        let folder = DEMDirectory(path: dem, cacheDirectory: DEMCommand.cacheFolder())
+        for t in folder.tiles where !t.used {
+            OutputFile.standardError.write("moonrunner analyze: \(t.file): \(t.problem ?? "not used"); skipped\n")
+        }
+        return folder
     }
 
     /// The course of `--course`; one that cannot be read ends the command.

@@ -99,7 +99,7 @@ enum Display {
             (shown.showsSpeed ? "Avg speed \(Formatting.speed(s.averageSpeed, units))"
                 : "Avg pace  \(Formatting.pace(speed: s.averageSpeed, units))") + "   max speed \(Formatting.speed(s.maxSpeed, units))",
             "Steps     \(s.steps)   avg cadence \(Int(s.averageCadence.rounded())) spm",
-            "Elevation \(elevation(s.elevationGain, s.elevationLoss, units)) (\(s.altitudeSource.rawValue))",
+            "Elevation \(elevation(s.elevationGain, s.elevationLoss, units)) (\(altitudeSources(s)))",
             "Calories  \(Int(r.figures.caloriesKcal.rounded())) kcal\(r.figures.caloriesMethod == "heart_rate" ? " (heart rate)" : "")   best pace "
                 + (r.figures.bestPaceSPerKm.map { Formatting.pace(speed: 1000 / $0, units) } ?? "--:--"),
             "Points    \(r.points)   laps \(s.laps)   pauses \(r.pauses.count)",
@@ -183,5 +183,13 @@ enum Display {
     static func pad(_ s: String, _ width: Int, right: Bool = false) -> String {
         let fill = String(repeating: " ", count: max(0, width - s.count))
         return right ? fill + s : s + fill
+    }
+
+    /// `dem` or, when more than one source gave the altitude, each with its share: `dem 96 %, gps 4 %`.
+    static func altitudeSources(_ s: SessionStats) -> String {
+        let shares = s.altitudeShares
+        let parts = [("barometric", shares.barometric), ("dem", shares.dem), ("gps", shares.gps)].filter { $0.1 > 0.005 }
+        guard parts.count > 1 else { return s.altitudeSource.rawValue }
+        return parts.map { "\($0.0) \(Int(($0.1 * 100).rounded())) %" }.joined(separator: ", ")
     }
 }

@@ -268,6 +268,8 @@ struct AnnouncerTests {
         .hrConnected: Lines.event("hr_connected", time: 1, cause: "hr"),
         .hrLost: Lines.event("hr_lost", time: 1, cause: "hr"),
         .hrZone: Lines.event("hr_zone", time: 1, cause: "hr", detail: "4"),
+        .terrainLost: Lines.event("terrain_lost", time: 1, cause: "terrain", detail: "no tile N41E002"),
+        .terrainRegained: Lines.event("terrain_regained", time: 1, cause: "terrain"),
         .turnAhead: Lines.cue(.turnAhead, time: 1, CueEvent(kind: .left, name: nil, courseM: 500, distanceM: 60)),
         .turnNow: Lines.cue(.turnNow, time: 1, CueEvent(kind: .left, name: nil, courseM: 500, distanceM: 8)),
     ]

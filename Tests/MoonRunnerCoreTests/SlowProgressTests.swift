@@ -51,9 +51,9 @@ struct SlowProgressTests {
         var rng = GPSTestRandom(seed: 7)
         var dated: Double?, noise: [Double] = []
         for t in 0..<60 {
-            dated = climbing.add(altitude: 500 + 0.1 * Double(t) + 0.1 * rng.gaussian(), sigma: .nan, barometric: true,
+            dated = climbing.add(altitude: 500 + 0.1 * Double(t) + 0.1 * rng.gaussian(), sigma: .nan, source: .barometric,
                                  at: Double(t)) ?? dated
-            if let d = standing.add(altitude: 500 + 0.3 * rng.gaussian(), sigma: .nan, barometric: true, at: Double(t)) {
+            if let d = standing.add(altitude: 500 + 0.3 * rng.gaussian(), sigma: .nan, source: .barometric, at: Double(t)) {
                 noise.append(d)
             }
         }
@@ -68,8 +68,8 @@ struct SlowProgressTests {
         var drift = 0.0, wandered = 0, climbed = 0
         for t in 0..<300 {
             drift = 0.98 * drift + 0.2 * 5 * rng.gaussian()  // 1σ about 5 m, correlated over 50 s
-            if wander.add(altitude: 300 + drift, sigma: 5, barometric: false, at: Double(t)) != nil { wandered += 1 }
-            if steep.add(altitude: 300 + 0.5 * Double(t) + drift, sigma: 5, barometric: false, at: Double(t)) != nil {
+            if wander.add(altitude: 300 + drift, sigma: 5, source: .gps, at: Double(t)) != nil { wandered += 1 }
+            if steep.add(altitude: 300 + 0.5 * Double(t) + drift, sigma: 5, source: .gps, at: Double(t)) != nil {
                 climbed += 1
             }
         }

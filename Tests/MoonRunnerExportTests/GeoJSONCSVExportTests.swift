@@ -44,13 +44,33 @@ struct GeoJSONCSVExportTests {
         let rows = text.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false) }
         #expect(rows.first?.joined(separator: ",") == CSVWriter.header)
         #expect(rows.count == session.points.count + 1)
-        #expect(rows.dropFirst().allSatisfy { $0.count == 9 })
+        #expect(rows.dropFirst().allSatisfy { $0.count == 10 && $0[9] == "gps" })
         let segments = Set(rows.dropFirst().compactMap { Int($0[7]) })
         #expect(segments == [1, 2])
         let lastDistance = try #require(rows.last.flatMap { Double($0[5]) })
         #expect(abs(lastDistance - SessionTruth(session).distance) < 0.01)
         #expect(rows[1][0] == "2024-05-01T07:30:00Z")
         #expect(Double(rows[1][6]) == 160)
+    }
+
+    @Test("CSV: each point's ele_source; a terrain session's points between terrain_lost and terrain_regained are GPS's")
+    func csvSources() {
+        var s = ExportFixture.session()
+        s.stats.demPoints = s.points.count - 10
+        s.stats.altitudeSource = .dem
+        let lost = s.points[20].time, back = s.points[30].time
+        s.events += [SessionEvent(kind: .terrainLost, time: lost, detectedAt: lost + 2, cause: "terrain", state: .recording,
+                                  detail: "no tile N48E011"),
+                     SessionEvent(kind: .terrainRegained, time: back, detectedAt: back + 2, cause: "terrain", state: .recording)]
+        let rows = String(decoding: CSVWriter.write(s), as: UTF8.self).split(separator: "\n").dropFirst()
+        let sources = rows.map { $0.split(separator: ",", omittingEmptySubsequences: false).last.map(String.init) ?? "" }
+        #expect(sources.count == s.points.count)
+        #expect(sources[20..<30].allSatisfy { $0 == "gps" } && sources[30] == "dem" && sources[19] == "dem")
+        #expect(sources.filter { $0 == "gps" }.count == 10)
+        var baro = ExportFixture.session()
+        baro.stats.altitudeSource = .barometric
+        baro.stats.demPoints = 5
+        #expect(PointAltitudeSources.of(baro).allSatisfy { $0 == .barometric })
     }
 
     static let csvScript = """
@@ -71,6 +91,6 @@ struct GeoJSONCSVExportTests {
         let r = try ExternalTool.python(Self.csvScript, [file.path])
         #expect(r["rows"] as? Int == session.points.count)
         #expect(r["segments"] as? Int == 2)
-        #expect((r["columns"] as? [String])?.count == 9)
+        #expect((r["columns"] as? [String])?.count == 10)
     }
 }

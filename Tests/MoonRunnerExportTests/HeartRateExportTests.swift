@@ -206,9 +206,10 @@ struct HeartRateExportTests {
     func csvAndGeoJSON() throws {
         let csv = String(decoding: CSVWriter.write(Self.session), as: UTF8.self).split(separator: "\n")
         #expect(csv.first == Substring(CSVWriter.header))
+        let hrIndex = try #require(CSVWriter.header.split(separator: ",").firstIndex(of: "hr_bpm"))
         let column = csv.dropFirst().map { line -> Int? in
             let cells = line.split(separator: ",", omittingEmptySubsequences: false)
-            return Int(cells.last ?? "")
+            return cells.count > hrIndex ? Int(cells[hrIndex]) : nil
         }
         #expect(column == Self.pointBPM)
         let json = try JSONSerialization.jsonObject(with: GeoJSONWriter.write(Self.session)) as? [String: Any]

@@ -39,9 +39,9 @@ struct SessionPicturesTests {
 
     @Test("a CSV line that is not the writer's names its line", arguments: [
         ("time,lat,lon\n", 1),
-        (CSVWriter.header + "\n2024-05-01T07:30:00Z,51.5,-0.16,,,0,,1,\n2024-05-01T07:30:01Z,51.5,-0.16,,,1\n", 3),
-        (CSVWriter.header + "\nyesterday,51.5,-0.16,,,0,,1,\n", 2),
-        (CSVWriter.header + "\n2024-05-01T07:30:00Z,north,-0.16,,,0,,1,\n", 2),
+        (CSVWriter.header + "\n2024-05-01T07:30:00Z,51.5,-0.16,,,0,,1,,gps\n2024-05-01T07:30:01Z,51.5,-0.16,,,1\n", 3),
+        (CSVWriter.header + "\nyesterday,51.5,-0.16,,,0,,1,,gps\n", 2),
+        (CSVWriter.header + "\n2024-05-01T07:30:00Z,north,-0.16,,,0,,1,,gps\n", 2),
     ])
     func csvErrors(_ text: String, _ line: Int) {
         #expect(throws: CSVTrackReader.Failure.self) { _ = try CSVTrackReader.read(Array(text.utf8)) }

@@ -10,6 +10,26 @@ import Testing
 
 @Suite("Web: history, sessions, downloads and courses")
 struct SessionPagesTests {
+    @Test("a session whose altitude came from the terrain model and GPS says how much from each; one source is named alone")
+    func elevationShares() async throws {
+        var mixed = WebFixture.session(id: 12)
+        mixed.stats.demPoints = mixed.stats.points * 96 / 100
+        mixed.stats.altitudeSource = .dem
+        let web = try TestWeb(daemon: FakeDaemon(sessions: [mixed, WebFixture.session(id: 13)]))
+        try await web.test { client in
+            let cookie = try await client.pair(web.devices)
+            try await client.get("/sessions/12", cookie: cookie) { r in
+                #expect(String(buffer: r.body).contains("terrain model 96 %, GPS 4 %"))
+            }
+            try await client.get("/sessions/13", cookie: cookie + "; lang=zh") { r in
+                let html = String(buffer: r.body)
+                #expect(html.contains("卫星定位") && !html.contains("卫星定位 100 %"))
+            }
+        }
+        #expect(FigureText.altitudeShares(AltitudeShares(barometric: 0.5, dem: 0, gps: 0.5), .english) == "barometer 50 %, GPS 50 %")
+        #expect(FigureText.altitudeShares(AltitudeShares(barometric: 0, dem: 0, gps: 1), .english) == nil)
+    }
+
     @Test("the session page's figures are the SESSION reply's members (data-field, data-value)")
     func sessionFigures() async throws {
         let web = try TestWeb()

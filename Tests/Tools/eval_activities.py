@@ -51,14 +51,15 @@ TUNED = {
 }
 
 
-def simulations(data):
-    """The scenarios, written once per version of the generator (its hash names the folder's stamp)."""
+def simulations(data, jobs):
+    """The scenarios, written once per version of the generator (its hash names the folder's stamp),
+    `jobs` at a time (each replays its log through its own gpsfake, a few minutes on a cold cache)."""
     stamp = hashlib.sha256(open(sim_activity.__file__, "rb").read()).hexdigest()[:16]
     stamp_path = os.path.join(SIMS, "stamp")
     if not (os.path.exists(stamp_path) and open(stamp_path).read() == stamp):
         os.makedirs(SIMS, exist_ok=True)
-        for name, kind, seed in sim_activity.SCENARIOS:
-            sim_activity.write(name, kind, seed, SIMS, gpsd=True)
+        with cf.ThreadPoolExecutor(max_workers=jobs) as ex:
+            list(ex.map(lambda sc: sim_activity.write(sc[0], sc[1], sc[2], SIMS, gpsd=True), sim_activity.SCENARIOS))
         with open(stamp_path, "w") as f:
             f.write(stamp)
     out = []
@@ -189,7 +190,7 @@ def main():
     binary = a.bin
     rig.program(binary, "moonrunner")
     targets = rig.Targets(a.check)
-    sims = simulations(a.data)
+    sims = simulations(a.data, a.jobs)
 
     def sim_job(job):
         (name, kind, truth), with_imu = job

@@ -36,7 +36,10 @@ import rig
 SCENARIOS = ["a_track", "b_urban", "c_trail", "d_stationary", "e_intervals"]
 HILLY = {"c_trail"}
 STILL = {"d_stationary"}
-# Targets missed today and left open in the issue (scenario, case).
+# Targets missed today and left open in the issue (scenario, case). GPS alone cannot tell its
+# own wander from a small hill: issue 31 answered b_urban with a terrain model (eval_terrain.py,
+# GPS with a DEM within its target, in make accuracy beside this), so the GPS-only figure is
+# shown for reference and no longer a target; it stays printed so that nobody mistakes it for one.
 OPEN = {("b_urban", "gps")}
 
 
@@ -112,6 +115,9 @@ def main():
             alt_text = f"{alt_err:8.1f}" if alt_err == alt_err else f"{'-':>8}"
             print(f"{name:<13} {case:<6} {gain:7.1f} {gain_t:7.1f} {loss:7.1f} {loss_t:7.1f} {alt_text}  "
                   + (f"{verdict}: " + "; ".join(misses) if misses else verdict))
+    if any(case == "gps" for _, case in OPEN):
+        print("(GPS alone on a flat walk: retired by issue 31; with a terrain model the same runs meet its targets, "
+              "checked by eval_terrain.py)")
     return targets.report()
 
 

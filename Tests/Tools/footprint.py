@@ -16,6 +16,9 @@
    commit and consolidation intervals (wall-clock seconds) are divided by N:
    what the daemon keeps per recorded minute (track, steps, the journal not
    yet in the database) is what it keeps at 1x. Target Pss <= 20 MB.
+   The same again with four 1" terrain tiles (.hgt, 26 MB each) in
+   elevation.dem_dir, one of them under the walk: the Pss they add (issue 31:
+   at most 1 MB).
 4. Growth over a long session: the walk repeated (each copy's times shifted
    on) to --hours recorded hours at --growth-speed x with --watchers watchers
    attached; anonymous memory (Pss_Anon) sampled every recorded 30 minutes and
@@ -27,6 +30,7 @@
 """
 import argparse
 import datetime
+import math
 import os
 import re
 import shutil
@@ -41,7 +45,10 @@ import rig
 
 # What the package ships as files (moonrunner-announce is a link to moonrunner).
 SHIPPED = ("moonrunnerd", "moonrunner")
-TARGETS = {"pss_mb": 20.0, "growth_mb_per_h": 0.3, "ready_s": 1.0, "deb_mb": 25.0, "installed_mb": 90.0}
+TARGETS = {"pss_mb": 20.0, "growth_mb_per_h": 0.3, "ready_s": 1.0, "deb_mb": 25.0, "installed_mb": 90.0,
+           "terrain_pss_mb": 1.0}
+# The demo walk lies in N39W121; the tiles around it a runner of the region would have.
+DEMO_TILES = ("N39W121", "N39W120", "N38W121", "N40W121")
 
 
 def sizes(bin_dir, deb_dir, work):
@@ -104,6 +111,22 @@ def memory(pid):
             **{k: v for k, v in status.items() if k in ("RssAnon", "RssFile", "Threads")}}
 
 
+def demo_tiles(folder):
+    """Four 1" .hgt tiles around the demo walk: gentle hills at the walk's height (1800-1900 m).
+    Each row is one pattern shifted, so 52 MB of postings are written in a few seconds."""
+    os.makedirs(folder, exist_ok=True)
+    side = 3601
+    pattern = bytearray()
+    for c in range(2 * side):
+        pattern += (1850 + int(40 * math.sin(c / 300))).to_bytes(2, "big", signed=True)
+    for name in DEMO_TILES:
+        with open(os.path.join(folder, name + ".hgt"), "wb") as f:
+            for r in range(side):
+                start = (r * 7) % side
+                f.write(pattern[2 * start:2 * (start + side)])
+    return folder
+
+
 def repeated_walk(work, copies):
     """The demo walk `copies` times over, each copy's times moved on by the walk's length, so
     the receiver's clock runs on for hours (gpsfake's own loop would start the clock over)."""
@@ -141,15 +164,19 @@ def mb(kb):
     return kb / 1024
 
 
-def pss_after(a, work):
-    """The daemon's Pss (MB) once a session has --minutes recorded minutes on its clock."""
-    run = rig.Recording(a.bin, work, os.path.join(rig.DEMO, "walk.nmea"), a.speed, 0)
+def pss_after(a, work, dem=None):
+    """The daemon's Pss (MB) once a session has --minutes recorded minutes on its clock (with the
+    terrain tiles of folder `dem`, else none)."""
+    run = rig.Recording(a.bin, work, os.path.join(rig.DEMO, "walk.nmea"), a.speed, 0,
+                        config=f"elevation:\n  dem_dir: \"{dem or ''}\"\n")
     try:
         run.wait_recorded(a.minutes * 60, a.minutes * 60 / a.speed * 3 + 60)
         m = memory(run.daemon.pid)
+        source = rig.status(a.bin, run.sock)["altitude_source"]
     finally:
         run.close()
-    print(f"moonrunnerd after {a.minutes:g} recorded min at {a.speed:g}x: Pss {mb(m['Pss']):.1f} MB "
+    print(f"moonrunnerd after {a.minutes:g} recorded min at {a.speed:g}x"
+          f"{' with 4 terrain tiles (altitude ' + source + ')' if dem else ''}: Pss {mb(m['Pss']):.1f} MB "
           f"(anonymous {mb(m['Pss_Anon']):.1f}, file-backed {mb(m['Pss_File']):.1f}), "
           f"Rss {mb(m['Rss']):.1f} MB, {m['Threads']} threads")
     return mb(m["Pss"])
@@ -208,6 +235,10 @@ def main():
         targets.expect(f"READY=1 after {ready:.2f} s > {TARGETS['ready_s']} s", not ready > TARGETS["ready_s"])
         pss = pss_after(a, work)
         targets.expect(f"Pss {pss:.1f} MB > {TARGETS['pss_mb']} MB", not pss > TARGETS["pss_mb"])
+        terrain = pss_after(a, os.path.join(work, "terrain"), dem=demo_tiles(os.path.join(work, "dem"))) - pss
+        print(f"Pss added by the terrain tiles: {terrain:+.2f} MB")
+        targets.expect(f"terrain tiles add {terrain:.2f} MB of Pss > {TARGETS['terrain_pss_mb']} MB",
+                       not terrain > TARGETS["terrain_pss_mb"])
         if a.hours > 0:
             slope = growth(a, work)
             targets.expect(f"growth {slope:.3f} MB/h > {TARGETS['growth_mb_per_h']} MB/h",

@@ -255,7 +255,7 @@ class Recording:
     """gpsfake replaying `nmea` (the demo walk, or copies of it) and the daemon recording a
     session at `speed` x, with `watchers` watchers attached (footprint.py, text_order.py)."""
 
-    def __init__(self, bin_dir, work, nmea, speed, watchers):
+    def __init__(self, bin_dir, work, nmea, speed, watchers, config=""):
         self.bin, self.sock, self.state = bin_dir, os.path.join(work, "mr.sock"), os.path.join(work, "state")
         port = free_port()
         self.gpsfake = start_gpsfake(nmea, port, work, demo_cycle(speed), wait=20)
@@ -267,7 +267,7 @@ class Recording:
             self.daemon = start_daemon(bin_dir, self.sock, self.state, port, demo_imu(speed, loop=True),
                                        config=f"imu:\n  rate_hz: 100\nsocket:\n  max_clients: {watchers + 16}\n"
                                               f"store:\n  commit_interval_s: {max(0.1, 2 / speed):g}\n"
-                                              f"  consolidate_interval_s: {max(10, 1800 / speed):g}\n")
+                                              f"  consolidate_interval_s: {max(10, 1800 / speed):g}\n" + config)
             self.cli("start", "--activity", "walk")
             for _ in range(watchers):
                 # A real client that reads every STATUS (`moonrunner watch`, piped: one line per update).

@@ -39,11 +39,17 @@ public struct AltitudeUpdate: Sendable, Equatable {
 ///   so that losing the barometer costs nothing but precision) and, while
 ///   the barometer is fresh, the level (`BaroLevel`). The fix's altitude is
 ///   then the barometric shape on that level, or the GPS-only altitude.
+/// * Without a barometer, where a terrain model covers the filtered
+///   position, the altitude is the ground's (`dem`); GPS fills where it
+///   does not, without a step at the seam (`AltitudeSeam`). With a
+///   barometer the terrain model replaces GPS as the level.
 /// * Climbs count with hysteresis (`ClimbCounter`) only while the wearer
 ///   moves: on the barometric shape with a band a few times its noise, on
+///   the terrain under the track with a band above the DEM's roughness, on
 ///   GPS altitude with a band no smaller than the fix's own vertical error.
-///   The level's slow corrections never count as climbing. A change of
-///   source starts counting afresh, so switching adds no climb.
+///   The level's slow corrections never count as climbing. A short gap in
+///   the terrain is bridged (`ClimbSignal`); any other change of source
+///   starts counting afresh, so switching adds no climb.
 ///
 /// Pure value type with O(1) state and no allocation per reading; time is
 /// the engine clock of the readings and of the fixes.
@@ -59,10 +65,16 @@ public struct AltitudeFusion: Sendable {
     private var level = BaroLevel()
     private var gpsAltitude = GPSAltitudeTracker()
     private var climbs = ClimbCounter()
+    private var seam = AltitudeSeam()
+    private var relief: TerrainRelief
+    private var countSignal = ClimbSignal()
+    /// Metres travelled since the fusion started (the terrain model's errors belong to places).
+    private var travelled = 0.0
 
     public init(config: AltitudeFusionConfig = AltitudeFusionConfig()) {
         self.config = config
         baro = BaroAltitudeFilter(config: config)
+        relief = TerrainRelief(config: config)
     }
 
     /// One barometer reading. Returns why it was refused, or nil.
@@ -83,29 +95,42 @@ public struct AltitudeFusion: Sendable {
 
     /// One accepted fix's altitude (metres, NaN for a 2D fix) and its 1σ
     /// vertical error, at engine time `t`; `moving` is the GPS filter's verdict.
-    public mutating func gps(altitude: Double, sigma: Double, at t: Double, moving: Bool) -> AltitudeUpdate {
+    /// `terrain` is the terrain model's elevation under the filtered position
+    /// (NaN where no tile covers it), from postings `terrainSpacing` arc-seconds
+    /// apart, and `moved` the metres the fix added.
+    public mutating func gps(altitude: Double, sigma: Double, at t: Double, moving: Bool,
+                             terrain: Double = .nan, terrainSpacing: Double = 1, moved: Double = 0) -> AltitudeUpdate {
+        if moved.isFinite { travelled += max(moved, 0) }
+        let relief = terrain.isFinite ? self.relief.add(terrain, travelled: travelled, config: config) : 0
         let outcome = gpsAltitude.update(altitude: altitude, sigma: sigma, at: t, config: config)
         let fresh = baro.isFresh(at: t, config: config)
         if fresh {
-            level.update(gpsAltitude: altitude, sigma: sigma, pressureAltitude: baro.shape, at: t, config: config)
+            // The barometer keeps the shape; the terrain model, where there is one, is the better level.
+            if terrain.isFinite {
+                level.update(terrain: terrain, pressureAltitude: baro.shape, travelled: travelled, at: t, config: config)
+            } else {
+                level.update(gpsAltitude: altitude, sigma: sigma, pressureAltitude: baro.shape, at: t, config: config)
+            }
         }
-        let now: AltitudeSource = fresh && level.isKnown ? .barometric : .gps
-        if now != source || (now == .gps && outcome == .restarted) { climbs.restart() }
+        let now: AltitudeSource = fresh && level.isKnown ? .barometric : terrain.isFinite ? .dem : .gps
+        let (own, band) = signal(now, terrain: terrain, spacing: terrainSpacing, relief: relief, sigma: sigma)
+        if now != source {
+            seam.switched(from: source, to: now, shownBefore: latest, signal: own, travelled: travelled)
+        }
+        let restarted = now == .gps && outcome == .restarted
+        if now != source {
+            if countSignal.switched(from: source, to: now, gpsRestarted: restarted, travelled: travelled) {
+                climbs.restart()
+            }
+        } else if restarted {
+            countSignal.gpsRestarted()
+            climbs.restart()
+        }
         source = now
+        let (counted, restart) = countSignal.counted(own, source: now, travelled: travelled, config: config)
+        if restart { climbs.restart() }
 
-        let shown: Double
-        let counted: Double
-        let band: Double
-        switch now {
-        case .barometric:
-            shown = baro.shape + level.offset
-            counted = baro.shape
-            band = config.baroBand
-        case .gps:
-            shown = gpsAltitude.altitude
-            counted = shown
-            band = GPSAltitudeTracker.band(sigma: sigma, config: config)
-        }
+        let shown = now == .barometric ? baro.shape + level.offset : own + seam.offset(travelled: travelled, config: config)
         if shown.isFinite { latest = shown }
         var update = AltitudeUpdate(altitude: shown, gain: 0, loss: 0, source: now, shape: counted)
         guard moving else {
@@ -114,6 +139,17 @@ public struct AltitudeFusion: Sendable {
         }
         (update.gain, update.loss) = climbs.update(counted, band: band)
         return update
+    }
+
+    /// The altitude climbs are counted on for `source`, and its hysteresis band: on the
+    /// terrain, wider where its relief is within its own error (`TerrainRelief`).
+    private func signal(_ source: AltitudeSource, terrain: Double, spacing: Double, relief: Double,
+                        sigma: Double) -> (Double, Double) {
+        switch source {
+        case .barometric: (baro.shape, config.baroBand)
+        case .dem: (terrain, relief < config.terrainFlatRelief ? config.terrainFlatRelief : config.terrainBand(arcSeconds: spacing))
+        case .gps: (gpsAltitude.altitude, GPSAltitudeTracker.band(sigma: sigma, config: config))
+        }
     }
 
     /// The next climb starts from the next fix (a pause or a resume).
@@ -127,6 +163,9 @@ public struct AltitudeFusion: Sendable {
         level.reset()
         gpsAltitude.reset()
         climbs.restart()
+        seam = AltitudeSeam()
+        relief = TerrainRelief(config: config)
+        countSignal = ClimbSignal()
         source = .gps
         latest = .nan
     }

@@ -1,3 +1,5 @@
+import Glibc
+
 /// Settings of the altitude fusion. Every value is a physical quantity of the
 /// sensors or of a person on foot, not a fit to recordings.
 public struct AltitudeFusionConfig: Sendable, Equatable {
@@ -50,5 +52,59 @@ public struct AltitudeFusionConfig: Sendable, Equatable {
     /// together than that are not independent evidence of the level.
     public var gpsErrorCorrelation: Double = 60
 
+    // MARK: Terrain model (a DEM under the track)
+
+    /// Terrain altitude changes smaller than this never count on a DEM with
+    /// postings 1″ (~30 m) apart, metres. What it must reject is the DEM's own
+    /// roughness along a track, which real DEMs have at the scale of their
+    /// postings: white noise of 0.5–1.5 m per posting (SRTM's speckle), whole
+    /// metres in `.hgt` files, and the few metres a pixel reads high where
+    /// trees or buildings stand beside the path. Cross-validated by scenario
+    /// and by DEM error realisation (`Tests/Tools/eval_terrain.py --cv`).
+    public var terrainBand: Double = 2
+    /// The DEM's white noise per posting, metres (SRTM's speckle, ~1 m). A
+    /// runner crosses three times as many 1″ postings as 3″ ones, and the rate
+    /// at which noise crosses a band b goes as (postings crossed) ×
+    /// exp(−b²/2σ²) (Rice): for the same rate on coarser postings the band is
+    /// √(b₁² − 2σ² ln(spacing/1″)), 1.34 m at 3″ for 2 m at 1″.
+    public var terrainSpeckle: Double = 1
+    /// Where the terrain's relief over the last `terrainReliefWindow` metres
+    /// is less than this, only climbs beyond it count, metres: about twice a
+    /// DEM's 1σ error (2–5 m RMS), the most its errors alone make of flat
+    /// ground over a kilometre (see `TerrainRelief`).
+    public var terrainFlatRelief: Double = 8
+    /// Metres of track the relief is taken over, and the spacing of its samples.
+    public var terrainReliefWindow: Double = 1000
+    public var terrainReliefStep: Double = 10
+    /// 1σ of a DEM's elevation error, metres: 2–5 m RMS for SRTM and
+    /// Copernicus in open terrain (their validation reports); the weight of the
+    /// DEM as the barometer's level.
+    public var terrainSigma: Double = 3
+    /// Distance over which a DEM's errors stay correlated, metres (a few
+    /// hundred): readings closer together than that are not independent
+    /// evidence of the barometer's level.
+    public var terrainCorrelation: Double = 300
+    /// Where the altitude passes from GPS to the terrain model, the profile
+    /// eases onto the DEM over this distance instead of stepping, metres: a
+    /// 10 m difference becomes a 5 % grade, which a real path can have.
+    public var terrainEase: Double = 200
+
     public init() {}
+
+    /// The band for a DEM whose postings are `arcSeconds` apart (see `terrainSpeckle`).
+    public func terrainBand(arcSeconds: Double) -> Double {
+        let ratio = max(arcSeconds.isFinite ? arcSeconds : 1, 1)
+        let squared = terrainBand * terrainBand - 2 * terrainSpeckle * terrainSpeckle * log(ratio)
+        return max(squared, terrainBand * terrainBand / 4).squareRoot()
+    }
+}
+
+extension AltitudeFusionConfig {
+    /// The terrain settings by name (`analyze --terrain-option KEY=VALUE`), so that the evaluation
+    /// can cross-validate them without rebuilding (`Tests/Tools/eval_terrain.py --cv`).
+    public static let terrainSettings = NamedSettings<AltitudeFusionConfig>([
+        "band_m": { $0.terrainBand = $1 }, "sigma_m": { $0.terrainSigma = $1 },
+        "correlation_m": { $0.terrainCorrelation = $1 }, "ease_m": { $0.terrainEase = $1 },
+        "flat_relief_m": { $0.terrainFlatRelief = $1 },
+    ])
 }

@@ -13,6 +13,8 @@ struct BaroLevel: Sendable, Equatable {
     /// Its variance, m².
     private(set) var variance = Double.infinity
     private var lastTime = -Double.infinity
+    /// Distance travelled at the last terrain reading, metres.
+    private var lastTravelled = -Double.infinity
 
     var isKnown: Bool { offset.isFinite }
 
@@ -28,13 +30,33 @@ struct BaroLevel: Sendable, Equatable {
         let dt = lastTime.isFinite ? max(t - lastTime, 0) : 1
         guard dt > 0 || !lastTime.isFinite else { return }
         let r = s * s * max(1, 2 * config.gpsErrorCorrelation / max(dt, 1e-3))
-        let measured = z - hb
+        measure(z - hb, variance: r, sigma: s, at: t, config: config)
+    }
+
+    /// Feeds the terrain model's elevation under the track, against the pressure altitude
+    /// at the same instant. A DEM's error belongs to the ground, not to the moment: it stays
+    /// the same while the wearer stands and changes over `terrainCorrelation` metres, so a
+    /// reading is worth only its share of that distance (`travelled`: metres so far).
+    mutating func update(terrain z: Double, pressureAltitude hb: Double, travelled: Double, at t: Double,
+                         config: AltitudeFusionConfig) {
+        guard z.isFinite, hb.isFinite, t > lastTime || !lastTime.isFinite else { return }
+        let s = config.terrainSigma
+        let moved = lastTravelled.isFinite ? max(travelled - lastTravelled, 0) : config.terrainCorrelation
+        lastTravelled = travelled
+        let r = s * s * max(1, 2 * config.terrainCorrelation / max(moved, 1e-3))
+        measure(z - hb, variance: r, sigma: s, at: t, config: config)
+    }
+
+    /// One measurement of the offset with its variance `r` (the measurement's own 1σ is `s`).
+    private mutating func measure(_ measured: Double, variance r: Double, sigma s: Double, at t: Double,
+                                  config: AltitudeFusionConfig) {
         guard offset.isFinite else {
             offset = measured
             variance = r
             lastTime = t
             return
         }
+        let dt = max(t - lastTime, 0)
         variance += config.weatherDrift * config.weatherDrift / 3600 * dt
         lastTime = t
         let y = measured - offset

@@ -28,7 +28,7 @@ public struct ClimbEvidence: Sendable {
     private var altitudes = [Double](repeating: 0, count: Self.capacity)
     private var count = 0
     private var next = 0
-    private var barometric = false
+    private var source = AltitudeSource.gps
 
     public init() {}
 
@@ -37,13 +37,15 @@ public struct ClimbEvidence: Sendable {
         count = 0
     }
 
-    /// One fix's fused altitude (m) and its 1σ (NaN: unknown), barometric or
-    /// not, at engine time `t`. Returns when the wearer was climbing (the
+    /// One fix's altitude (m, `AltitudeUpdate.shape`) from `source` and the
+    /// fix's vertical 1σ (NaN: unknown), at engine time `t`; the terrain
+    /// model's is weighed as GPS altitude, whose position error moves it. Returns when the wearer was climbing (the
     /// middle of the window), or nil when the altitude shows no climb.
-    public mutating func add(altitude: Double, sigma: Double, barometric: Bool, at t: Double) -> Double? {
+    public mutating func add(altitude: Double, sigma: Double, source: AltitudeSource, at t: Double) -> Double? {
         guard altitude.isFinite else { return nil }
-        if barometric != self.barometric { count = 0 }  // the two altitudes have different origins
-        self.barometric = barometric
+        if source != self.source { count = 0 }  // each source's altitude has its own origin
+        self.source = source
+        let barometric = source == .barometric
         times[next] = t
         altitudes[next] = altitude
         next = (next + 1) % Self.capacity

@@ -2,9 +2,9 @@
 /// KEY=VALUE`, the course scenarios' sweep), so that an evaluation can vary
 /// them without rebuilding.
 public enum CourseTuning {
-    public struct Invalid: Error {}
+    public typealias Invalid = NamedSettings<CourseMatcherConfig>.Invalid
 
-    private static let setters: [String: @Sendable (inout CourseMatcherConfig, Double) -> Void] = [
+    private static let settings = NamedSettings<CourseMatcherConfig>([
         "off_course_m": { $0.offCourseDistance = $1 },
         "margin_sigmas": { $0.marginSigmas = $1 },
         "min_margin_m": { $0.minimumMargin = $1 },
@@ -18,17 +18,11 @@ public enum CourseTuning {
         "heading_speed_mps": { $0.headingSpeed = $1 },
         "min_slack_m": { $0.minimumSlack = $1 },
         "finish_m": { $0.finishDistance = $1 },
-    ]
+    ])
 
-    public static var keys: [String] { setters.keys.sorted() }
+    public static var keys: [String] { settings.keys }
 
     public static func apply(_ option: String, to config: CourseMatcherConfig) throws -> CourseMatcherConfig {
-        let parts = option.split(separator: "=", maxSplits: 1).map(String.init)
-        guard parts.count == 2, let set = setters[parts[0]], let value = Double(parts[1]), value.isFinite, value >= 0 else {
-            throw Invalid()
-        }
-        var c = config
-        set(&c, value)
-        return c
+        try settings.apply(option, to: config)
     }
 }

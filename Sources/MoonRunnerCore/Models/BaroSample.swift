@@ -28,8 +28,10 @@ public struct BaroSample: Sendable, Equatable {
 
 /// Where an altitude came from.
 public enum AltitudeSource: String, Sendable, Codable, CaseIterable {
-    /// The barometer's shape on the level GPS gives it.
+    /// The barometer's shape on the level GPS gives it (or the terrain model, where it covers the track).
     case barometric
+    /// The terrain model (a DEM) under the track.
+    case dem
     /// GPS altitude alone.
     case gps
 }

@@ -35,6 +35,9 @@ public struct SessionEngine: Sendable {
     /// start or its first fix on (a restored session keeps the one it had).
     private var sessionOffset: Double?
     private var altitude: AltitudeFusion
+    /// The ground's elevation under the track (a DEM), when the wearer has tiles.
+    private let terrain: (any TerrainModel)?
+    private var terrainWatch = TerrainWatch()
     private var lastStep = -Double.infinity
     private var lastSampleTime = -Double.infinity
     private var lastFixTime = -Double.infinity
@@ -52,8 +55,9 @@ public struct SessionEngine: Sendable {
 
     static let maxStepsPerSample = 32
 
-    public init(config: EngineConfig = EngineConfig()) {
+    public init(config: EngineConfig = EngineConfig(), terrain: (any TerrainModel)? = nil) {
         self.config = config
+        self.terrain = terrain
         detector = AnyStepDetector(kind: config.detector, parameters: config.stepParameters)
         autoPause = AutoPauseDetector(config: config.autoPause)
         gps = GPSFilter(config: config.gps)
@@ -126,6 +130,7 @@ public struct SessionEngine: Sendable {
         shaper = TrackShaper()
         shaper.resume(at: t, segmentBreak: true)
         altitude.breakSegment()
+        terrainWatch = TerrainWatch()
         emit(.event(SessionEvent(kind: .start, time: t, detectedAt: t, cause: "command", state: state,
                                  detail: activity.rawValue)))
     }
@@ -276,7 +281,10 @@ public struct SessionEngine: Sendable {
             emit(.rejected(reason, fix, at: t))
         }
         // Accepted fixes carry the altitude; dead-reckoned points get the current one.
-        let climb = out.point != nil && out.rejection == nil ? climbOf(fix, moving: out.moving, at: t, emit: emit) : nil
+        var climb: AltitudeUpdate?
+        if let point = out.point, out.rejection == nil {
+            climb = climbOf(fix, under: point, moving: out.moving, moved: out.distance, at: t, emit: emit)
+        }
         if var point = out.point {
             let fused = climb?.altitude ?? altitude.latest
             if fused.isFinite { point.altitude = fused }
@@ -391,12 +399,14 @@ public struct SessionEngine: Sendable {
 
     /// The altitude of an accepted fix, what it adds to the climb, and the
     /// climb as evidence of motion (`ClimbEvidence`) while a session is open.
-    private mutating func climbOf(_ fix: GPSFix, moving: Bool, at t: Double,
+    private mutating func climbOf(_ fix: GPSFix, under point: TrackPoint, moving: Bool, moved: Double, at t: Double,
                                   emit: (EngineOutput) -> Void) -> AltitudeUpdate {
         let sigma = config.gps.verticalSigma(of: fix)
-        let climb = altitude.gps(altitude: fix.altitude, sigma: sigma, at: t, moving: moving)
+        let ground = ground(under: point, at: t, emit: emit)
+        let climb = altitude.gps(altitude: fix.altitude, sigma: sigma, at: t, moving: moving,
+                                 terrain: ground.metres, terrainSpacing: ground.arcSeconds, moved: moved)
         if state == .recording || state == .autoPaused,
-           let since = climbEvidence.add(altitude: climb.shape, sigma: sigma, barometric: climb.source == .barometric,
+           let since = climbEvidence.add(altitude: climb.shape, sigma: sigma, source: climb.source,
                                          at: t) {
             handle(autoPause.climbing(since: since, at: t), emit: emit)
         }
@@ -419,6 +429,18 @@ public struct SessionEngine: Sendable {
             emit(.event(SessionEvent(kind: n.kind, time: n.time, detectedAt: t, cause: cause, state: state,
                                      detail: n.detail, cue: n.cue)))
         }
+    }
+
+    /// The terrain model's elevation under an accepted position (NaN where it
+    /// has none, or there is no model); while recording, a change of coverage
+    /// is a `terrain_lost` / `terrain_regained` event.
+    private mutating func ground(under point: TrackPoint, at t: Double, emit: (EngineOutput) -> Void) -> TerrainReading {
+        guard let terrain else { return .void(TileCell(south: 0, west: 0)) }
+        let reading = terrain.elevation(latitude: point.latitude, longitude: point.longitude)
+        if state == .recording, let (kind, detail) = terrainWatch.update(reading) {
+            emit(.event(SessionEvent(kind: kind, time: t, detectedAt: t, cause: "terrain", state: state, detail: detail)))
+        }
+        return reading
     }
 
     /// 1σ horizontal error of a fix: GST when present, else gpsd's

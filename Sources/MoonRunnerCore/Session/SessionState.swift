@@ -34,6 +34,9 @@ public enum SessionEventKind: String, Sendable, Codable, CaseIterable {
     /// A cue of the course ahead of the wearer (a turn, a point of interest),
     /// and a turn at hand; the cue itself is in `SessionEvent.cue`.
     case turnAhead = "turn_ahead", turnNow = "turn_now"
+    /// The terrain model stops covering the track (detail: the tile that would, `no tile N41E002`),
+    /// and covers it again: the climb in between comes from GPS.
+    case terrainLost = "terrain_lost", terrainRegained = "terrain_regained"
 
     /// True for the navigation events, which say where the wearer is, not what the session does.
     public var isNavigation: Bool {
@@ -46,7 +49,8 @@ public enum SessionEventKind: String, Sendable, Codable, CaseIterable {
     /// False for the moments worth telling that do not change the session's state.
     public var isTransition: Bool {
         switch self {
-        case .lap, .badge, .split, .gpsLost, .gpsRegained, .hrConnected, .hrLost, .hrZone: false
+        case .lap, .badge, .split, .gpsLost, .gpsRegained, .hrConnected, .hrLost, .hrZone, .terrainLost,
+             .terrainRegained: false
         default: !isNavigation
         }
     }

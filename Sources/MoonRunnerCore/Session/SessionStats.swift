@@ -18,17 +18,36 @@ public struct SessionStats: Sendable, Equatable, Codable {
     public var points: Int = 0
     public var rejectedFixes: Int = 0
     /// Where the altitude (and so the climb) of this session came from: the
-    /// barometer when it gave the altitude of most of the track's points.
+    /// barometer when it gave the altitude of at least half the track's
+    /// points, else the terrain model when it gave more of them than GPS
+    /// alone, else GPS. `altitudeShares` says how much each gave.
     public var altitudeSource: AltitudeSource = .gps
     /// Track points whose altitude was barometric.
     public var barometricPoints: Int = 0
+    /// Track points whose altitude was the terrain model's (a DEM).
+    public var demPoints: Int = 0
 
     public init() {}
 
     /// Counts the altitude source of the point just recorded (already in `points`).
     mutating func noteAltitude(from source: AltitudeSource) {
         if source == .barometric { barometricPoints += 1 }
-        altitudeSource = barometricPoints > 0 && 2 * barometricPoints >= points ? .barometric : .gps
+        if source == .dem { demPoints += 1 }
+        if barometricPoints > 0 && 2 * barometricPoints >= points {
+            altitudeSource = .barometric
+        } else {
+            altitudeSource = demPoints > 0 && demPoints >= points - barometricPoints - demPoints ? .dem : .gps
+        }
+    }
+
+    /// The share of the track's points each source gave the altitude of (0–1, the three summing
+    /// to 1; all GPS before any point). The sources are counted per accepted fix, and a fix
+    /// places no point while the wearer stands: the larger count is the whole.
+    public var altitudeShares: AltitudeShares {
+        guard points > 0 else { return AltitudeShares(barometric: 0, dem: 0, gps: 1) }
+        let n = Double(max(points, barometricPoints + demPoints))
+        let baro = Double(barometricPoints) / n, dem = Double(demPoints) / n
+        return AltitudeShares(barometric: baro, dem: dem, gps: max(0, 1 - baro - dem))
     }
 
     /// Average speed over moving time, m/s.
@@ -45,7 +64,7 @@ public struct SessionStats: Sendable, Equatable, Codable {
              distance = "distance_m", steps, cadence = "cadence_spm", speed = "speed_mps",
              maxSpeed = "max_speed_mps", elevationGain = "elevation_gain_m",
              elevationLoss = "elevation_loss_m", laps, points, rejectedFixes = "rejected_fixes",
-             altitudeSource = "altitude_source", barometricPoints = "barometric_points"
+             altitudeSource = "altitude_source", barometricPoints = "barometric_points", demPoints = "dem_points"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -66,6 +85,7 @@ public struct SessionStats: Sendable, Equatable, Codable {
         rejectedFixes = try c.decodeIfPresent(Int.self, forKey: .rejectedFixes) ?? 0
         altitudeSource = try c.decodeIfPresent(AltitudeSource.self, forKey: .altitudeSource) ?? .gps
         barometricPoints = try c.decodeIfPresent(Int.self, forKey: .barometricPoints) ?? 0
+        demPoints = try c.decodeIfPresent(Int.self, forKey: .demPoints) ?? 0
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -86,5 +106,17 @@ public struct SessionStats: Sendable, Equatable, Codable {
         try c.encode(rejectedFixes, forKey: .rejectedFixes)
         try c.encode(altitudeSource, forKey: .altitudeSource)
         try c.encode(barometricPoints, forKey: .barometricPoints)
+        try c.encode(demPoints, forKey: .demPoints)
+    }
+}
+
+/// How much of a session's track each altitude source gave, as shares of its points (0–1).
+public struct AltitudeShares: Sendable, Equatable, Codable {
+    public var barometric, dem, gps: Double
+
+    public init(barometric: Double, dem: Double, gps: Double) {
+        self.barometric = barometric
+        self.dem = dem
+        self.gps = gps
     }
 }

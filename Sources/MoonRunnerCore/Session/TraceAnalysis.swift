@@ -35,8 +35,8 @@ public struct TraceAnalysis: Sendable {
     }
 
     public init(config: EngineConfig = EngineConfig(), activity: Activity = .run, startAt: Double? = nil,
-                course: FollowedCourse? = nil) {
-        engine = SessionEngine(config: config)
+                course: FollowedCourse? = nil, terrain: (any TerrainModel)? = nil) {
+        engine = SessionEngine(config: config, terrain: terrain)
         self.activity = activity
         self.startAt = startAt
         self.course = course
@@ -145,8 +145,9 @@ public struct AnalysisSummary: Sendable, Codable, Equatable {
     public var events: [SessionEvent]
     public var rejectedSamples: Int
     public var rejectedFixes: [String: Int]
-    /// Where the session's altitude came from.
+    /// Where the session's altitude came from, and how much of the track each source gave.
     public var altitudeSource: AltitudeSource
+    public var altitudeShares: AltitudeShares
     /// Barometer readings used and refused (all zero without a barometer trace).
     public var baro: BaroCounters
     /// Energy over the recorded track (ACSM equations with each stretch's grade).
@@ -189,6 +190,7 @@ public struct AnalysisSummary: Sendable, Codable, Equatable {
         self.rejectedSamples = rejectedSamples
         rejectedFixes = Dictionary(uniqueKeysWithValues: rejections.map { ($0.key.rawValue, $0.value) })
         altitudeSource = stats.altitudeSource
+        altitudeShares = stats.altitudeShares
         self.baro = baro
     }
 
@@ -197,7 +199,7 @@ public struct AnalysisSummary: Sendable, Codable, Equatable {
              elapsed = "elapsed_s", moving = "moving_s", elevationGain = "elevation_gain_m",
              elevationLoss = "elevation_loss_m", maxSpeed = "max_speed_mps", points, pauses, events,
              rejectedSamples = "rejected_samples", rejectedFixes = "rejected_fixes",
-             altitudeSource = "altitude_source", baro, caloriesKcal = "calories_kcal",
+             altitudeSource = "altitude_source", altitudeShares = "altitude_shares", baro, caloriesKcal = "calories_kcal",
              courseTimeline = "course_timeline", hrAverage = "hr_avg_bpm", hrMax = "hr_max_bpm",
              hrZoneSeconds = "hr_zone_s", trimp, caloriesMethod = "calories_method", hr
     }
@@ -219,6 +221,7 @@ public struct AnalysisSummary: Sendable, Codable, Equatable {
         try c.encode(rejectedSamples, forKey: .rejectedSamples)
         try c.encode(rejectedFixes, forKey: .rejectedFixes)
         try c.encode(altitudeSource, forKey: .altitudeSource)
+        try c.encode(altitudeShares, forKey: .altitudeShares)
         try c.encode(baro, forKey: .baro)
         try c.encode(caloriesKcal, forKey: .caloriesKcal)
         try c.encodeIfPresent(courseTimeline, forKey: .courseTimeline)

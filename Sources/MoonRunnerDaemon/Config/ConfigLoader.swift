@@ -15,6 +15,13 @@ public enum ConfigLoader {
         "imu.accel_range_g": { c, k, v throws(ConfigError) in c.imuAccelRangeG = try oneOf(k, v, [2, 4, 8, 16]) },
         "imu.gyro_range_dps": { c, k, v throws(ConfigError) in c.imuGyroRangeDps = try oneOf(k, v, [250, 500, 1000, 2000]) },
         "baro.source": { c, k, v throws(ConfigError) in c.baroSource = try baroSource(k, v) },
+        "elevation.dem_dir": { c, k, v throws(ConfigError) in
+            let s = try string(k, v, nonEmpty: false)
+            guard !s.contains("\0"), s.isEmpty || s.hasPrefix("/") else {
+                throw ConfigError(key: k, value: s, allowed: "an absolute path to a folder, or \"\" for none")
+            }
+            c.demDir = s
+        },
         "hr.source": { c, k, v throws(ConfigError) in c.hrSource = try hrSource(k, v) },
         "hr.zone_model": { c, k, v throws(ConfigError) in
             let s = try string(k, v, nonEmpty: true)

@@ -11,6 +11,7 @@ enum ConfigSummary {
             "imu": .object(["source": s(c.imuSource), "rate_hz": i(c.imuRateHz), "accel_range_g": i(c.imuAccelRangeG),
                             "gyro_range_dps": i(c.imuGyroRangeDps)]),
             "baro": .object(["source": s(c.baroSource)]),
+            "elevation": .object(["dem_dir": s(c.demDir)]),
             "hr": .object(["source": s(c.hrSource), "zone_model": s(c.hrZoneModel.rawValue),
                            "zone_bounds": .array(c.hrZoneBounds.map(n)), "max_bpm": c.hrMaxBPM.map(n) ?? .null,
                            "resting_bpm": n(c.hrRestingBPM), "age": n(c.hrAge), "sex": s(c.hrSex.rawValue)]),

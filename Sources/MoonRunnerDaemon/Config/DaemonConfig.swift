@@ -13,6 +13,8 @@ public struct DaemonConfig: Sendable, Equatable {
     public var imuGyroRangeDps = 1000
     /// `none`, `i2c:/dev/i2c-1@0x76` or `replay:FILE[,speed=N][,loop]`.
     public var baroSource = "none"
+    /// The terrain tiles' folder (`elevation.dem_dir`); empty: no terrain model.
+    public var demDir = "/var/lib/moonrunner/dem"
     /// `none`, `ble:auto`, `ble:AA:BB:CC:DD:EE:FF` or `replay:FILE[,speed=N]`.
     public var hrSource = "none"
     /// The wearer, for zones, training load and calories from heart rate (`body_mass_kg` is the mass).

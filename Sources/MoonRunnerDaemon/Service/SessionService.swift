@@ -4,6 +4,7 @@ import MoonRunnerExport
 import MoonRunnerProtocol
 import MoonRunnerSensors
 import MoonRunnerStore
+import MoonRunnerTerrain
 
 /// The serialiser: every input and every command goes through this actor,
 /// one at a time, so the pure values it holds need no locks: the engine, what
@@ -47,6 +48,7 @@ public actor SessionService {
     private var heartRateLink = HeartRateLinkWatch()
     /// Announcers are asked to keep silent (`?ANNOUNCE`); not kept across restarts.
     private var quiet = false
+    private let terrain: TerrainFolder?
 
     public init(config: DaemonConfig, store: SessionStore, clock: EngineClock, logger: Logger) {
         self.config = config
@@ -54,7 +56,8 @@ public actor SessionService {
         self.clock = clock
         self.logger = logger
         library = CourseLibrary(store: store, clock: clock, maxUploadBytes: config.courseMaxUploadKB * 1024)
-        engine = SessionEngine(config: config.engineConfig)
+        terrain = TerrainTiles.open(config, logger: logger)
+        engine = SessionEngine(config: config.engineConfig, terrain: terrain)
         archive = SessionArchive(store: store, calories: CalorieModel(bodyMass: config.bodyMassKg),
                                  heartRateProfile: config.engineConfig.heartRate)
         recording = SessionRecording(units: config.units)
@@ -309,6 +312,7 @@ public actor SessionService {
         }
         starting = true
         defer { starting = false }
+        TerrainTiles.reload(terrain, logger: logger)
         let t = clock.now()
         var probe = engine
         do {

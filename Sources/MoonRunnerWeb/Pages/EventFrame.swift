@@ -56,6 +56,8 @@ public enum EventWords {
         case .arrived: return p[.arrived]
         case .gpsLost: return p[.gps] + " ✕"
         case .gpsRegained: return p[.gps] + " ✓"
+        case .terrainLost: return p[.terrainModel] + " ✕"
+        case .terrainRegained: return p[.terrainModel] + " ✓"
         case .fault: return e.detail ?? e.event
         case .hrConnected: return p[.hrConnected]
         case .hrLost: return p[.hrLost]

@@ -105,11 +105,21 @@ public struct FigureSpec: Sendable {
 
 /// Turns values into the text of figures.
 public enum FigureText {
+    /// Which source gave the altitude of how much of the track, `terrain model 96 %, GPS 4 %`,
+    /// when more than one did; nil when one source gave it all (its name says it).
+    public static func altitudeShares(_ s: AltitudeShares, _ phrases: Phrases) -> String? {
+        let parts = [(phrases[.barometric], s.barometric), (phrases[.terrainModel], s.dem), (phrases[.gpsAltitude], s.gps)]
+            .filter { $0.1 >= 0.005 }
+        guard parts.count > 1 else { return nil }
+        return parts.map { "\($0.0) \(Int(($0.1 * 100).rounded())) %" }.joined(separator: ", ")
+    }
+
     public static func text(_ raw: JSONValue?, _ kind: FigureKind, _ phrases: Phrases, _ units: UnitSystem) -> String {
         if case let .string(s)? = raw {
             switch kind {
             case .grade: return phrases.gradeName(s)
-            case .altitudeSource: return s == "barometric" ? phrases[.barometric] : phrases[.gpsAltitude]
+            case .altitudeSource:
+                return s == "barometric" ? phrases[.barometric] : s == "dem" ? phrases[.terrainModel] : phrases[.gpsAltitude]
             default: return s
             }
         }

@@ -99,8 +99,14 @@ struct SessionPage {
         let shown = reply.stats.activity.profile
         derived = Self.derived(reply.stats, shown, p, units)
         let hasHeartRate = json.at(path: "figures.heart_rate").map { $0 != .null } ?? false
+        let shares = FigureText.altitudeShares(reply.stats.altitudeShares, p)
         figures = (Self.figures + (hasHeartRate ? Self.heartFigures : []))
-            .map { $0.figure(in: json, phrases: p, units: units) }
+            .map { spec in
+                var f = spec.figure(in: json, phrases: p, units: units)
+                // A track whose altitude came from more than one source says how much from each.
+                if f.key == "stats.altitude_source", let shares { f.text = shares }
+                return f
+            }
         course = reply.course.map { "\($0.name) · \($0.finished ? p[.finished] : p[.notFinished])" }
         self.badges = badges
         // The version of the session the pictures show: a stopped session's never changes.

@@ -41,7 +41,7 @@ extension Phrases {
             .sessionTitle: "运动记录", .map: "轨迹", .charts: "随距离变化", .splits: "分段",
             .splitPace: "配速（{unit}）", .splitTime: "用时", .splitNumber: "段", .elevationChange: "爬升",
             .lapNumber: "圈", .lapTime: "用时", .maxSpeed: "最高速度", .bestPace: "最快一公里",
-            .elevationSource: "海拔来源", .barometric: "气压计", .gpsAltitude: "卫星定位",
+            .elevationSource: "海拔来源", .barometric: "气压计", .terrainModel: "地形数据", .gpsAltitude: "卫星定位",
             .badgesEarned: "获得的徽章", .courseFollowed: "跟随的路线", .finished: "已完成", .notFinished: "未完成",
             .downloads: "下载", .delete: "删除…", .deleteConfirm: "永久删除这次运动及其轨迹？", .deleteReally: "确定删除",
             .points: "轨迹点",

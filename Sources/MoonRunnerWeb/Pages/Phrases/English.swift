@@ -41,7 +41,7 @@ extension Phrases {
             .sessionTitle: "Session", .map: "Route", .charts: "Over distance", .splits: "Splits",
             .splitPace: "Pace ({unit})", .splitTime: "Time", .splitNumber: "#", .elevationChange: "Climb",
             .lapNumber: "Lap", .lapTime: "Time", .maxSpeed: "Top speed", .bestPace: "Best km",
-            .elevationSource: "Elevation from", .barometric: "barometer", .gpsAltitude: "GPS",
+            .elevationSource: "Elevation from", .barometric: "barometer", .terrainModel: "terrain model", .gpsAltitude: "GPS",
             .badgesEarned: "Badges earned", .courseFollowed: "Course followed", .finished: "finished",
             .notFinished: "not finished", .downloads: "Download", .delete: "Delete…",
             .deleteConfirm: "Delete this session and its track for good?", .deleteReally: "Yes, delete",

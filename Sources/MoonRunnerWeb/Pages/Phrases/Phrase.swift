@@ -50,7 +50,7 @@ public enum Phrase: String, Sendable, CaseIterable {
     case weeksStart, timeZoneNote, interrupted, recordingNow
     // Session page
     case sessionTitle, map, charts, splits, splitPace, splitTime, splitNumber, elevationChange, lapNumber, lapTime
-    case maxSpeed, bestPace, elevationSource, barometric, gpsAltitude, badgesEarned, courseFollowed, finished, notFinished
+    case maxSpeed, bestPace, elevationSource, barometric, terrainModel, gpsAltitude, badgesEarned, courseFollowed, finished, notFinished
     case downloads, delete, deleteConfirm, deleteReally, points, mapLegend, tilesUnavailable
     // Courses
     case coursesTitle, noCourses, coursePoints, length, added, upload, uploadHint, file, name, follow, courseDeleted, courseAdded

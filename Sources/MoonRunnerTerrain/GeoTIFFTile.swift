@@ -1,0 +1,125 @@
+import CMalloc
+import CTIFF
+import FoundationEssentials
+import Glibc
+import MoonRunnerCore
+import Synchronization
+
+/// A GeoTIFF elevation tile (Copernicus GLO-30 / GLO-90 as served: float32,
+/// tiled 1024 × 1024, DEFLATE or LZW; any layout libtiff reads, tiled or in
+/// strips, float or 16/32-bit integers) through Debian's libtiff.
+///
+/// Nothing loads the tile: a posting is read with the 128 × 128 window of
+/// postings around it (64 KiB), decoded from the one block that holds it
+/// into scratch memory that is handed back at once; the four windows used
+/// last are kept (a runner crosses a window in 10–30 minutes). libtiff's own
+/// buffers go with the file, closed after each window.
+final class GeoTIFFTile: ElevationTile {
+    let grid: ElevationGrid
+    let name: String
+    private let path: String
+    private let layout: GeoTIFFLayout
+    private let windows = Mutex(WindowCache())
+    /// Postings on a window's side.
+    static let window = 128
+
+    init(path: String) throws(TerrainFileError) {
+        self.path = path
+        name = TileFile.baseName(path)
+        let tiff = try GeoTIFFFile(path: path, name: name)
+        layout = try tiff.layout()
+        do {
+            grid = try tiff.georeference().grid(width: layout.width, height: layout.height)
+        } catch {
+            throw TerrainFileError(file: name, "\(error)")
+        }
+    }
+
+    func posting(row: Int, column: Int) -> Double {
+        guard row >= 0, row < grid.rows, column >= 0, column < grid.columns else { return .nan }
+        let key = WindowKey(row: row / Self.window, column: column / Self.window)
+        return windows.withLock { cache in
+            if let v = cache.value(key, row: row, column: column) { return v }
+            cache.insert(key, load(key))
+            return cache.value(key, row: row, column: column) ?? .nan
+        }
+    }
+
+    /// The postings of one window (NaN where they cannot be read: the tile is a void there). The
+    /// file is closed after it, and the heap trimmed: libtiff's buffer for a compressed block (up to
+    /// 4 MB) raises glibc's threshold for mapping large blocks, so without it the next one would stay.
+    private func load(_ key: WindowKey) -> [Float] {
+        var values = [Float](repeating: .nan, count: Self.window * Self.window)
+        decode(key, into: &values)
+        _ = malloc_trim(0)
+        return values
+    }
+
+    private func decode(_ key: WindowKey, into values: inout [Float]) {
+        guard let tiff = try? GeoTIFFFile(path: path, name: name) else { return }
+        let rows = (key.row * Self.window)..<min((key.row + 1) * Self.window, layout.height)
+        let columns = (key.column * Self.window)..<min((key.column + 1) * Self.window, layout.width)
+        var blockRow = rows.lowerBound - rows.lowerBound % layout.blockHeight
+        while blockRow < rows.upperBound {
+            var blockColumn = columns.lowerBound - columns.lowerBound % layout.blockWidth
+            while blockColumn < columns.upperBound {
+                tiff.decodeBlock(row: blockRow, column: blockColumn, layout: layout) { block in
+                    copy(block, at: (blockRow, blockColumn), rows: rows, columns: columns, into: &values, key: key)
+                }
+                blockColumn += layout.blockWidth
+            }
+            blockRow += layout.blockHeight
+        }
+    }
+
+    /// Copies the part of a decoded block that lies in the window, as metres (NaN for no data).
+    private func copy(_ block: UnsafeRawBufferPointer, at origin: (row: Int, column: Int), rows: Range<Int>,
+                      columns: Range<Int>, into values: inout [Float], key: WindowKey) {
+        let r0 = max(rows.lowerBound, origin.row), r1 = min(rows.upperBound, origin.row + layout.blockHeight)
+        let c0 = max(columns.lowerBound, origin.column), c1 = min(columns.upperBound, origin.column + layout.blockWidth)
+        guard r0 < r1, c0 < c1 else { return }
+        for r in r0..<r1 {
+            for c in c0..<c1 {
+                let index = (r - origin.row) * layout.blockWidth + (c - origin.column)
+                let v = layout.sample(block, index)
+                values[(r - key.row * Self.window) * Self.window + (c - key.column * Self.window)] = Float(v)
+            }
+        }
+    }
+}
+
+struct WindowKey: Hashable {
+    var row: Int
+    var column: Int
+}
+
+/// The windows a GeoTIFF tile keeps: at most four, the least recently used goes.
+struct WindowCache {
+    private var keys: [WindowKey] = []
+    private var windows: [[Float]] = []
+    private var used: [Int] = []
+    private var clock = 0
+    static let capacity = 4
+
+    mutating func value(_ key: WindowKey, row: Int, column: Int) -> Double? {
+        guard let i = keys.firstIndex(of: key) else { return nil }
+        clock += 1
+        used[i] = clock
+        let w = GeoTIFFTile.window
+        return Double(windows[i][(row % w) * w + column % w])
+    }
+
+    mutating func insert(_ key: WindowKey, _ window: [Float]) {
+        clock += 1
+        if keys.count < Self.capacity {
+            keys.append(key)
+            windows.append(window)
+            used.append(clock)
+            return
+        }
+        let oldest = used.indices.min { used[$0] < used[$1] } ?? 0
+        keys[oldest] = key
+        windows[oldest] = window
+        used[oldest] = clock
+    }
+}
