@@ -47,8 +47,6 @@ import rig
 SHIPPED = ("moonrunnerd", "moonrunner")
 TARGETS = {"pss_mb": 20.0, "growth_mb_per_h": 0.3, "ready_s": 1.0, "deb_mb": 25.0, "installed_mb": 90.0,
            "terrain_pss_mb": 1.0}
-# The demo walk lies in N39W121; the tiles around it a runner of the region would have.
-DEMO_TILES = ("N39W121", "N39W120", "N38W121", "N40W121")
 
 
 def sizes(bin_dir, deb_dir, work):
@@ -111,22 +109,6 @@ def memory(pid):
             **{k: v for k, v in status.items() if k in ("RssAnon", "RssFile", "Threads")}}
 
 
-def demo_tiles(folder):
-    """Four 1" .hgt tiles around the demo walk: gentle hills at the walk's height (1800-1900 m).
-    Each row is one pattern shifted, so 52 MB of postings are written in a few seconds."""
-    os.makedirs(folder, exist_ok=True)
-    side = 3601
-    pattern = bytearray()
-    for c in range(2 * side):
-        pattern += (1850 + int(40 * math.sin(c / 300))).to_bytes(2, "big", signed=True)
-    for name in DEMO_TILES:
-        with open(os.path.join(folder, name + ".hgt"), "wb") as f:
-            for r in range(side):
-                start = (r * 7) % side
-                f.write(pattern[2 * start:2 * (start + side)])
-    return folder
-
-
 def repeated_walk(work, copies):
     """The demo walk `copies` times over, each copy's times moved on by the walk's length, so
     the receiver's clock runs on for hours (gpsfake's own loop would start the clock over)."""
@@ -167,6 +149,7 @@ def mb(kb):
 def pss_after(a, work, dem=None):
     """The daemon's Pss (MB) once a session has --minutes recorded minutes on its clock (with the
     terrain tiles of folder `dem`, else none)."""
+    os.makedirs(work, exist_ok=True)  # gpsfake's TMPDIR
     run = rig.Recording(a.bin, work, os.path.join(rig.DEMO, "walk.nmea"), a.speed, 0,
                         config=f"elevation:\n  dem_dir: \"{dem or ''}\"\n")
     try:
@@ -235,7 +218,7 @@ def main():
         targets.expect(f"READY=1 after {ready:.2f} s > {TARGETS['ready_s']} s", not ready > TARGETS["ready_s"])
         pss = pss_after(a, work)
         targets.expect(f"Pss {pss:.1f} MB > {TARGETS['pss_mb']} MB", not pss > TARGETS["pss_mb"])
-        terrain = pss_after(a, os.path.join(work, "terrain"), dem=demo_tiles(os.path.join(work, "dem"))) - pss
+        terrain = pss_after(a, os.path.join(work, "terrain"), dem=rig.demo_tiles(os.path.join(work, "dem"))) - pss
         print(f"Pss added by the terrain tiles: {terrain:+.2f} MB")
         targets.expect(f"terrain tiles add {terrain:.2f} MB of Pss > {TARGETS['terrain_pss_mb']} MB",
                        not terrain > TARGETS["terrain_pss_mb"])

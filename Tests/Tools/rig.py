@@ -586,3 +586,22 @@ class Checks:
             self.failed.append(rule)
             print(f"  FAIL  {rule}" + (f" {detail}" if detail != "" else ""), file=out, flush=True)
         return bool(ok)
+
+
+DEMO_TILES = ("N39W121", "N39W120", "N38W121", "N40W121")
+
+
+def demo_tiles(folder):
+    """Four 1" .hgt tiles around the demo walk (N39W121 and the tiles a runner of its region would have): gentle hills at the walk's height (1800-1900 m).
+    Each row is one pattern shifted, so 52 MB of postings are written in a few seconds."""
+    os.makedirs(folder, exist_ok=True)
+    side = 3601
+    pattern = bytearray()
+    for c in range(2 * side):
+        pattern += (1850 + int(40 * math.sin(c / 300))).to_bytes(2, "big", signed=True)
+    for name in DEMO_TILES:
+        with open(os.path.join(folder, name + ".hgt"), "wb") as f:
+            for r in range(side):
+                start = (r * 7) % side
+                f.write(pattern[2 * start:2 * (start + side)])
+    return folder

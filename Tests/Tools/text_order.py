@@ -11,7 +11,9 @@ Which functions run is measured, not guessed: the release daemon runs under
 function_trace.py (a one-shot breakpoint on every function of its binary)
 while it records a session as footprint.py has it do (gpsfake, the IMU replay,
 the store's commits and consolidations, two watchers, the CLI's requests, a
-lap, a pause, the session stopped and exported). The functions that ran, in
+lap, a pause, the session stopped and exported), once with GPS altitude and
+once over four terrain tiles (issue 31: the terrain's code scattered cost 2 MB
+of Pss). The functions that ran, in
 the order they first ran, are the ordering file the release link gives lld
 (--symbol-ordering-file); the others keep their place after them. A stale
 list costs Pss, never correctness: a name no longer in the binary is skipped.
@@ -47,6 +49,23 @@ def traced_bin(bin_dir, work, out):
     return folder
 
 
+def record(a, work, config):
+    """The functions the traced daemon ran while it recorded one session, in the order they first ran."""
+    os.makedirs(work)
+    trace = os.path.join(work, "functions.txt")
+    run = rig.Recording(traced_bin(a.bin, work, trace), work, os.path.join(rig.DEMO, "walk.nmea"), a.speed, 2,
+                        config=config)
+    try:
+        run.wait_recorded(a.minutes * 60, a.minutes * 60 / a.speed * 3 + 60)
+        for request in (("status",), ("status", "--json"), ("sessions",), ("lap",), ("pause",), ("resume",),
+                        ("stop",), ("show", "1"), ("export", "1", "--format", "gpx")):
+            run.cli(*request)
+        time.sleep(1)
+    finally:
+        run.close()
+    return open(trace).read().split()
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     rig.common_args(p, data=False, check=False)
@@ -56,17 +75,15 @@ def main():
     a = p.parse_args()
     work = tempfile.mkdtemp(prefix="mr-text-order-")
     try:
-        trace = os.path.join(work, "functions.txt")
-        run = rig.Recording(traced_bin(a.bin, work, trace), work, os.path.join(rig.DEMO, "walk.nmea"), a.speed, 2)
-        try:
-            run.wait_recorded(a.minutes * 60, a.minutes * 60 / a.speed * 3 + 60)
-            for request in (("status",), ("status", "--json"), ("sessions",), ("lap",), ("pause",), ("resume",),
-                            ("stop",), ("show", "1"), ("export", "1", "--format", "gpx")):
-                run.cli(*request)
-            time.sleep(1)
-        finally:
-            run.close()
-        names = open(trace).read().split()
+        # Two sessions: the plain one (GPS altitude), then one over terrain tiles (footprint.py
+        # measures both); the functions in the order they first ran, the first session's first.
+        dem = rig.demo_tiles(os.path.join(work, "dem"))
+        names, seen = [], set()
+        for k, folder in enumerate(("", dem)):
+            for n in record(a, os.path.join(work, str(k)), f"elevation:\n  dem_dir: \"{folder}\"\n"):
+                if n not in seen:
+                    seen.add(n)
+                    names.append(n)
         os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
         with open(a.out, "w") as f:
             f.write("\n".join(names) + "\n")
