@@ -51,6 +51,8 @@ public final class DEMDirectory: TerrainModel {
 
     /// Cells with a usable tile.
     public var cells: [TileCell] { byCell.keys.sorted() }
+    /// True when any tile was usable (see `TerrainModel.hasTiles`).
+    public var hasTiles: Bool { !byCell.isEmpty }
 
     public func elevation(latitude: Double, longitude: Double) -> TerrainReading {
         let cell = TileCell(latitude: latitude, longitude: longitude)

@@ -27,6 +27,8 @@ public final class TerrainFolder: TerrainModel {
         return fresh
     }
 
+    public var hasTiles: Bool { current.withLock { $0.hasTiles } }
+
     public func elevation(latitude: Double, longitude: Double) -> TerrainReading {
         let dem = current.withLock { $0 }
         return dem.elevation(latitude: latitude, longitude: longitude)

@@ -60,7 +60,7 @@ struct AnnounceTranscript {
             switch e.event {
             case "resume" where e.cause == "recovery": nil
             case "autoresume", "resume": "resume"
-            case "fault": nil
+            case "fault", "terrain_lost", "terrain_regained": nil  // never said (Announcer.silentKinds)
             default: e.event
             }
         }

@@ -160,7 +160,11 @@ struct TerrainAltitudeTests {
 struct EngineTerrainTests {
     /// A session over 1500 s at 3 m/s east on `ground`, with tiles where `covered(east)`.
     static func record(covered: @escaping @Sendable (Double) -> Bool) -> (SessionEngine, [SessionEvent]) {
-        var engine = SessionEngine(terrain: TerrainByEast { covered($0) ? ground($0) : nil })
+        record(terrain: TerrainByEast { covered($0) ? ground($0) : nil })
+    }
+
+    static func record(terrain: any TerrainModel) -> (SessionEngine, [SessionEvent]) {
+        var engine = SessionEngine(terrain: terrain)
         var rx = SimulatedGPSReceiver(seed: 51)
         var events: [SessionEvent] = []
         let t0 = 1_700_000_000.0
@@ -185,6 +189,24 @@ struct EngineTerrainTests {
         #expect(st.demPoints >= st.points - 3)
         #expect(abs(st.elevationGain - 20) <= 2, "gain \(st.elevationGain)")
         #expect(!events.contains { $0.kind == .terrainLost })
+    }
+
+    /// The configured folder with no tile in it (missing, or empty): nothing covers anything.
+    struct NoTiles: TerrainModel {
+        var hasTiles: Bool { false }
+        func elevation(latitude: Double, longitude: Double) -> TerrainReading {
+            .noTile(TileCell(latitude: latitude, longitude: longitude))
+        }
+    }
+
+    @Test("a terrain folder without a tile is as no folder: GPS altitude, and no terrain_lost for what was never there")
+    func noTiles() {
+        let (engine, events) = Self.record(terrain: NoTiles())
+        let (plain, _) = Self.record(terrain: TerrainByEast { _ in nil })
+        #expect(!events.contains { $0.kind == .terrainLost || $0.kind == .terrainRegained })
+        #expect(engine.stats.altitudeSource == .gps && engine.stats.demPoints == 0)
+        #expect(plain.stats.altitudeSource == .gps)
+        #expect(engine.stats.elevationGain == plain.stats.elevationGain)
     }
 
     @Test("a missing tile mid-run is a gap filled from GPS, said as terrain_lost naming the tile and terrain_regained")

@@ -435,7 +435,7 @@ public struct SessionEngine: Sendable {
     /// has none, or there is no model); while recording, a change of coverage
     /// is a `terrain_lost` / `terrain_regained` event.
     private mutating func ground(under point: TrackPoint, at t: Double, emit: (EngineOutput) -> Void) -> TerrainReading {
-        guard let terrain else { return .void(TileCell(south: 0, west: 0)) }
+        guard let terrain, terrain.hasTiles else { return .void(TileCell(south: 0, west: 0)) }
         let reading = terrain.elevation(latitude: point.latitude, longitude: point.longitude)
         if state == .recording, let (kind, detail) = terrainWatch.update(reading) {
             emit(.event(SessionEvent(kind: kind, time: t, detectedAt: t, cause: "terrain", state: state, detail: detail)))

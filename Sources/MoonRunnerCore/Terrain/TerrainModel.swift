@@ -33,4 +33,11 @@ public enum TerrainReading: Sendable, Equatable {
 /// for long. Tests give the core a function of latitude and longitude.
 public protocol TerrainModel: Sendable {
     func elevation(latitude: Double, longitude: Double) -> TerrainReading
+    /// False while the model has no tile at all (the configured folder is missing or empty): the
+    /// session is then as without one, and no `terrain_lost` says what the wearer never had.
+    var hasTiles: Bool { get }
+}
+
+extension TerrainModel {
+    public var hasTiles: Bool { true }
 }
