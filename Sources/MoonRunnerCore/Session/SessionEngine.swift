@@ -43,15 +43,16 @@ public struct SessionEngine: Sendable {
     private var lastFixTime = -Double.infinity
     /// Total of closed pauses, so that moving time costs O(1) per sample.
     private var closedPauses = 0.0
+    // The heart rate's state, read and written by `SessionEngine+HeartRate.swift`.
     /// The last heart rate taken and when (NaN after a reading without one).
-    private var heartRate = Double.nan
-    private var heartRateTime = -Double.infinity
-    private var lastHeartRateSample = -Double.infinity
-    private var zones: HeartRateZoneTracker
+    var heartRate = Double.nan
+    var heartRateTime = -Double.infinity
+    var lastHeartRateSample = -Double.infinity
+    var zones: HeartRateZoneTracker
     /// The session's heart-rate figures so far (what `STATUS` shows live).
-    private var heartRateTally: HeartRateTally
+    var heartRateTally: HeartRateTally
     /// Heart-rate readings and RR intervals taken, missing and refused.
-    public private(set) var heartRateCounters = HeartRateCounters()
+    public internal(set) var heartRateCounters = HeartRateCounters()
 
     static let maxStepsPerSample = 32
 
@@ -65,30 +66,6 @@ public struct SessionEngine: Sendable {
         zones = HeartRateZoneTracker(floors: config.heartRate.zoneFloors)
         heartRateTally = HeartRateTally(profile: config.heartRate)
     }
-
-    /// The session's heart rate so far over its moving time, by the rules of
-    /// the stored session's (`HeartRateSummary`, up to the session's end once
-    /// it stopped); nil while idle.
-    public var heartRateSummary: HeartRateSummary? {
-        guard state != .idle, stats.startTime.isFinite else { return nil }
-        return heartRateTally.summary(paused: PausedTime(pauses), from: stats.startTime,
-                                      to: stats.startTime + stats.elapsed)
-    }
-
-    /// Takes in the readings a resumed session had stored, so that its live figures go on from them.
-    public mutating func restoreHeartRate(_ readings: [HeartRateReading]) {
-        heartRateTally = HeartRateTally(profile: config.heartRate)
-        for r in readings { heartRateTally.add(r) }
-        heartRateTally.settle(at: now, pauses: pauses, from: stats.startTime)
-    }
-
-    /// The heart rate now: the last reading's, for `HeartRateSummary.hold`
-    /// seconds; nil without a reading or after one without a heart rate.
-    public var currentHeartRate: Double? {
-        heartRate.isFinite && now - heartRateTime < HeartRateSummary.hold ? heartRate : nil
-    }
-    /// The heart-rate zone now (1–5, with hysteresis); nil without a heart rate.
-    public var heartRateZone: Int? { currentHeartRate == nil ? nil : zones.zone }
 
     /// Current GPS signal grade.
     public var signal: SignalGrade { gps.signal }
@@ -325,53 +302,6 @@ public struct SessionEngine: Sendable {
         checkAutoPause(emit: emit)
     }
 
-    /// One heart-rate reading. A reading without a heart rate (no skin contact,
-    /// a value of 0) makes it missing at once; an implausible one, or one out of
-    /// order, is refused and counted. While a session is open the readings and
-    /// the plausible RR intervals go out for the store; while recording, a
-    /// crossing into another zone is an `hr_zone` event.
-    public mutating func ingest(_ sample: HeartRateSample, emit: (EngineOutput) -> Void) {
-        guard sample.t >= lastHeartRateSample else {
-            heartRateCounters.rejected += 1
-            heartRateCounters.outOfOrder += 1
-            return
-        }
-        lastHeartRateSample = sample.t
-        advanceClock(sample.t)
-        var rr = sample.rrMilliseconds
-        rr.removeAll { !HeartRateValidity.plausibleRR.contains($0) }
-        heartRateCounters.rrRejected += sample.rrMilliseconds.count - rr.count
-        heartRateCounters.rrIntervals += rr.count
-        if state.isActive, !rr.isEmpty { emit(.rrIntervals(at: sample.t, rr)) }
-        switch HeartRateValidity(sample) {
-        case .implausible:
-            heartRateCounters.rejected += 1
-        case .missing:
-            heartRateCounters.missing += 1
-            heartRate = .nan
-            heartRateTime = sample.t
-            _ = zones.update(bpm: .nan, at: sample.t)
-            if state.isActive { take(HeartRateReading(time: sample.t, bpm: .nan), emit: emit) }
-        case .valid:
-            heartRateCounters.samples += 1
-            heartRate = Double(sample.bpm)
-            heartRateTime = sample.t
-            if state.isActive { take(HeartRateReading(time: sample.t, bpm: heartRate), emit: emit) }
-            if let z = zones.update(bpm: heartRate, at: sample.t), state == .recording {
-                emit(.event(SessionEvent(kind: .hrZone, time: sample.t, detectedAt: sample.t, cause: "heart_rate",
-                                         state: state, detail: String(z))))
-            }
-        }
-        checkAutoPause(emit: emit)
-    }
-
-    /// A reading of the open session: stored, and counted in the live figures.
-    private mutating func take(_ r: HeartRateReading, emit: (EngineOutput) -> Void) {
-        emit(.heartRate(r))
-        heartRateTally.add(r)
-        heartRateTally.settle(at: r.time, pauses: pauses, from: stats.startTime)
-    }
-
     /// Time passes without input (the daemon's 1 Hz tick).
     public mutating func advance(to t: Double, emit: (EngineOutput) -> Void) {
         advanceClock(t)
@@ -465,7 +395,7 @@ public struct SessionEngine: Sendable {
         }
     }
 
-    private mutating func checkAutoPause(emit: (EngineOutput) -> Void) {
+    mutating func checkAutoPause(emit: (EngineOutput) -> Void) {
         // Stillness must be observed: with neither IMU samples nor fixes
         // arriving, nothing is known and nothing is paused.
         if state == .recording && (hasIMU || hasGPS) {
@@ -505,7 +435,7 @@ public struct SessionEngine: Sendable {
         closedPauses += pauses[i].end - pauses[i].start
     }
 
-    private mutating func advanceClock(_ t: Double) {
+    mutating func advanceClock(_ t: Double) {
         if t > now { now = t }
     }
 
