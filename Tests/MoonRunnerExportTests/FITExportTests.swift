@@ -107,6 +107,50 @@ struct FITExportTests {
         #expect(cadences.allSatisfy { $0 > 75 && $0 < 85 || $0 == 0 })
     }
 
+    static let developerScript = """
+        import json, sys
+        from garmin_fit_sdk import Decoder, Stream
+        decoder = Decoder(Stream.from_file(sys.argv[1]))
+        messages, errors = decoder.read(convert_datetimes_to_dates=False)
+        s = messages.get('session_mesgs', [{}])[0]
+        names = {d.get('field_definition_number'): d.get('field_name') for d in messages.get('field_description_mesgs', [])}
+        ids = messages.get('developer_data_id_mesgs', [])
+        print(json.dumps({
+            "errors": [str(e) for e in errors], "integrity": Decoder(Stream.from_file(sys.argv[1])).check_integrity(),
+            "developer_ids": len(ids), "total_ascent": s.get('total_ascent'),
+            "fields": {names.get(k, str(k)): v for k, v in s.get('developer_fields', {}).items()},
+        }))
+        """
+
+    @Test("a session whose elevation came partly from a terrain model says its source and shares in developer fields")
+    func elevationSource() throws {
+        var dem = session
+        dem.stats.demPoints = dem.points.count * 3 / 4
+        dem.stats.points = dem.points.count
+        dem.stats.altitudeSource = .dem
+        let dir = try makeScratchDirectory("fitdem")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("d.fit")
+        try FITWriter.write(dem).write(to: file)
+        let r = try ExternalTool.python(Self.developerScript, [file.path])
+        #expect((r["errors"] as? [String])?.isEmpty == true, "\(r["errors"] ?? "")")
+        #expect(r["integrity"] as? Bool == true)
+        #expect(r["developer_ids"] as? Int == 1)
+        let fields = try #require(r["fields"] as? [String: Any])
+        #expect(fields["altitude_source"] as? String == "dem", "\(fields)")
+        #expect(fields["altitude_dem_share"] as? Int == 75)
+        #expect(fields["altitude_gps_share"] as? Int == 25)
+        #expect(fields["altitude_barometric_share"] as? Int == 0)
+        #expect(r["total_ascent"] as? Int == Int(dem.stats.elevationGain.rounded()))
+
+        // Without a terrain model nothing is added.
+        let plainFile = dir.appendingPathComponent("p.fit")
+        try FITWriter.write(session).write(to: plainFile)
+        let plain = try ExternalTool.python(Self.developerScript, [plainFile.path])
+        #expect(plain["developer_ids"] as? Int == 0)
+        #expect((plain["fields"] as? [String: Any])?.isEmpty == true)
+    }
+
     @Test("a walk is sport walking")
     func walk() throws {
         var shape = ExportFixture.Shape()

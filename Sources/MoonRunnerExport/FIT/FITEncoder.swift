@@ -11,10 +11,12 @@ enum FITBaseType: UInt8 {
     case uint32z = 0x8C
     /// UTF-8, NUL-terminated; a field's size is its byte count.
     case string = 0x07
+    /// Raw bytes (an array field: a developer's application id).
+    case byte = 0x0D
 
     var size: UInt8 {
         switch self {
-        case .enumeration, .uint8, .string: return 1
+        case .enumeration, .uint8, .string, .byte: return 1
         case .uint16: return 2
         case .sint32, .uint32, .uint32z: return 4
         }
@@ -29,6 +31,14 @@ struct FITFieldDefinition {
     var count: UInt8 = 1
 }
 
+/// One developer field of a definition message: the field_description's
+/// number, its size in bytes and the developer_data_id's index.
+struct FITDeveloperFieldDefinition {
+    var number: UInt8
+    var size: UInt8
+    var developerIndex: UInt8 = 0
+}
+
 /// A small FIT encoder: definition and data messages with normal record
 /// headers, little-endian, a 14-byte file header with its CRC and the
 /// trailing file CRC. Values are appended in the order of the definition;
@@ -40,9 +50,11 @@ struct FITEncoder {
         records.reserveCapacity(capacity)
     }
 
-    /// Defines local message `local` (0...15) as global message `global`.
-    mutating func define(local: UInt8, global: UInt16, fields: [FITFieldDefinition]) {
-        records.append(0x40 | (local & 0x0F))
+    /// Defines local message `local` (0...15) as global message `global`; developer fields, when
+    /// there are any, follow the profile's in each data message.
+    mutating func define(local: UInt8, global: UInt16, fields: [FITFieldDefinition],
+                         developerFields: [FITDeveloperFieldDefinition] = []) {
+        records.append(0x40 | (developerFields.isEmpty ? 0 : 0x20) | (local & 0x0F))
         records.append(0)            // reserved
         records.append(0)            // architecture: little endian
         append16(global)
@@ -51,6 +63,11 @@ struct FITEncoder {
             records.append(f.number)
             records.append(f.type.size * f.count)
             records.append(f.type.rawValue)
+        }
+        guard !developerFields.isEmpty else { return }
+        records.append(UInt8(developerFields.count))
+        for f in developerFields {
+            records += [f.number, f.size, f.developerIndex]
         }
     }
 
@@ -64,6 +81,7 @@ struct FITEncoder {
     mutating func uint16(_ v: UInt16) { append16(v) }
     mutating func uint32(_ v: UInt32) { append32(v) }
     mutating func sint32(_ v: Int32) { append32(UInt32(bitPattern: v)) }
+    mutating func bytes(_ v: [UInt8]) { records += v }
     /// A string field of `size` bytes: the text's UTF-8 cut at a character, NUL-padded.
     mutating func string(_ text: String, size: UInt8) {
         var bytes: [UInt8] = []

@@ -21,6 +21,9 @@ import MoonRunnerCore
 /// messages of five values each (seconds, scale 1000: whole milliseconds;
 /// unused slots invalid), placed among the records by the time they came, as
 /// Garmin's watches write them.
+///
+/// Where the elevation came from, when a terrain model gave any of it: the
+/// session's developer fields (`FITElevationSource`).
 public enum FITWriter {
     private enum Local {
         static let fileID: UInt8 = 0
@@ -39,8 +42,10 @@ public enum FITWriter {
         let track = ExportTrack(session)
         var fit = FITEncoder(capacity: 512 + session.points.count * 25 + session.laps.count * 70)
         writeFileID(session, into: &fit)
+        let elevationSource = FITElevationSource.applies(to: session)
+        if elevationSource { FITElevationSource.describe(into: &fit) }
         defineTrackMessages(into: &fit)
-        defineSummaryMessages(into: &fit)
+        defineSummaryMessages(into: &fit, elevationSource: elevationSource)
 
         let timers = timerEvents(session)
         var next = 0
@@ -76,7 +81,7 @@ public enum FITWriter {
         for (k, lap) in session.laps.enumerated() {
             writeLap(lap, index: k, session: session, paused: paused, into: &fit)
         }
-        writeSession(session, into: &fit)
+        writeSession(session, elevationSource: elevationSource, into: &fit)
         writeActivity(session, into: &fit)
         return fit.file(profileVersion: FITProfile.version)
     }
@@ -126,8 +131,9 @@ public enum FITWriter {
         ])
     }
 
-    /// The definitions of the summary messages, written after the track: laps, the session, the activity.
-    private static func defineSummaryMessages(into fit: inout FITEncoder) {
+    /// The definitions of the summary messages, written after the track: laps, the session (with
+    /// where its elevation came from, `FITElevationSource`, when a terrain model gave any), the activity.
+    private static func defineSummaryMessages(into fit: inout FITEncoder, elevationSource: Bool) {
         fit.define(local: Local.lap, global: FITProfile.Message.lap, fields: [
             .init(number: FITProfile.Common.messageIndex, type: .uint16),
             .init(number: FITProfile.Common.timestamp, type: .uint32),
@@ -177,7 +183,7 @@ public enum FITWriter {
             .init(number: 28, type: .enumeration),  // trigger
             .init(number: 16, type: .uint8),        // avg_heart_rate
             .init(number: 17, type: .uint8),        // max_heart_rate
-        ])
+        ], developerFields: elevationSource ? FITElevationSource.sessionFields : [])
         fit.define(local: Local.activity, global: FITProfile.Message.activity, fields: [
             .init(number: FITProfile.Common.timestamp, type: .uint32),
             .init(number: 0, type: .uint32),        // total_timer_time, scale 1000
@@ -293,7 +299,7 @@ public enum FITWriter {
         fit.uint8(maximum)
     }
 
-    private static func writeSession(_ session: ExportSession, into fit: inout FITEncoder) {
+    private static func writeSession(_ session: ExportSession, elevationSource: Bool, into fit: inout FITEncoder) {
         let moving = session.moving, distance = session.distance
         let maxSpeed = max(session.stats.maxSpeed, session.laps.map(\.maxSpeed).max() ?? 0)
         let steps = session.totalSteps
@@ -323,6 +329,7 @@ public enum FITWriter {
         let (average, maximum) = heartRate(session, from: session.startTime, to: session.endTime)
         fit.uint8(average)
         fit.uint8(maximum)
+        if elevationSource { FITElevationSource.writeSessionValues(session, into: &fit) }
     }
 
     private static func writeActivity(_ session: ExportSession, into fit: inout FITEncoder) {
