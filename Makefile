@@ -118,6 +118,8 @@ build: deps
 	ln -sf moonrunnerd $(DEBUG_BIN)/moonrunner-web
 
 release: $(DEPS)
+	@# The link's order file is not an input SwiftPM knows: a newer one relinks the daemon.
+	@if [ -f link/moonrunnerd.order ] && [ $(RELEASE_BIN)/moonrunnerd -ot link/moonrunnerd.order ]; then rm -f $(RELEASE_BIN)/moonrunnerd; fi
 	$(SWIFT) build $(RELEASE_FLAGS)
 	ln -sf moonrunnerd $(RELEASE_BIN)/moonrunner-web
 

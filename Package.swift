@@ -47,7 +47,7 @@ let package = Package(
         ]),
         // Terrain tiles on disk: SRTM .hgt (zipped or not) and GeoTIFF (libtiff), read by the few
         // bytes or the block a lookup needs; the terrain model the core asks under the track.
-        .target(name: "MoonRunnerTerrain", dependencies: ["MoonRunnerCore", "CTIFF", "CZlib", "CMalloc"]),
+        .target(name: "MoonRunnerTerrain", dependencies: ["MoonRunnerCore", "MoonRunnerThreads", "CTIFF", "CZlib", "CMalloc"]),
         // SQLite (WAL) store.
         .target(name: "MoonRunnerStore", dependencies: [
             "MoonRunnerCore", "CZlib", "CMalloc", .product(name: "GRDB", package: "GRDB.swift"),

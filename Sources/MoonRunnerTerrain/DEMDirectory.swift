@@ -21,7 +21,8 @@ public final class DEMDirectory: TerrainModel {
     private let byCell: [TileCell: any ElevationTile]
 
     /// Reads the folder at `path`; deflated `.hgt.zip` entries are unpacked into `cacheDirectory`
-    /// once (nil: they are listed as unusable).
+    /// once (nil: they are listed as unusable), and GeoTIFF blocks decoded there once (nil: each
+    /// window is decoded when needed).
     public init(path: String, cacheDirectory: String?) {
         self.path = path
         var found: [(info: DEMTileInfo, cell: TileCell?, tile: (any ElevationTile)?)] = []
@@ -132,7 +133,7 @@ public final class DEMDirectory: TerrainModel {
                 tile = format == .hgt ? try HGTTile(file: file, cell: named)
                     : try ZippedHGT.open(file: file, cell: named, cacheDirectory: cacheDirectory)
             case .geoTIFF:
-                tile = try GeoTIFFTile(path: path)
+                tile = try GeoTIFFTile(path: path, cacheDirectory: cacheDirectory)
             }
             let g = tile.grid
             let cell = TileCell(latitude: (g.north + g.south) / 2, longitude: (g.west + g.east) / 2)

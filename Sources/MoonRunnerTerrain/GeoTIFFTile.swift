@@ -3,46 +3,102 @@ import CTIFF
 import FoundationEssentials
 import Glibc
 import MoonRunnerCore
+import MoonRunnerThreads
 import Synchronization
 
 /// A GeoTIFF elevation tile (Copernicus GLO-30 / GLO-90 as served: float32,
 /// tiled 1024 × 1024, DEFLATE or LZW; any layout libtiff reads, tiled or in
 /// strips, float or 16/32-bit integers) through Debian's libtiff.
 ///
-/// Nothing loads the tile: a posting is read with the 128 × 128 window of
-/// postings around it (64 KiB), decoded from the one block that holds it
-/// into scratch memory that is handed back at once; the four windows used
-/// last are kept (a runner crosses a window in 10–30 minutes). libtiff's own
-/// buffers go with the file, closed after each window.
+/// Nothing loads the tile. With a cache folder (the daemon's, `moonrunner
+/// dem`'s) each block is decoded once and kept there as metres
+/// (`DecodedBlocks`): a posting is then a `pread`, as in an `.hgt`. A block
+/// is decoded ahead, on a thread of its own, when a fix comes within a
+/// window of its edge (at 1″, 3.8 km: ten minutes or more of running), so
+/// only the block a session starts in is decoded on a fix's time.
+///
+/// Without a cache folder, or when it cannot be written, a posting is read
+/// with the 128 × 128 window of postings around it (64 KiB), decoded from the
+/// one block that holds it into scratch memory that is handed back at once;
+/// the four windows used last are kept (a runner crosses a window in 10–30
+/// minutes). libtiff's own buffers go with the file, closed after each block.
 final class GeoTIFFTile: ElevationTile {
     let grid: ElevationGrid
     let name: String
     private let path: String
     private let layout: GeoTIFFLayout
     private let windows = Mutex(WindowCache())
+    /// The decoded blocks kept on disk; nil without a cache folder.
+    private let decoded: DecodedBlocks?
     /// Postings on a window's side.
     static let window = 128
 
-    init(path: String) throws(TerrainFileError) {
+    init(path: String, cacheDirectory: String?) throws(TerrainFileError) {
         self.path = path
-        name = TileFile.baseName(path)
+        let name = TileFile.baseName(path)
+        self.name = name
         let tiff = try GeoTIFFFile(path: path, name: name)
-        layout = try tiff.layout()
+        let layout = try tiff.layout()
+        self.layout = layout
         do {
             grid = try tiff.georeference().grid(width: layout.width, height: layout.height)
         } catch {
             throw TerrainFileError(file: name, "\(error)")
         }
+        decoded = cacheDirectory.flatMap { DecodedBlocks(tile: path, name: name, layout: layout, directory: $0) }
     }
 
     func posting(row: Int, column: Int) -> Double {
         guard row >= 0, row < grid.rows, column >= 0, column < grid.columns else { return .nan }
+        if let decoded {
+            if let v = decoded.posting(row: row, column: column) {
+                decodeAhead(row: row, column: column, into: decoded)
+                return v
+            }
+            let origin = (row: row - row % layout.blockHeight, column: column - column % layout.blockWidth)
+            if decoded.store(blockRow: origin.row, blockColumn: origin.column, decoding: { decodeBlock(at: origin, $0) }),
+               let v = decoded.posting(row: row, column: column) {
+                return v
+            }
+        }
         let key = WindowKey(row: row / Self.window, column: column / Self.window)
         return windows.withLock { cache in
             if let v = cache.value(key, row: row, column: column) { return v }
             cache.insert(key, load(key))
             return cache.value(key, row: row, column: column) ?? .nan
         }
+    }
+
+    /// Starts decoding the neighbouring blocks the point is within a window of (a quarter of a
+    /// block for small ones, strips), each on its own short-lived thread.
+    private func decodeAhead(row: Int, column: Int, into decoded: DecodedBlocks) {
+        let inRow = row % layout.blockHeight, inColumn = column % layout.blockWidth
+        let rowMargin = min(Self.window, layout.blockHeight / 4), columnMargin = min(Self.window, layout.blockWidth / 4)
+        let v = inRow < rowMargin ? -1 : (layout.blockHeight - 1 - inRow < rowMargin ? 1 : 0)
+        let h = inColumn < columnMargin ? -1 : (layout.blockWidth - 1 - inColumn < columnMargin ? 1 : 0)
+        guard v != 0 || h != 0 else { return }
+        for (dv, dh) in [(v, 0), (0, h), (v, h)] where dv != 0 || dh != 0 {
+            let origin = (row: row - inRow + dv * layout.blockHeight, column: column - inColumn + dh * layout.blockWidth)
+            guard origin.row >= 0, origin.row < layout.height, origin.column >= 0, origin.column < layout.width else { continue }
+            let index = decoded.block(row: origin.row, column: origin.column)
+            guard decoded.claim(index) else { continue }
+            NamedThread.start(name: "dem-ahead") { [self] in
+                decoded.store(blockRow: origin.row, blockColumn: origin.column) { decodeBlock(at: origin, $0) }
+                decoded.finished(index)
+            }
+        }
+    }
+
+    /// Decodes the block whose first posting is `origin`, handing it to `body` (not called when
+    /// the block cannot be read); false when the tile cannot be opened.
+    private func decodeBlock(at origin: (row: Int, column: Int), _ body: (UnsafeRawBufferPointer) -> Void) -> Bool {
+        do {
+            // The file (and libtiff's buffers) closed before the heap is trimmed.
+            guard let tiff = try? GeoTIFFFile(path: path, name: name) else { return false }
+            tiff.decodeBlock(row: origin.row, column: origin.column, layout: layout, body)
+        }
+        _ = malloc_trim(0)
+        return true
     }
 
     /// The postings of one window (NaN where they cannot be read: the tile is a void there). The

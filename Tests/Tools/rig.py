@@ -605,3 +605,42 @@ def demo_tiles(folder):
                 start = (r * 7) % side
                 f.write(pattern[2 * start:2 * (start + side)])
     return folder
+
+
+def demo_geotiffs(folder):
+    """The same four tiles as Copernicus GLO-30 GeoTIFFs (3600 x 3600 float32, DEFLATE, blocks of
+    1024 x 1024, as served): the daemon decodes the blocks the walk comes near into its cache.
+    Each posting's lowest mantissa byte is random (up to 3 cm at 1850 m), so that a block
+    compresses about as badly as real terrain does (a block of the plain pattern would be 0.2 MB)."""
+    import array
+    import zlib
+    import dem_tiles
+    os.makedirs(folder, exist_ok=True)
+    side, block = 3600, 1024
+    pattern = array.array("f", [1850 + 40 * math.sin(c / 300) for c in range(2 * side)])
+    if sys.byteorder != "little":
+        pattern.byteswap()
+    raw = pattern.tobytes()
+    mask = int.from_bytes(b"\xff\0\0\0" * block * block, "little")
+    for name in DEMO_TILES:
+        south = int(name[1:3]) * (1 if name[0] == "N" else -1)
+        west = int(name[4:7]) * (1 if name[3] == "E" else -1)
+        blocks = []
+        for by in range(0, side, block):
+            for bx in range(0, side, block):
+                rows = bytearray(4 * block * block)
+                for i in range(min(block, side - by)):
+                    start = ((by + i) * 7 + bx) % side
+                    width = min(block, side - bx)
+                    rows[4 * i * block:4 * (i * block + width)] = raw[4 * start:4 * (start + width)]
+                noise = int.from_bytes(os.urandom(len(rows)), "little") & mask
+                blocks.append(zlib.compress((int.from_bytes(rows, "little") ^ noise).to_bytes(len(rows), "little"), 6))
+        tags = {
+            256: (3, [side]), 257: (3, [side]), 258: (3, [32]), 259: (3, [8]), 262: (3, [1]),
+            277: (3, [1]), 284: (3, [1]), 339: (3, [3]), 322: (3, [block]), 323: (3, [block]),
+            33550: (12, [1 / side, 1 / side, 0.0]),
+            33922: (12, [0.0, 0.0, 0.0, float(west), float(south + 1), 0.0]),
+            34735: (3, [1, 1, 0, 3, 1024, 0, 1, 2, 1025, 0, 1, 2, 2048, 0, 1, 4326]),
+        }
+        dem_tiles.write_tiff(os.path.join(folder, dem_tiles.copernicus_name(south, west, 1)), tags, blocks)
+    return folder

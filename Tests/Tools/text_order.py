@@ -11,9 +11,9 @@ Which functions run is measured, not guessed: the release daemon runs under
 function_trace.py (a one-shot breakpoint on every function of its binary)
 while it records a session as footprint.py has it do (gpsfake, the IMU replay,
 the store's commits and consolidations, two watchers, the CLI's requests, a
-lap, a pause, the session stopped and exported), once with GPS altitude and
-once over four terrain tiles (issue 31: the terrain's code scattered cost 2 MB
-of Pss). The functions that ran, in
+lap, a pause, the session stopped and exported), once with GPS altitude, once
+over four .hgt terrain tiles and once over the same as GeoTIFFs (issue 31: the
+terrain's code scattered cost 2 MB of Pss). The functions that ran, in
 the order they first ran, are the ordering file the release link gives lld
 (--symbol-ordering-file); the others keep their place after them. A stale
 list costs Pss, never correctness: a name no longer in the binary is skipped.
@@ -75,11 +75,13 @@ def main():
     a = p.parse_args()
     work = tempfile.mkdtemp(prefix="mr-text-order-")
     try:
-        # Two sessions: the plain one (GPS altitude), then one over terrain tiles (footprint.py
-        # measures both); the functions in the order they first ran, the first session's first.
+        # Three sessions: the plain one (GPS altitude), then one over .hgt tiles and one over
+        # GeoTIFF tiles (footprint.py measures all three); the functions in the order they first
+        # ran, the first session's first.
         dem = rig.demo_tiles(os.path.join(work, "dem"))
+        tiffs = rig.demo_geotiffs(os.path.join(work, "dem-tiff"))
         names, seen = [], set()
-        for k, folder in enumerate(("", dem)):
+        for k, folder in enumerate(("", dem, tiffs)):
             for n in record(a, os.path.join(work, str(k)), f"elevation:\n  dem_dir: \"{folder}\"\n"):
                 if n not in seen:
                     seen.add(n)
