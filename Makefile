@@ -371,6 +371,10 @@ ARM64_TEST_SCRATCH := .build/$(CROSS_SDK)-tests
 test-arm64:
 	@$(MAKE) --no-print-directory deb-deps ARCH=arm64
 	$(SWIFT) package resolve --scratch-path $(ARM64_TEST_SCRATCH)
+	@# The test modules are compiled afresh each time: an incremental cross build once kept the
+	@# Store tests compiled against an older Core (a crash under qemu, not a failed test).
+	rm -rf $(ARM64_TEST_SCRATCH)/*/debug/MoonRunner*Tests.build $(ARM64_TEST_SCRATCH)/*/debug/MoonRunnerTestSupport.build \
+	  $(ARM64_TEST_SCRATCH)/*/debug/Modules/MoonRunner*Tests.* $(ARM64_TEST_SCRATCH)/*/debug/Modules/MoonRunnerTestSupport.*
 	python3 cross/cross.py shell --cache $(CROSS_CACHE) --bind $(abspath $(DATA)) -- sh -c '\
 	  MOONRUNNER_TEST_TARGETS=$(ARM64_TESTS) swift build --build-tests --swift-sdks-path /sdks --swift-sdk $(CROSS_SDK) \
 	    --scratch-path $(ARM64_TEST_SCRATCH) --disable-automatic-resolution \

@@ -36,6 +36,9 @@ final class DecodedBlocks: Sendable {
         var next = 0
         /// Blocks being decoded ahead of the runner.
         var ahead: Set<Int> = []
+        /// A block could not be written (a full disk): nothing more is decoded into the cache, and
+        /// the tile is read by the window (what is kept stays readable).
+        var failed = false
     }
 
     /// The cache of tile `name` (at `path`) in `directory`; nil when the folder cannot be written
@@ -51,8 +54,9 @@ final class DecodedBlocks: Sendable {
         mkdir(directory, 0o750)
         Self.removeStale(of: name, keeping: name + "." + stamp, in: directory)
         let dataBytes = blockCount * layout.blockWidth * layout.blockHeight * MemoryLayout<Float>.size
-        guard let data = Self.open(base + ".f32", size: dataBytes) else { return nil }
-        guard let flags = Self.open(base + ".blocks", size: blockCount) else {
+        guard let (data, emptied) = Self.open(base + ".f32", size: dataBytes) else { return nil }
+        // Data made afresh (or cut back) holds no block, whatever the flags said.
+        guard let (flags, _) = Self.open(base + ".blocks", size: blockCount, emptied: emptied) else {
             close(data)
             return nil
         }
@@ -69,6 +73,9 @@ final class DecodedBlocks: Sendable {
         close(flags)
     }
 
+    /// False once a block could not be written.
+    var usable: Bool { state.withLock { !$0.failed } }
+
     /// The block holding posting (`row`, `column`).
     func block(row: Int, column: Int) -> Int {
         (row / layout.blockHeight) * blocksAcross + column / layout.blockWidth
@@ -82,7 +89,7 @@ final class DecodedBlocks: Sendable {
     /// (and calls `finished(_:)` after).
     func claim(_ index: Int) -> Bool {
         state.withLock { s in
-            guard s.blocks[index] == Block.absent.rawValue, !s.ahead.contains(index) else { return false }
+            guard !s.failed, s.blocks[index] == Block.absent.rawValue, !s.ahead.contains(index) else { return false }
             s.ahead.insert(index)
             return true
         }
@@ -140,16 +147,20 @@ final class DecodedBlocks: Sendable {
     @discardableResult
     func store(blockRow: Int, blockColumn: Int, decoding: ((UnsafeRawBufferPointer) -> Void) -> Bool) -> Bool {
         let index = block(row: blockRow, column: blockColumn)
+        guard !state.withLock({ $0.failed }) else { return false }
         var written = false
         var decoded = false
         let opened = decoding { block in
             decoded = true
             written = write(block, at: (blockRow, blockColumn))
         }
-        guard opened, !decoded || written else { return false }
+        guard opened else { return false }
+        guard !decoded || (written && fdatasync(data) == 0) else {
+            state.withLock { $0.failed = true }
+            return false
+        }
         let mark: Block = decoded ? .decoded : .unreadable
         var byte = mark.rawValue
-        guard !decoded || fdatasync(data) == 0 else { return false }
         _ = Self.retrying { pwrite(flags, &byte, 1, off_t(index)) }
         state.withLock { $0.blocks[index] = mark.rawValue }
         return true
@@ -172,8 +183,9 @@ final class DecodedBlocks: Sendable {
         return true
     }
 
-    /// A file of exactly `size` bytes (made, or cut back to zeros when its size is wrong).
-    private static func open(_ path: String, size: Int) -> Int32? {
+    /// A file of exactly `size` bytes, and whether it was emptied: made, or cut back to zeros when
+    /// its size is wrong or `emptied` says so.
+    private static func open(_ path: String, size: Int, emptied: Bool = false) -> (Int32, Bool)? {
         let fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o640)
         guard fd >= 0 else { return nil }
         var st = stat()
@@ -181,13 +193,14 @@ final class DecodedBlocks: Sendable {
             close(fd)
             return nil
         }
-        if Int(st.st_size) != size {
+        let empty = emptied || Int(st.st_size) != size
+        if empty {
             guard ftruncate(fd, 0) == 0, ftruncate(fd, off_t(size)) == 0 else {
                 close(fd)
                 return nil
             }
         }
-        return fd
+        return (fd, empty)
     }
 
     /// Another version's files of the same tile (it was replaced): they would never be read again.

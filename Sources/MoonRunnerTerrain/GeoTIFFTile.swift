@@ -48,6 +48,9 @@ final class GeoTIFFTile: ElevationTile {
         decoded = cacheDirectory.flatMap { DecodedBlocks(tile: path, name: name, layout: layout, directory: $0) }
     }
 
+    /// True while blocks are read from and decoded into the cache folder.
+    var usesCache: Bool { decoded?.usable ?? false }
+
     func posting(row: Int, column: Int) -> Double {
         guard row >= 0, row < grid.rows, column >= 0, column < grid.columns else { return .nan }
         if let decoded {

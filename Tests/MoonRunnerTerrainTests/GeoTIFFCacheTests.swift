@@ -124,6 +124,44 @@ struct GeoTIFFCacheTests {
         #expect(flags[4] == 0 && flags[5] == 0, "nothing south: \(flags)")
     }
 
+    @Test("decoded data deleted under its flags is decoded again, never read as zeros")
+    func dataDeleted() throws {
+        let folder = TileFolder([(Self.tileName, Self.tile())])
+        let cache = TileWriter()
+        defer { cache.remove() }
+        let (lat, lon) = Self.point(200, 200)
+        _ = folder.read(cache: cache.dir).elevation(latitude: lat, longitude: lon)
+        #expect(Self.flags(in: cache.dir).contains(1))
+        let data = try #require(Self.files(in: cache.dir).first { $0.hasSuffix(".f32") })
+        unlink(cache.dir + "/" + data)
+        #expect(abs(folder.read(cache: cache.dir).elevation(latitude: lat, longitude: lon).metres - 325) < 1e-3)
+    }
+
+    @Test("a full disk under the cache: the tile is read by the window, and no block is decoded into it again")
+    func diskFull() throws {
+        guard getuid() == 0 else {
+            print("SKIPPED (LOUDLY): the full-disk test mounts a tmpfs and needs root")
+            return
+        }
+        let folder = TileFolder([(Self.tileName, Self.tile())])
+        let cache = TileWriter()
+        defer { cache.remove() }
+        // 16 KiB: the flags and a few rows of a block (64 KiB) fit, the block does not.
+        let mounted = mount("tmpfs", cache.dir, "tmpfs", 0, "size=16k")
+        try #require(mounted == 0, "cannot mount a tmpfs: \(String(cString: strerror(errno)))")
+        defer { umount2(cache.dir, Int32(MNT_DETACH)) }
+        let dem = folder.read(cache: cache.dir)
+        for (r, c) in [(10.5, 10.5), (200.0, 300.0), (400.25, 100.75)] {
+            let (lat, lon) = Self.point(r, c)
+            #expect(abs(dem.elevation(latitude: lat, longitude: lon).metres - (300 + r * 0.25 - c * 0.125)) < 1e-3)
+        }
+        #expect(Self.flags(in: cache.dir).allSatisfy { $0 == 0 }, "\(Self.flags(in: cache.dir))")
+        let tile = try GeoTIFFTile(path: folder.path + "/" + Self.tileName, cacheDirectory: cache.dir)
+        #expect(tile.usesCache, "the cache's files fit")
+        #expect(tile.posting(row: 5, column: 5) == 300 + 1.25 - 0.625)
+        #expect(!tile.usesCache, "a block that could not be written turns the cache off")
+    }
+
     @Test("a cache folder that cannot be made leaves the tile read by the window")
     func unwritableCache() {
         let folder = TileFolder([(Self.tileName, Self.tile())])
