@@ -7,8 +7,9 @@ the clone, so that a second build starts at once):
 
 * the build root: Debian sid (amd64) with Debian's own Swift (`swiftlang`,
   6.2.3: the one Swift whose aarch64 runtime Debian builds), debhelper and
-  the aarch64 binutils (dh_strip). Made with mmdebstrap. Sid's Release file on
-  this mirror is past its date, so apt is told not to check it.
+  the aarch64 binutils (dh_strip). Made with mmdebstrap from the mirror of this
+  machine's apt sources (debian_mirror.py). Sid's Release file on a mirror may
+  be past its date, so apt is told not to check it.
 * the sysroot: Debian 13 "trixie" for arm64 (mmdebstrap --arch=arm64, its
   maintainer scripts run by qemu-user-static) with the -dev packages the
   package links (libgps, libi2c, libsystemd, libsqlite3, libgcrypt, zlib,
@@ -49,8 +50,9 @@ import shutil
 import subprocess
 import sys
 
-MIRROR = os.environ.get("DEBIAN_MIRROR", "http://deb.debian.org/debian")
-# Sid's Release file on this mirror is past its Valid-Until date.
+import debian_mirror
+
+# Sid's Release file on a mirror may be past its Valid-Until date.
 NO_VALID_UNTIL = 'Acquire::Check-Valid-Until "false"'
 SDK_NAME = "moonrunner-trixie-arm64"
 TRIPLE = "aarch64-unknown-linux-gnu"
@@ -125,7 +127,7 @@ def mmdebstrap(suite, target, packages, arch=None, variant="apt", mode=None):
         cmd.append(f"--arch={arch}")
     if packages:
         cmd.append("--include=" + ",".join(packages))
-    cmd += [suite, target, MIRROR]
+    cmd += [suite, target, debian_mirror.required()]
     log(" ".join(cmd))
     run(cmd)
 

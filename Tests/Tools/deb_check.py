@@ -58,7 +58,6 @@ import urllib.request
 import rig
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-MIRROR = "http://deb.debian.org/debian"
 HOST_ARCH = subprocess.run(["dpkg", "--print-architecture"], capture_output=True, text=True).stdout.strip()
 # The release each architecture's package is built for (README "The Debian package").
 RELEASE = {"amd64": "bookworm", "arm64": "trixie"}
@@ -88,7 +87,9 @@ def base_tarball(cache, arch, cross_cache):
     root = os.path.join(cache, "base-root")
     if not os.path.exists(os.path.join(root, "usr/bin/dpkg")):
         shutil.rmtree(root, ignore_errors=True)
-        run(["debootstrap", "--variant=minbase", "bookworm", root, MIRROR])
+        mirror = run([sys.executable, os.path.join(ROOT, "cross/debian_mirror.py")], stdout=subprocess.PIPE,
+                     text=True).stdout.strip()
+        run(["debootstrap", "--variant=minbase", "bookworm", root, mirror])
     with tarfile.open(tar + ".part", "w") as t:
         t.add(root, arcname=".")
     os.rename(tar + ".part", tar)
