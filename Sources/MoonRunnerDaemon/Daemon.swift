@@ -54,7 +54,7 @@ public struct Daemon: Service {
         do {
             try await cancelWhenGracefulShutdown {
                 try await Self.serve(server, listenFD: listenFD, inputs: inputs, service: service, capture: capture,
-                                     notifier: notifier)
+                                     notifier: notifier, logger: logger)
             }
         } catch is CancellationError {
             // Graceful shutdown.
@@ -98,7 +98,7 @@ public struct Daemon: Service {
     /// Runs the control socket and every feed until one of them ends or the
     /// shutdown cancels them.
     private static func serve(_ server: ControlServer, listenFD: CInt?, inputs: InputAdapters, service: SessionService,
-                              capture: RawIMUCapture?, notifier: SystemdNotifier) async throws {
+                              capture: RawIMUCapture?, notifier: SystemdNotifier, logger: Logger) async throws {
         // Without an IMU, STATUS says so from the first request (not "lost" until the first heartbeat).
         if inputs.imu == nil { await service.update(imu: .none) }
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -114,7 +114,7 @@ public struct Daemon: Service {
                 group.addTask { await relay(heartRate, to: service) }
                 await service.update(heartRate: heartRate.status, detail: nil)
             }
-            group.addTask { try await heartbeat(inputs, service: service, notifier: notifier) }
+            group.addTask { try await heartbeat(inputs, service: service, notifier: notifier, logger: logger) }
             try await group.next()
             group.cancelAll()
         }
@@ -143,19 +143,35 @@ public struct Daemon: Service {
         for await batch in baro.batches { await service.ingest(baro: batch.samples) }
     }
 
-    /// Once a second: the adapters' health into `STATUS`, time passes for the
-    /// session, and systemd hears that the daemon is alive (and how it does).
+    /// Once a second: the adapters' health into `STATUS` (and the journal, when it
+    /// changes), time passes for the session, and systemd hears that the daemon is
+    /// alive (and how it does).
     private static func heartbeat(_ inputs: InputAdapters, service: SessionService,
-                                  notifier: SystemdNotifier) async throws {
+                                  notifier: SystemdNotifier, logger: Logger) async throws {
         notifier.ready(status: "recording ready")
         let watchdog = notifier.watchdogPingInterval
         var lastPing = 0.0
+        var healthLog = DeviceHealthLog()
         while !Task.isCancelled {
             try await Task.sleep(for: .seconds(1))
-            await service.update(gpsHealth: inputs.gps.health.rawValue, connects: inputs.gps.connects)
-            await service.update(imu: inputs.imu.map { IMUStatus($0.status) } ?? .none)
-            if let b = inputs.baro?.status { await service.update(baro: BaroStatus(b)) }
-            if let h = inputs.heartRate?.status { await service.refresh(heartRate: h) }
+            let now = EngineClock.monotonic()
+            let gps = inputs.gps.health.rawValue
+            await service.update(gpsHealth: gps, connects: inputs.gps.connects)
+            healthLog.observe("gps", health: gps, fault: nil, at: now, to: logger)
+            let imu = inputs.imu.map { IMUStatus($0.status) } ?? .none
+            await service.update(imu: imu)
+            healthLog.observe("imu", health: imu.health, fault: imu.lastError, found: imu.device, at: now, to: logger)
+            if let b = inputs.baro?.status {
+                let baro = BaroStatus(b)
+                await service.update(baro: baro)
+                healthLog.observe("barometer", health: baro.health, fault: baro.lastError, found: baro.device,
+                                  at: now, to: logger)
+            }
+            if let h = inputs.heartRate?.status {
+                await service.refresh(heartRate: h)
+                healthLog.observe("heart-rate strap", health: h.health, fault: h.lastError, found: h.device,
+                                  at: now, to: logger)
+            }
             await service.tick()
             if let w = watchdog, EngineClock.monotonic() - lastPing >= w {
                 notifier.watchdog()

@@ -5,10 +5,10 @@ import MoonRunnerCore
 /// bumps change or remove them. 1.4: the activities `trail_run`, `hike` and
 /// `ride`; `STATUS.climb_rate_m_per_h`; `BADGES.activity` and `longest`.
 /// 1.5: the terrain model: `altitude_source` `dem` and `mixed`, `altitude_shares`,
-/// `dem_points`, the `terrain_lost` and `terrain_regained` events.
+/// `dem_points`, the `terrain_lost` and `terrain_regained` events. 1.6: `STATUS.imu.device`.
 public enum ProtocolVersion {
     public static let major = 1
-    public static let minor = 5
+    public static let minor = 6
     public static let release = "0.1.0"
 }
 
@@ -74,11 +74,14 @@ public struct IMUStatus: Codable, Sendable, Equatable {
     /// FIFO resets (overflow, stuck or misaligned count) and device re-initialisations.
     public var fifoResets: Int
     public var reinitializations: Int
+    /// The part found: "MPU-6050 at 0x68 on /dev/i2c-1" (or the replayed file); null before the
+    /// first initialisation, so that a wearer sees the bus and the chip answered (since protocol 1.6).
+    @NullCoded public var device: String?
     /// The last fault, e.g. "initialisation failed: WHO_AM_I 0x42 ...".
     @NullCoded public var lastError: String?
 
     public init(health: String, samples: Int, rejected: Int, busErrors: Int, overflows: Int,
-                fifoResets: Int = 0, reinitializations: Int = 0, lastError: String? = nil) {
+                fifoResets: Int = 0, reinitializations: Int = 0, device: String? = nil, lastError: String? = nil) {
         self.health = health
         self.samples = samples
         self.rejected = rejected
@@ -86,12 +89,13 @@ public struct IMUStatus: Codable, Sendable, Equatable {
         self.overflows = overflows
         self.fifoResets = fifoResets
         self.reinitializations = reinitializations
+        self.device = device
         self.lastError = lastError
     }
 
     enum CodingKeys: String, CodingKey {
         case health, samples, rejected, busErrors = "bus_errors", overflows, fifoResets = "fifo_resets",
-             reinitializations, lastError = "last_error"
+             reinitializations, device, lastError = "last_error"
     }
 }
 

@@ -15,6 +15,7 @@ enum MoonrunnerDaemonMain {
     static func main() async {
         MemoryBudget.apply()
         if CommandLine.arguments.first?.split(separator: "/").last == "moonrunner-web" {
+            LoggingSystem.bootstrap { JournalLogHandler.standardOutput(label: $0, level: .info) }
             await WebCommand.main()
             return
         }
@@ -83,11 +84,7 @@ struct MoonrunnerDaemonCommand: AsyncParsableCommand {
             throw ExitCode(ConfigError.exitCode)
         }
         let level = Logger.Level(rawValue: effective.logLevel) ?? .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        LoggingSystem.bootstrap { label in JournalLogHandler.standardError(label: label, level: level) }
         let logger = Logger(label: "moonrunnerd")
         do {
             try await Daemon.main(config: effective, logger: logger)

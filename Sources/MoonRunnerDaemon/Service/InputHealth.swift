@@ -25,7 +25,8 @@ extension IMUStatus {
     init(_ s: IMUServiceStatus) {
         self.init(health: s.health.rawValue, samples: s.counters.samples, rejected: s.counters.rejected,
                   busErrors: s.counters.busErrors, overflows: s.counters.overflows, fifoResets: s.counters.fifoResets,
-                  reinitializations: max(0, s.counters.initializations - 1), lastError: s.lastError)
+                  reinitializations: max(0, s.counters.initializations - 1), device: s.device,
+                  lastError: s.lastError)
     }
 }
 
