@@ -42,6 +42,15 @@ struct DeviceHealthLogTests {
         #expect(lines.first?.level == .warning)
     }
 
+    @Test("the first fault of a health already logged is logged at once (it says why)")
+    func firstFault() {
+        var log = DeviceHealthLog()
+        #expect(log.decide("heart-rate strap", health: "degraded", fault: nil, at: 0)
+                == .init(level: .warning, message: "heart-rate strap: degraded"))
+        #expect(log.decide("heart-rate strap", health: "degraded", fault: "BlueZ has no Bluetooth adapter", at: 1)
+                == .init(level: .warning, message: "heart-rate strap: degraded: BlueZ has no Bluetooth adapter"))
+    }
+
     @Test("the journal's priority of each level is syslog's (RFC 5424)")
     func priorities() {
         #expect([Logger.Level.critical, .error, .warning, .notice, .info, .debug, .trace]

@@ -6,9 +6,9 @@ import Logging
 /// sample would fill the journal, logging nothing leaves a wearer who reads
 /// `journalctl -u moonrunnerd` blind to why the IMU, gpsd or the strap
 /// stopped. A change of health is logged at once (a warning when it is
-/// degraded or lost, a notice when it is back); a new fault text under the
-/// same health at most once a minute, since some carry counts that change
-/// with every retry. Time comes in from outside.
+/// degraded or lost, a notice when it is back); the first fault under a
+/// health at once, a different one at most once a minute, since some carry
+/// counts that change with every retry. Time comes in from outside.
 struct DeviceHealthLog {
     /// Seconds between two lines of the same health with different faults.
     static let repeatAfter = 60.0
@@ -38,7 +38,8 @@ struct DeviceHealthLog {
                          at now: Double) -> Line? {
         let before = seen[device]
         if let before, before.health == health {
-            guard fault != before.fault, let fault, now - before.loggedAt >= Self.repeatAfter else { return nil }
+            guard fault != before.fault, let fault,
+                  before.fault == nil || now - before.loggedAt >= Self.repeatAfter else { return nil }
             seen[device] = Seen(health: health, fault: fault, loggedAt: now)
             return Line(level: .warning, message: "\(device): \(health): \(fault)")
         }
