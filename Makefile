@@ -71,7 +71,7 @@ SBINDIR    ?= $(PREFIX)/sbin
 UNITDIR    ?= /etc/systemd/system
 
 .PHONY: all deps deb-deps apt-install build release man run test unit-test package-check accuracy bench soak text-order print-build-files test-arm64 \
-        announce-latency fuzz-hr web-browser web-screens install install-files uninstall deb deb-check clean
+        announce-latency fuzz-hr web-browser web-screens install install-files uninstall deb deb-check vm-check clean
 
 all: build
 
@@ -357,6 +357,21 @@ deb-check: deb $(if $(filter-out $(HOST_ARCH),$(ARCH)),release test-arm64)
 	lintian --fail-on error,warning --info .build/deb/moonrunner_*_$(ARCH).changes
 	python3 Tests/Tools/deb_check.py --arch $(ARCH) --deb-dir .build/deb --previous $(PREVIOUS) \
 	  --cache .build/deb-check$(if $(filter-out $(HOST_ARCH),$(ARCH)),-$(ARCH)) --cross-cache $(CROSS_CACHE)
+
+## The package on a booted system (Tests/Tools/vm_check.py; as root, about an hour for arm64):
+## a Debian 13 arm64 image (ARCH=amd64: Debian 12 amd64) made by cross/vm_image.py and kept in
+## VM_CACHE (outside the clone), booted under qemu-system with software emulation, 2 CPUs and
+## 512 MB; `apt install ./moonrunner_*.deb` in it, then systemd as PID 1 starts MoonRunner:
+## socket activation, the sandbox (what it allows and what it forbids), the watchdog, ten power
+## cuts, a clean power-off, the web app and the announcer, an hour in 512 MB, boot to READY=1.
+## `make test` does not run it (CI has no image cache: it would add half an hour); run it by hand
+## before a release and whenever systemd/ or debian/ change.
+VM_CACHE  ?= $(HOME)/.cache/moonrunner-vm
+VM_TOOLS  := mmdebstrap e2fsprogs openssh-client $(if $(filter arm64,$(ARCH)),qemu-system-arm qemu-user-static binfmt-support,qemu-system-x86)
+vm-check: deb release
+	@$(MAKE) --no-print-directory apt-install PKGS="$(VM_TOOLS)"
+	python3 Tests/Tools/vm_check.py --arch $(ARCH) --deb-dir .build/deb --cache $(VM_CACHE) --bin $(RELEASE_BIN) \
+	  --schemas $(SCHEMAS) $(VM_CHECK_FLAGS)
 
 ## The pure modules' unit tests cross-built for arm64 (debug, as `make test` builds them) and
 ## run under qemu-aarch64 in the cross build root (issue 27): Core, Export, Protocol, Store, YAML
