@@ -145,12 +145,3 @@ func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
     }
     return true
 }
-
-/// Skips (loudly) tests that need root.
-func requireRoot() -> Bool {
-    guard getuid() == 0 else {
-        print("SKIP: this test needs root (it runs the CLI as another user with setpriv); CI runs as root")
-        return false
-    }
-    return true
-}
