@@ -120,6 +120,7 @@ struct AnnounceEndToEndTests {
         }
         #expect(summarised, "no summary after stop")
         let counts = try dirs.mapValues { try FileManager.default.contentsOfDirectory(atPath: $0.path).count }
+        // Silence can only be shown over a while: 3 s, 30 s of the run at 10x, with fixes still coming.
         Thread.sleep(forTimeInterval: 3)
         let later = try dirs.mapValues { try FileManager.default.contentsOfDirectory(atPath: $0.path).count }
         #expect(later == counts, "nothing is said after stop")
@@ -186,7 +187,8 @@ struct AnnounceEndToEndTests {
         // No espeak-ng on its PATH and no sound card on this machine: only the tone (if any) and the log.
         let blind = try Child(Paths.announcer, ["--socket", rig.socket], log: rig.dir.appendingPathComponent("announce-alsa.log"),
                               env: ["PATH": rig.dir.path])
-        Thread.sleep(forTimeInterval: 1)
+        #expect(eventually(timeout: 10) { filed.log.contains("retrying") && blind.log.contains("retrying") },
+                "both wait for the daemon: \(filed.log) \(blind.log)")
         try rig.startGPS(epochsPerSecond: 20, loop: true)
         try rig.startDaemon(speed: 20, loop: true)
         #expect(eventually(timeout: 15) { filed.log.contains("watching") && blind.log.contains("watching") })

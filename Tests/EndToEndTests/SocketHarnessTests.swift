@@ -38,6 +38,14 @@ struct SocketDaemon {
 
     var pid: Int32 { child.pid }
 
+    /// Connections the daemon has taken and not yet let go, and all it has taken, from its debug log
+    /// ("client N connected (...)", "client N disconnected", one each per connection).
+    var clients: (open: Int, all: Int) {
+        let lines = child.log.split(separator: "\n").filter { $0.contains("client ") }
+        let all = lines.filter { $0.contains(" connected (") && !$0.contains(" refused") }.count
+        return (all - lines.filter { $0.hasSuffix(" disconnected") }.count, all)
+    }
+
     /// Runs the CLI against this daemon (optionally as another user through `setpriv`).
     @discardableResult
     func cli(_ args: [String], as user: [String] = [], timeout: Double = 30) throws -> (status: Int32, out: String, err: String) {
@@ -129,6 +137,13 @@ func drain(_ fd: Int32, timeout: Double) -> (lines: [String], closed: Bool) {
     }
     let lines = data.split(separator: 10, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
     return (lines.filter { !$0.isEmpty }, closed)
+}
+
+/// The bytes waiting unread on `fd`, left there (MSG_PEEK): what the daemon has sent so far.
+func peek(_ fd: Int32) -> [UInt8] {
+    var chunk = [UInt8](repeating: 0, count: 1 << 20)
+    let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_PEEK | MSG_DONTWAIT)) }
+    return n > 0 ? Array(chunk[..<n]) : []
 }
 
 /// Writes all bytes (MSG_NOSIGNAL); false when the peer is gone.
