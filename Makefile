@@ -126,7 +126,8 @@ release: $(DEPS)
 ## Man pages into .build/man: each command's from its own argument parser
 ## (swift-argument-parser's generate-manual, the tool behind its plugin), dated
 ## SOURCE_DATE_EPOCH (debian/changelog's date under dpkg-buildpackage, else the
-## last commit's) so that they are reproducible; moonrunner.yaml(5) is written by hand.
+## last commit's) so that they are reproducible; moonrunner.yaml(5) and moonrunner-protocol(7)
+## are written by hand (and kept in step by tests).
 ## generate-manual runs on the build machine (in the cross build root: built by its Swift);
 ## it runs the commands themselves (arm64 ones through qemu-aarch64).
 MAN_SCRATCH := .build/argument-parser-tools$(if $(SWIFT_SDK),-$(SWIFT_SDK))
@@ -143,7 +144,7 @@ man: release
 	for c in $(LINKS); do $(MAN_TOOL) .build/man/bin/$$c --section 1 --date $$date -o .build/man || exit 1; done; \
 	for c in $(DAEMONS); do $(MAN_TOOL) $(RELEASE_BIN)/$$c --section 8 --date $$date -o .build/man || exit 1; done; \
 	for c in $(DAEMON_LINKS); do $(MAN_TOOL) .build/man/bin/$$c --section 8 --date $$date -o .build/man || exit 1; done
-	cp man/moonrunner.yaml.5 .build/man/
+	cp man/moonrunner.yaml.5 man/moonrunner-protocol.7 .build/man/
 	rm -r .build/man/bin
 	@# A blank line between the discussion's paragraphs is a paragraph break in mdoc (groff warns otherwise).
 	sed -i 's/^$$/.Pp/' .build/man/*.1 .build/man/*.8
@@ -184,8 +185,9 @@ test: deps
 
 ## The packaging's fast checks (seconds; `make deb-check` is the slow one): no
 ## file in Sources/ over 500 lines and no function over 60 (issue 28), every shipped
-## binary needs only Debian's libraries, the commands that need no ICU carry none,
-## and moonrunner.yaml(5) documents every key the validator knows.
+## binary needs only Debian's libraries, and the commands that need no ICU carry none.
+## (That moonrunner.yaml(5) and moonrunner-protocol(7) document every key is for the unit
+## tests: ConfigLoaderTests and ProtocolManPageTests.)
 package-check:
 	python3 Tests/Tools/layout_check.py
 	python3 Tests/Tools/package_check.py --bin $(RELEASE_BIN) --daemons "$(DAEMONS)" --commands "$(COMMANDS)" \
@@ -281,7 +283,8 @@ fuzz-hr:
 ## PREFIX gets them rewritten to its own.
 install-files: man
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(SBINDIR) $(DESTDIR)/etc/moonrunner $(DESTDIR)$(UNITDIR) \
-	  $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man8
+	  $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man7 \
+	  $(DESTDIR)$(PREFIX)/share/man/man8
 	install -m 0755 $(addprefix $(RELEASE_BIN)/,$(COMMANDS)) $(DESTDIR)$(PREFIX)/bin/
 	install -m 0755 $(addprefix $(RELEASE_BIN)/,$(DAEMONS)) $(DESTDIR)$(SBINDIR)/
 	for l in $(LINKS); do ln -sf moonrunner $(DESTDIR)$(PREFIX)/bin/$$l; done
@@ -294,6 +297,7 @@ install-files: man
 	    systemd/$$u > $(DESTDIR)$(UNITDIR)/$$u && chmod 0644 $(DESTDIR)$(UNITDIR)/$$u || exit 1; done
 	install -m 0644 .build/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 0644 .build/man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
+	install -m 0644 .build/man/*.7 $(DESTDIR)$(PREFIX)/share/man/man7/
 	install -m 0644 .build/man/*.8 $(DESTDIR)$(PREFIX)/share/man/man8/
 
 ## Installs binaries (stripped), config, units, man pages and the service users (needs root).
@@ -325,7 +329,7 @@ uninstall:
 	  $(addprefix $(DESTDIR)/etc/systemd/system/,$(UNITS)) \
 	  $(addprefix $(DESTDIR)$(PREFIX)/share/man/man1/,$(addsuffix .1,$(COMMANDS) $(LINKS))) \
 	  $(addprefix $(DESTDIR)$(PREFIX)/share/man/man8/,$(addsuffix .8,$(DAEMONS) $(DAEMON_LINKS))) \
-	  $(DESTDIR)$(PREFIX)/share/man/man5/moonrunner.yaml.5
+	  $(DESTDIR)$(PREFIX)/share/man/man5/moonrunner.yaml.5 $(DESTDIR)$(PREFIX)/share/man/man7/moonrunner-protocol.7
 
 ## The Debian package, in .build/deb/. Of this machine's architecture (needs the Swift
 ## toolchain on PATH; see debian/rules), or with ARCH=arm64 cross-built for Debian 13

@@ -358,6 +358,7 @@ def main():
         for f in ("/usr/sbin/moonrunnerd", "/usr/sbin/moonrunner-web", "/usr/bin/moonrunner",
                   "/usr/bin/moonrunner-announce", "/usr/share/man/man1/moonrunner.1.gz",
                   "/usr/share/man/man1/moonrunner-announce.1.gz", "/usr/share/man/man5/moonrunner.yaml.5.gz",
+                  "/usr/share/man/man7/moonrunner-protocol.7.gz",
                   "/usr/share/man/man8/moonrunnerd.8.gz", "/usr/share/man/man8/moonrunner-web.8.gz",
                   "/usr/lib/sysusers.d/moonrunner.conf", f"{units}/moonrunnerd.service",
                   f"{units}/moonrunnerd.socket", f"{units}/moonrunner-announce.service",
