@@ -60,7 +60,7 @@ import rig
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MIRROR = "http://deb.debian.org/debian"
 HOST_ARCH = subprocess.run(["dpkg", "--print-architecture"], capture_output=True, text=True).stdout.strip()
-# The release each architecture's package is built for (README "The Debian package").
+# The release each architecture's package is built for (docs/packaging.md, "The Debian package").
 RELEASE = {"amd64": "bookworm", "arm64": "trixie"}
 # Files the package may leave after purge: the service users and groups it made
 # (Debian never removes a system user) and the package manager's own records.
