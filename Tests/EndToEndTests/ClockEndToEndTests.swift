@@ -2,22 +2,27 @@ import Foundation
 import MoonRunnerProtocol
 import Testing
 
+/// Debian's libfaketime, in the multiarch folder of this machine; nil when `faketime` is not installed.
+/// (Outside the suite: its trait cannot name a member of the type it is attached to.)
+var libfaketime: String? {
+    let dirs = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib")) ?? []
+    return dirs.map { "/usr/lib/\($0)/faketime/libfaketime.so.1" }.first { FileManager.default.fileExists(atPath: $0) }
+}
+
 /// A Pi has no real-time clock: off the network it boots with the time of its
 /// last shutdown or 1970, and learns UTC from the receiver. The daemon runs
 /// under libfaketime (Debian `faketime`) with its system clock three years
 /// back, or stepped by two hours in the middle of a session, while gpsfake
 /// replays a correctly dated 2024 run. CLOCK_MONOTONIC is left alone, as it is
 /// when chrony or gpsd set the clock.
-@Suite("Time on a Pi without a clock (libfaketime)", .serialized)
+@Suite("Time on a Pi without a clock (libfaketime)", .serialized,
+       .enabled(if: libfaketime != nil, "libfaketime is not installed (Debian faketime; make test installs it)"),
+       .enabled(if: FileManager.default.fileExists(atPath: Paths.data.appendingPathComponent("gps/sim/e_intervals.nmea").path),
+                "the shared data's gps/sim/e_intervals.nmea is absent (MOONRUNNER_DATA)"))
 struct ClockEndToEndTests {
     static let scenario = "e_intervals"
     static let epochs = 420
     static let speed = 20.0
-
-    static var libfaketime: String? {
-        let dirs = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib")) ?? []
-        return dirs.map { "/usr/lib/\($0)/faketime/libfaketime.so.1" }.first { FileManager.default.fileExists(atPath: $0) }
-    }
 
     /// The scenario's first `epochs` epochs (each begins with a GGA sentence) and its first fix's UTC.
     static func cut(into dir: URL) throws -> (nmea: URL, firstFix: Double) {
@@ -78,10 +83,7 @@ struct ClockEndToEndTests {
 
     @Test("the system clock three years back: SESSIONS, STATUS and every export carry the receiver's 2024 UTC")
     func threeYearsBack() throws {
-        guard let lib = Self.libfaketime else {
-            print("SKIPPED (LOUDLY): libfaketime is not installed (Debian faketime); the clock tests were NOT run")
-            return
-        }
+        let lib = try #require(libfaketime)
         let rig = try Rig("clock3y")
         let (_, firstFix) = try Self.cut(into: rig.dir)
         let (show, late) = try record(rig, env: env(lib, ["FAKETIME": "-1096d"]))
@@ -123,10 +125,7 @@ struct ClockEndToEndTests {
 
     @Test("the system clock steps +2 h mid-session: no elapsed or moving time, pause or point order changes")
     func stepMidSession() throws {
-        guard let lib = Self.libfaketime else {
-            print("SKIPPED (LOUDLY): libfaketime is not installed (Debian faketime); the clock tests were NOT run")
-            return
-        }
+        let lib = try #require(libfaketime)
         let rig = try Rig("clockstep")
         let file = rig.dir.appendingPathComponent("faketime.rc")
         try "+0\n".write(to: file, atomically: true, encoding: .utf8)

@@ -33,6 +33,7 @@ struct IMUFaultEndToEndTests {
             // Healthy again after the fault, with samples flowing.
             let faulted = plan.contains("overflow") ? s.imu.overflows >= 1 : seen.contains { $0 != "ok" }
             if faulted, seen.count >= 2, s.imu.health == "ok" { break }
+            // Polled every 20 ms within the 30 s deadline: a degraded spell is short and must be seen.
             try await Task.sleep(for: .milliseconds(20))
         }
         let s = try #require(last)

@@ -89,10 +89,11 @@ struct SessionEndToEndTests {
         #expect(try rig.cli("start").status == 0)
         let before = try rig.waitFor(timeout: 30, "recorded points") { $0.distanceM > 20 && $0.steps > 20 }
         let id = try #require(before.session)
-        // Let a couple of commits happen, then note what is on disk and kill.
-        try await Task.sleep(for: .milliseconds(800))
+        // Two commits made (4 s of the session's clock at one every 2 s), then note what is on disk and kill.
+        _ = try rig.waitFor(timeout: 20, "two commit intervals") { $0.elapsedS >= before.elapsedS + 4 }
         let store = try SessionStore(directory: rig.state.path)
         let committedBefore = try await store.points(session: id)
+        #expect(!committedBefore.isEmpty, "nothing committed after two commit intervals")
         let killedAt = try rig.status().time
         rig.daemon?.signal(SIGKILL)
         #expect(rig.daemon?.wait(timeout: 5) != nil)

@@ -91,10 +91,8 @@ struct SocketCLITests {
         #expect(piped.status == 0)
         #expect(!piped.out.contains("\u{1B}["))
         #expect(piped.out.split(separator: "\n").filter { $0.contains(" elapsed ") }.count == 2)
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else {
-            print("SKIP: no script(1) to give watch a terminal")
-            return
-        }
+        // script(1) is Debian's bsdutils, an essential package: always there.
+        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "no script(1) to give watch a terminal")
         // script(1) runs it on a pseudo-terminal.
         let command = "\(Paths.cli) --socket \(d.socket) watch --count 3"
         let tty = try run("/usr/bin/script", ["-qec", command, "/dev/null"])
@@ -123,10 +121,7 @@ struct SocketCLITests {
             #expect(r.status == 0)
             #expect(r.out.contains("export") && r.out.contains("badges") && r.out.contains("socket"), "\(shell)")
         }
-        guard FileManager.default.isExecutableFile(atPath: "/bin/bash") else {
-            print("SKIP: no bash to try the completion script in")
-            return
-        }
+        try #require(FileManager.default.isExecutableFile(atPath: "/bin/bash"), "no bash (essential in Debian) to try the completion script in")
         let rig = try Rig("compl")
         let d = try SocketDaemon(rig)
         #expect(try d.cli(["start"]).status == 0)

@@ -33,7 +33,10 @@ struct SocketFuzzTests {
         var warm = FuzzTally()
         try fuzzer.run(lines: 2_000, path: d.socket, tally: &warm)
         #expect(warm.answered == warm.expected, "warm-up: \(warm); log: \(d.child.log.split(separator: "\n").filter { !$0.contains("debug") || $0.contains("ended") }.suffix(30).joined(separator: "\n"))")
-        usleep(1_000_000)
+        // Memory is compared with every fuzzing connection let go by the daemon (only the two
+        // watchers left), not while it is still tearing some down.
+        #expect(eventually(timeout: 10) { let c = d.clients; return c.open <= 2 && c.all >= warm.connections + 2 },
+                "the warm-up's connections are still open: \(d.clients)")
         let rssBefore = try #require(ProcessFigures.rssKB(d.pid))
         let before = try d.status()
         let t0 = Date()
@@ -41,7 +44,8 @@ struct SocketFuzzTests {
         var tally = FuzzTally()
         try fuzzer.run(lines: total, path: d.socket, tally: &tally)
         let seconds = Date().timeIntervalSince(t0)
-        usleep(1_000_000)
+        #expect(eventually(timeout: 10) { let c = d.clients; return c.open <= 2 && c.all >= warm.connections + tally.connections + 2 },
+                "the fuzzing connections are still open: \(d.clients)")
         let rssAfter = try #require(ProcessFigures.rssKB(d.pid))
         let after = try d.status()
         watcher.stop()
@@ -194,6 +198,7 @@ struct Fuzzer {
             let n = min(bytes.count - i, 1 + rng.below(300))
             sendAll(fd, Array(bytes[i..<(i + n)]))
             i += n
+            // A slow writer is the input under test: up to 1.5 ms between pieces.
             usleep(UInt32(rng.below(1500)))
         }
     }

@@ -38,6 +38,14 @@ struct SocketDaemon {
 
     var pid: Int32 { child.pid }
 
+    /// Connections the daemon has taken and not yet let go, and all it has taken, from its debug log
+    /// ("client N connected (...)", "client N disconnected", one each per connection).
+    var clients: (open: Int, all: Int) {
+        let lines = child.log.split(separator: "\n").filter { $0.contains("client ") }
+        let all = lines.filter { $0.contains(" connected (") && !$0.contains(" refused") }.count
+        return (all - lines.filter { $0.hasSuffix(" disconnected") }.count, all)
+    }
+
     /// Runs the CLI against this daemon (optionally as another user through `setpriv`).
     @discardableResult
     func cli(_ args: [String], as user: [String] = [], timeout: Double = 30) throws -> (status: Int32, out: String, err: String) {
@@ -131,6 +139,13 @@ func drain(_ fd: Int32, timeout: Double) -> (lines: [String], closed: Bool) {
     return (lines.filter { !$0.isEmpty }, closed)
 }
 
+/// The bytes waiting unread on `fd`, left there (MSG_PEEK): what the daemon has sent so far.
+func peek(_ fd: Int32) -> [UInt8] {
+    var chunk = [UInt8](repeating: 0, count: 1 << 20)
+    let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_PEEK | MSG_DONTWAIT)) }
+    return n > 0 ? Array(chunk[..<n]) : []
+}
+
 /// Writes all bytes (MSG_NOSIGNAL); false when the peer is gone.
 @discardableResult
 func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
@@ -142,15 +157,6 @@ func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
             return false
         }
         sent += n
-    }
-    return true
-}
-
-/// Skips (loudly) tests that need root.
-func requireRoot() -> Bool {
-    guard getuid() == 0 else {
-        print("SKIP: this test needs root (it runs the CLI as another user with setpriv); CI runs as root")
-        return false
     }
     return true
 }

@@ -83,6 +83,8 @@ struct SocketLimitsTests {
         watcher.send("?WATCH={\"enable\":true};\n")
         let t0 = Date()
         var watched = 0
+        // The waiting is the rule under test: 5 s, over twice the 2 s timeout, with the talker
+        // speaking every 0.5 s (a quarter of it) and the silent client saying nothing.
         while Date().timeIntervalSince(t0) < 5 {
             talker.send("?STATUS;\n")
             #expect(ReplyEncoder.replyClass(of: try talker.readLine()) == "STATUS")
@@ -126,9 +128,13 @@ struct SocketLimitsTests {
         #expect((5...7).contains(ok), "\(ok) answered")
         #expect(ok + limited.count == 30)
         #expect(Set(limited.map(\.serialized)).count == limited.count, "each refusal echoes its own id")
-        usleep(1_200_000)
-        client.send("?STATUS;\n")
-        #expect(ReplyEncoder.replyClass(of: try client.readLine()) == "STATUS")
+        // The bucket refills at 5 a second, so the client is answered again within a fraction of one;
+        // each try before that is answered rate_limited and takes no token.
+        let recovered = try eventually(timeout: 5) {
+            client.send("?STATUS;\n")
+            return ReplyEncoder.replyClass(of: try client.readLine()) == "STATUS"
+        }
+        #expect(recovered, "still rate_limited 5 s after the burst")
     }
 
     @Test("a watcher that does not read is dropped, a client that does not read its replies is slowed then timed out; memory stays bounded")
@@ -137,7 +143,8 @@ struct SocketLimitsTests {
         let d = try SocketDaemon(rig, config: "socket:\n  max_requests_per_s: 100000\n  idle_timeout_s: 3\n")
         for _ in 0..<3 { _ = try d.status() }
         #expect(try d.cli(["start"]).status == 0)
-        usleep(500_000)
+        // The baseline once the session is under way: past its first commit (every 2 s of its clock).
+        _ = try d.waitFor(timeout: 15, "the session's first commit") { $0.elapsedS >= 3 }
         let before = try #require(ProcessFigures.rssKB(d.pid))
         func stalledClient(_ text: String) throws -> Int32 {
             let fd = try connectUnix(d.socket).get()
@@ -187,7 +194,11 @@ struct SocketLimitsTests {
         defer { [watcher, idle, stalled].forEach { close($0) } }
         sendAll(watcher, Array("?WATCH;\n".utf8))
         sendAll(stalled, Array(String(repeating: "?CONFIG;\n", count: 3000).utf8))
-        usleep(1_000_000)
+        // The watcher is watching (its STATUS came) and the stalled client's replies are backed up
+        // (3,000 of ~1 KB: more than its socket takes, so the daemon is holding the rest).
+        #expect(eventually(timeout: 10) { String(decoding: peek(watcher), as: UTF8.self).contains(#"{"class":"STATUS""#) },
+                "the watcher got no STATUS")
+        #expect(eventually(timeout: 10) { peek(stalled).count >= 64 * 1024 }, "the stalled client's replies did not back up")
         let t0 = Date()
         d.child.signal(SIGTERM)
         let status = d.child.wait(timeout: 10)

@@ -25,6 +25,7 @@ final class BusyReader: @unchecked Sendable {
 
     private func loop() {
         while isRunning {
+            // The daemon is being killed and restarted: try again 20 ms later.
             guard let c = try? RawClient(path: socket) else { usleep(20_000); continue }
             _ = try? c.readLine()
             let requests = ["?SESSIONS={\"limit\":50};\n", "?SESSION={\"id\":1};\n",
@@ -69,6 +70,7 @@ struct StoreDurabilityTests {
                 #expect(try rig.cli("start").status == 0)
             }
             let reader = trial % 2 == 0 ? BusyReader(socket: rig.socket) : nil
+            // The random wait is the test: kills land anywhere in the 2 s commit cycle (0.3–1.8 s).
             try await Task.sleep(for: .milliseconds(Int.random(in: 300...1800, using: &rng)))
             let store = try SessionStore(directory: rig.state.path)
             let sessionsBefore = try await store.sessions(limit: 1000).map(\.id)
@@ -135,6 +137,7 @@ struct StoreDurabilityTests {
             try rig.startDaemon(speed: 20, config: config, loop: true)
             let st = try rig.status()
             if st.state == "idle" || st.state == "stopped" { #expect(try rig.cli("start").status == 0) }
+            // The random wait is the test: kills land anywhere among the 0.5 s commits (0.4–1.5 s).
             try await Task.sleep(for: .milliseconds(Int.random(in: 400...1500, using: &rng)))
             rig.daemon?.signal(SIGKILL)
             _ = rig.daemon?.wait(timeout: 5)

@@ -4,7 +4,7 @@ import MoonRunnerProtocol
 import Testing
 @testable import MoonRunnerAnnounceCore
 
-/// Lines shaped as the daemon sends them (README: STATUS, EVENT).
+/// Lines shaped as the daemon sends them (moonrunner-protocol(7): STATUS, EVENT).
 enum Lines {
     /// A STATUS as the daemon writes it (its own encoder), with a `course`
     /// object when one is given.

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Cross-validation and sensitivity of course following (issue 13).
 
-The matcher's settings are set on principle (see README, "Courses, a
-destination and the way home"), none fitted to a course. This checks that
+The matcher's settings are set on principle (see docs/algorithms.md,
+"Courses"), none fitted to a course. This checks that
 claim on the labelled courses of DATA/courses (GPX; the three formats give the
 same points):
 

@@ -59,7 +59,7 @@ import rig
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HOST_ARCH = subprocess.run(["dpkg", "--print-architecture"], capture_output=True, text=True).stdout.strip()
-# The release each architecture's package is built for (README "The Debian package").
+# The release each architecture's package is built for (docs/packaging.md, "The Debian package").
 RELEASE = {"amd64": "bookworm", "arm64": "trixie"}
 # Files the package may leave after purge: the service users and groups it made
 # (Debian never removes a system user) and the package manager's own records.
@@ -359,6 +359,7 @@ def main():
         for f in ("/usr/sbin/moonrunnerd", "/usr/sbin/moonrunner-web", "/usr/bin/moonrunner",
                   "/usr/bin/moonrunner-announce", "/usr/share/man/man1/moonrunner.1.gz",
                   "/usr/share/man/man1/moonrunner-announce.1.gz", "/usr/share/man/man5/moonrunner.yaml.5.gz",
+                  "/usr/share/man/man7/moonrunner-protocol.7.gz",
                   "/usr/share/man/man8/moonrunnerd.8.gz", "/usr/share/man/man8/moonrunner-web.8.gz",
                   "/usr/lib/sysusers.d/moonrunner.conf", f"{units}/moonrunnerd.service",
                   f"{units}/moonrunnerd.socket", f"{units}/moonrunner-announce.service",

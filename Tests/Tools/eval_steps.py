@@ -66,8 +66,8 @@ TARGETS = {
 # and the mean deviation (% of the 100 Hz count) allowed, per rate.
 RATE_STEPS = {25.0: 2, 50.0: 1, 200.0: 1}
 RATE_MEAN = 0.5
-# Rate-independence targets the detector does not meet yet (issue 15; README,
-# "Step detector"): a few long phone traces whose weak rhythm makes
+# Rate-independence targets the detector does not meet yet (issue 15; docs/accuracy.md,
+# "Steps"): a few long phone traces whose weak rhythm makes
 # a bout end and restart at a different candidate, or run on a few steps past
 # the walk, when the signal changes slightly (worst 6 steps of 360 at 25 Hz,
 # 11 of 186 at 50 Hz), and a step more or less at the first or last seconds

@@ -80,7 +80,7 @@ def main():
             failures.append(f"{name}: libraries not found: {', '.join(missing)}")
         if icu and name in a.commands.split():
             failures.append(f"{name}: carries ICU data ({icu[0]}): something it links imports the full Foundation "
-                            "(use FoundationEssentials; see the ICU notes in the README)")
+                            "(use FoundationEssentials; see the ICU notes in docs/packaging.md)")
     for f in failures:
         print(f"FAIL {f}")
     names = a.daemons.split() + a.commands.split() + a.links.split() + a.daemon_links.split()
