@@ -171,7 +171,7 @@ struct ProtocolManPageTests {
         "distance_m":1500,"speed_mps":2.9,"pace_s_per_km":345,"avg_speed_mps":2.6,"max_speed_mps":3.4,"steps":1600,
         "cadence_spm":168,"elevation_gain_m":12,"elevation_loss_m":9,"climb_rate_m_per_h":120,"laps":1,
         "gps":{"health":"ok","grade":"best","fixes":600,"connects":1},
-        "imu":{"health":"ok","samples":60000,"rejected":0,"bus_errors":0,"overflows":0,"fifo_resets":0,"reinitializations":0,"last_error":"WHO_AM_I 0x42"},
+        "imu":{"health":"ok","samples":60000,"rejected":0,"bus_errors":0,"overflows":0,"fifo_resets":0,"reinitializations":0,"device":"MPU-6050 at 0x68 on /dev/i2c-1","last_error":"WHO_AM_I 0x42"},
         "baro":{"health":"ok","samples":6000,"rejected":1,"level_shifts":0,"bus_errors":0,"reinitializations":0,"device":"BMP280 at 0x76 on /dev/i2c-1","last_error":"stuck"},
         "altitude_source":"barometric","altitude_shares":{"barometric":0.9,"dem":0.05,"gps":0.05},
         "store":{"health":"ok","pending":3,"last_error":"disk full"},
