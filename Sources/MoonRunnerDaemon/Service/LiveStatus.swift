@@ -41,7 +41,7 @@ struct LiveStatus {
                                                 arrived: navigator?.arrived ?? false)
                            },
                            quiet: quiet,
-                           hrBpm: engine.currentHeartRate, hrZone: engine.heartRateZone,
+                           hrBpm: engine.heartRate.current(at: engine.now), hrZone: engine.heartRate.zone(at: engine.now),
                            hrState: inputs.hrState.rawValue, hr: hr,
                            caloriesMethod: shown.map { _ in (heartRate?.calorieMethod ?? .acsm).rawValue },
                            climbRate: shown.map { _ in engine.climbRate.metresPerHour }, id: id)
@@ -79,7 +79,7 @@ struct LiveStatus {
 
     /// The strap's side with the engine's counts of what it took and refused.
     var hr: HeartRateStatus {
-        let c = engine.heartRateCounters
+        let c = engine.heartRate.counters
         var hr = inputs.hr
         (hr.samples, hr.missing, hr.rejected, hr.rrIntervals, hr.rrRejected) = (c.samples, c.missing, c.rejected,
                                                                                c.rrIntervals, c.rrRejected)
