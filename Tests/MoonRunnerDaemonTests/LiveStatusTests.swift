@@ -27,7 +27,7 @@ struct LiveStatusTests {
 
     @Test("idle: no session, no figures, no calories, no next badge and no calorie method")
     func idle() {
-        let reply = Self.status(SessionEngine(), lastSession: 4).reply(at: 5000, id: nil)
+        let reply = Self.status(SessionEngine(), lastSession: 4).reply(at: 5000)
         #expect(reply.state == "idle")
         #expect(reply.session == nil, "the last session is shown only while the engine rests stopped after it")
         #expect(reply.activity == nil && reply.distanceM == 0)
@@ -39,7 +39,7 @@ struct LiveStatusTests {
     @Test("recording: the session's figures, the next badge and the metres left to it, calories by ACSM from the totals")
     func recording() throws {
         let engine = try Self.running(metres: 600)
-        let reply = Self.status(engine, session: 7, lastSession: 7).reply(at: 1200, id: nil)
+        let reply = Self.status(engine, session: 7, lastSession: 7).reply(at: 1200)
         #expect(reply.state == "recording" && reply.session == 7 && reply.activity == "run")
         #expect(reply.distanceM == engine.stats.distance && reply.distanceM > 500)
         let next = try #require(reply.nextBadge)
@@ -54,7 +54,7 @@ struct LiveStatusTests {
     func stopped() throws {
         var engine = try Self.running(metres: 300)
         try engine.stop(at: 1200) { _ in }
-        let reply = Self.status(engine, session: nil, lastSession: 7).reply(at: 1300, id: nil)
+        let reply = Self.status(engine, session: nil, lastSession: 7).reply(at: 1300)
         #expect(reply.state == "stopped" && reply.session == 7)
         #expect(reply.distanceM > 250)
         #expect(reply.nextBadge == nil)
@@ -66,17 +66,17 @@ struct LiveStatusTests {
         inputs.gps = GPSStatus(health: "ok", grade: "bad", fixes: 12, connects: 2)
         inputs.imu = IMUStatus(health: "ok", samples: 500, rejected: 3, busErrors: 1, overflows: 0)
         let engine = SessionEngine()
-        let reply = Self.status(engine, inputs: inputs).reply(at: 0, id: nil)
+        let reply = Self.status(engine, inputs: inputs).reply(at: 0)
         #expect(reply.gps == GPSStatus(health: "ok", grade: engine.signal.rawValue, fixes: 12, connects: 2))
         #expect(reply.imu.samples == 500 && reply.imu.rejected == 3 + engine.rejectedSamples && reply.imu.busErrors == 1)
         #expect(reply.baro.health == "none" && reply.hr?.health == "none" && reply.hrState == "none")
     }
 
-    @Test("the request's id and the announcers' quiet go back as they came")
+    @Test("the announcers' quiet goes out as it came; the request's id is the router's to set")
     func passedThrough() {
-        let reply = Self.status(SessionEngine(), quiet: true).reply(at: 0, id: .string("a"))
+        let reply = Self.status(SessionEngine(), quiet: true).reply(at: 0)
         #expect(reply.quiet == true)
-        #expect(reply.id == .string("a"))
+        #expect(reply.id == nil)
     }
 
     @Test("the store is an error while commits fail or the database cannot take the journal in, with the reason")

@@ -11,7 +11,45 @@ public struct InputHealth: Sendable {
     /// The heart-rate strap's side (`none` without one); the engine's counters are added in `STATUS`.
     public var hr = HeartRateStatus.none
     public var hrState = HeartRateLinkState.none
+    private var heartRateLink = HeartRateLinkWatch()
     public init() {}
+
+    /// The adapters' side as the daemon's heartbeat reads it. The strap's
+    /// state and health stay as its stream last said (`heartRateChanged`), so
+    /// the two are never taken from different moments; its counters are taken.
+    mutating func refresh(_ r: AdapterReadings) {
+        gps.health = r.gps.rawValue
+        gps.connects = r.gpsConnects
+        imu = r.imu
+        if let b = r.baro { baro = b }
+        if let h = r.heartRate {
+            var status = HeartRateStatus(h)
+            status.health = hr.health
+            hr = status
+        }
+    }
+
+    /// The strap's link and health changed (its source's stream, in order):
+    /// `hr_state` and `hr.health` come from this one snapshot, so they never
+    /// disagree. The event a change of link is (`hr_connected`, `hr_lost`), if any.
+    mutating func heartRateChanged(_ s: HeartRateSourceStatus) -> SessionEventKind? {
+        hr = HeartRateStatus(s)
+        guard s.state != hrState else { return nil }
+        hrState = s.state
+        return heartRateLink.update(s.state)
+    }
+}
+
+/// What the daemon's heartbeat reads of the adapters once a second.
+public struct AdapterReadings: Sendable {
+    /// gpsd's connection health and (re)connections.
+    public var gps: GPSHealth
+    public var gpsConnects: Int
+    /// `IMUStatus.none` without an IMU.
+    public var imu: IMUStatus
+    /// Nil without a barometer, or a heart-rate strap.
+    public var baro: BaroStatus?
+    public var heartRate: HeartRateSourceStatus?
 }
 
 // The sensor services' own status, as `STATUS` reports it: the service's side

@@ -22,7 +22,7 @@ struct LiveStatus {
     var ladder = BadgeLadder.solarSystem
 
     /// The reply at engine time `now` (it leaves in UTC, as every time the daemon sends).
-    func reply(at now: Double, id: JSONValue?) -> StatusReply {
+    func reply(at now: Double) -> StatusReply {
         let offset = engine.utcOffsetNow
         let shown = engine.state == .idle ? nil : engine.stats.shifted(by: offset)
         let heartRate = engine.heartRateSummary
@@ -44,7 +44,7 @@ struct LiveStatus {
                            hrBpm: engine.heartRate.current(at: engine.now), hrZone: engine.heartRate.zone(at: engine.now),
                            hrState: inputs.hrState.rawValue, hr: hr,
                            caloriesMethod: shown.map { _ in (heartRate?.calorieMethod ?? .acsm).rawValue },
-                           climbRate: shown.map { _ in engine.climbRate.metresPerHour }, id: id)
+                           climbRate: shown.map { _ in engine.climbRate.metresPerHour })
     }
 
     /// A short status for systemd's STATUS= (shown by `systemctl status`).
