@@ -78,7 +78,7 @@ struct CommitSchedulerTests {
         let firstIsNews = commits.failed(failed, error: DiskFull())
         #expect(firstIsNews, "the first failure is news")
         #expect(commits.pending?.points.map(\.time) == [0, 1, 10])
-        #expect(commits.status(consolidationError: nil) == StoreStatus(health: "error", pending: 3, lastError: "disk full"))
+        #expect(commits.status(consolidationError: nil) == StoreStatus(health: .error, pending: 3, lastError: "disk full"))
         let retried = commits.begin(force: true, at: 12, ended: false) { _ in }
         let again = try #require(retried)
         let secondIsNews = commits.failed(again, error: DiskFull())
@@ -87,7 +87,7 @@ struct CommitSchedulerTests {
         #expect(thirdTry)
         let recovered = commits.written()
         #expect(recovered, "written again: the store recovered")
-        #expect(commits.status(consolidationError: nil) == StoreStatus(health: "ok", pending: 0, lastError: nil))
+        #expect(commits.status(consolidationError: nil) == StoreStatus(health: .ok, pending: 0, lastError: nil))
     }
 
     @Test("the batch a session ended with, refused, is pending again: the session is still being recorded")
@@ -104,6 +104,6 @@ struct CommitSchedulerTests {
     func damageAtStart() {
         let commits = CommitScheduler(interval: 2, damage: "kept aside as moonrunner.db.damaged")
         #expect(commits.status(consolidationError: nil).lastError == "kept aside as moonrunner.db.damaged")
-        #expect(commits.status(consolidationError: "locked").health == "error")
+        #expect(commits.status(consolidationError: "locked").health == .error)
     }
 }

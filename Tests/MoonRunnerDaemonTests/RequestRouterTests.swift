@@ -69,7 +69,7 @@ struct RequestRouterTests {
         #expect(swim.id == .number(1))
         let course = try await rig.error(#"?START={"course":99};"#)
         #expect(course.code == .notFound && course.message == "no course 99; ?COURSES; lists them")
-        #expect(await rig.service.status().state == "idle")
+        #expect(await rig.service.status().state == .idle)
     }
 
     @Test("?EXPORT streams the session in the format asked for; an unknown format is bad_parameter naming the formats")

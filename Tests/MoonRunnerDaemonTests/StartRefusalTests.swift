@@ -34,6 +34,6 @@ struct StartRefusalTests {
             #expect(error.code == .invalidState && error.message.contains("?START={\"activity\":\"ride\"}; anew"))
         }
         let now = await service.status()
-        #expect(now.activity == "run" && now.state == "recording" && now.session == started.session)
+        #expect(now.activity == "run" && now.state == .recording && now.session == started.session)
     }
 }

@@ -4,8 +4,8 @@ import MoonRunnerSensors
 
 /// Health of the input adapters, sampled for `STATUS`.
 public struct InputHealth: Sendable {
-    public var gps = GPSStatus(health: GPSHealth.connecting.rawValue, grade: SignalGrade.none.rawValue, fixes: 0, connects: 0)
-    public var imu = IMUStatus(health: "lost", samples: 0, rejected: 0, busErrors: 0, overflows: 0)
+    public var gps = GPSStatus(health: .connecting, grade: SignalGrade.none, fixes: 0, connects: 0)
+    public var imu = IMUStatus(health: .lost, samples: 0, rejected: 0, busErrors: 0, overflows: 0)
     /// The barometer service's side (`none` without one); the fusion's counters are added in `STATUS`.
     public var baro = BaroStatus.none
     /// The heart-rate strap's side (`none` without one); the engine's counters are added in `STATUS`.
@@ -18,7 +18,7 @@ public struct InputHealth: Sendable {
     /// state and health stay as its stream last said (`heartRateChanged`), so
     /// the two are never taken from different moments; its counters are taken.
     mutating func refresh(_ r: AdapterReadings) {
-        gps.health = r.gps.rawValue
+        gps.health = GPSStatus.Health(r.gps)
         gps.connects = r.gpsConnects
         imu = r.imu
         if let b = r.baro { baro = b }
@@ -57,11 +57,11 @@ public struct AdapterReadings: Sendable {
 
 extension IMUStatus {
     /// No IMU configured (`imu.source: none`).
-    static let none = IMUStatus(health: "none", samples: 0, rejected: 0, busErrors: 0, overflows: 0)
+    static let none = IMUStatus(health: .none, samples: 0, rejected: 0, busErrors: 0, overflows: 0)
 
     /// Re-initialisations do not count the first initialisation.
     init(_ s: IMUServiceStatus) {
-        self.init(health: s.health.rawValue, samples: s.counters.samples, rejected: s.counters.rejected,
+        self.init(health: SensorHealth(s.health), samples: s.counters.samples, rejected: s.counters.rejected,
                   busErrors: s.counters.busErrors, overflows: s.counters.overflows, fifoResets: s.counters.fifoResets,
                   reinitializations: max(0, s.counters.initializations - 1), lastError: s.lastError)
     }
@@ -70,7 +70,7 @@ extension IMUStatus {
 extension BaroStatus {
     /// Re-initialisations do not count the first initialisation.
     init(_ s: BaroServiceStatus) {
-        self.init(health: s.health.rawValue, busErrors: s.counters.busErrors,
+        self.init(health: SensorHealth(s.health), busErrors: s.counters.busErrors,
                   reinitializations: max(0, s.counters.initializations - 1), device: s.device, lastError: s.lastError)
     }
 }
@@ -78,7 +78,29 @@ extension BaroStatus {
 extension HeartRateStatus {
     /// The source's side of `STATUS.hr`.
     init(_ s: HeartRateSourceStatus) {
-        self.init(health: s.health, device: s.device, notifications: s.notifications, malformed: s.malformed,
+        self.init(health: SensorHealth(s.health), device: s.device, notifications: s.notifications, malformed: s.malformed,
                   connects: s.connects, lastError: s.lastError)
+    }
+}
+
+extension GPSStatus.Health {
+    init(_ h: GPSHealth) {
+        switch h {
+        case .connecting: self = .connecting
+        case .noFix: self = .noFix
+        case .ok: self = .ok
+        case .lost: self = .lost
+        }
+    }
+}
+
+extension SensorHealth {
+    /// A sensor service's health (one is configured: never `none`).
+    init(_ h: IMUHealth) {
+        switch h {
+        case .ok: self = .ok
+        case .degraded: self = .degraded
+        case .lost: self = .lost
+        }
     }
 }

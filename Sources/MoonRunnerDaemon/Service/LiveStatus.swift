@@ -27,10 +27,10 @@ struct LiveStatus {
         let shown = engine.state == .idle ? nil : engine.stats.shifted(by: offset)
         let heartRate = engine.heartRateSummary
         let navigator = shown == nil ? nil : engine.navigator
-        return StatusReply(time: now + (offset ?? 0), state: engine.state.rawValue,
+        return StatusReply(time: now + (offset ?? 0), state: engine.state,
                            session: session ?? (engine.state == .stopped ? lastSession : nil), stats: shown,
-                           gps: gps, imu: imu, baro: baro, altitudeSource: engine.altitudeSource.rawValue,
-                           store: store, lastTransition: lastTransition, units: units.rawValue,
+                           gps: gps, imu: imu, baro: baro, altitudeSource: engine.altitudeSource,
+                           store: store, lastTransition: lastTransition, units: units,
                            caloriesKcal: shown.map { liveCalories($0, heartRate: heartRate) } ?? 0,
                            nextBadge: nextBadge,
                            course: shown.flatMap { navigator?.courseStatus(averageSpeed: $0.averageSpeed) }
@@ -42,23 +42,24 @@ struct LiveStatus {
                            },
                            quiet: quiet,
                            hrBpm: engine.heartRate.current(at: engine.now), hrZone: engine.heartRate.zone(at: engine.now),
-                           hrState: inputs.hrState.rawValue, hr: hr,
-                           caloriesMethod: shown.map { _ in (heartRate?.calorieMethod ?? .acsm).rawValue },
+                           hrState: inputs.hrState, hr: hr,
+                           caloriesMethod: shown.map { _ in heartRate?.calorieMethod ?? .acsm },
                            climbRate: shown.map { _ in engine.climbRate.metresPerHour })
     }
 
     /// A short status for systemd's STATUS= (shown by `systemctl status`).
     var oneLine: String {
         let st = engine.stats
-        guard engine.state != .idle else { return "idle; gps \(inputs.gps.health), imu \(inputs.imu.health)" }
+        let health = "gps \(inputs.gps.health.rawValue), imu \(inputs.imu.health.rawValue)"
+        guard engine.state != .idle else { return "idle; \(health)" }
         return "\(engine.state.rawValue) \(Formatting.distance(st.distance, units)) "
-            + "\(Formatting.duration(st.moving)) \(st.steps) steps; gps \(inputs.gps.health), imu \(inputs.imu.health)"
+            + "\(Formatting.duration(st.moving)) \(st.steps) steps; \(health)"
     }
 
     /// gpsd's side with the engine's signal grade.
     var gps: GPSStatus {
         var gps = inputs.gps
-        gps.grade = engine.signal.rawValue
+        gps.grade = engine.signal
         return gps
     }
 
@@ -108,7 +109,7 @@ extension StoreStatus {
     /// take in keeps every commit meanwhile: either is an error to look at.
     init(healthy: Bool, lastError: String?, pendingRows: Int, consolidationError: String?) {
         let consolidation = consolidationError.map { "the database cannot take the journal in: \($0)" }
-        self.init(health: healthy && consolidation == nil ? "ok" : "error", pending: pendingRows,
+        self.init(health: healthy && consolidation == nil ? .ok : .error, pending: pendingRows,
                   lastError: lastError ?? consolidation)
     }
 }

@@ -141,7 +141,7 @@ struct SessionArchive: Sendable {
         let recording = current(s, live: live)
         let snap = recording?.snapshot ?? s.snapshot
         let offset = snap.utcOffset ?? 0
-        return SessionInfo(id: s.id, activity: s.activity.rawValue, state: (recording?.state ?? s.state).rawValue,
+        return SessionInfo(id: s.id, activity: s.activity.rawValue, state: recording?.state ?? s.state,
                            startTime: s.startTime + offset, endTime: s.endTime.map { $0 + offset }, distanceM: snap.stats.distance,
                            elapsedS: snap.stats.elapsed, movingS: snap.stats.moving, steps: snap.stats.steps,
                            interrupted: s.interrupted)
