@@ -69,7 +69,7 @@ public struct Announcer: Sendable {
 
     // MARK: What is said
 
-    private var units: UnitSystem { status.flatMap { UnitSystem(rawValue: $0.units) } ?? .metric }
+    private var units: UnitSystem { status?.units ?? .metric }
     private var words: any Wording { phrases.wording }
 
     /// Kinds of event that are never said, and why. Every other kind is said
@@ -252,7 +252,7 @@ public struct Announcer: Sendable {
     /// Every N minutes of moving time, while recording. The first STATUS of a
     /// session (or after a reconnect) only sets the next mark.
     private mutating func interval(_ s: StatusReply, at now: Double) -> [Announcement] {
-        guard settings.everyMinutes > 0, s.state == SessionState.recording.rawValue else { return [] }
+        guard settings.everyMinutes > 0, s.state == .recording else { return [] }
         let period = Double(settings.everyMinutes * 60)
         let passed = (s.movingS / period).rounded(.down)
         guard let due = nextInterval, due.session == s.session else {

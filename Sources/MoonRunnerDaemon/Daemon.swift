@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import MoonRunnerCore
-import MoonRunnerExport
 import MoonRunnerProtocol
 import MoonRunnerSensors
 import MoonRunnerStore
@@ -44,8 +43,9 @@ public struct Daemon: Service {
         await service.recover()
 
         let inputs = try InputAdapters(specs, config: config, clock: clock)
-        let server = ControlServer(config: config, service: service, logger: logger,
-                                   exporter: Self.exporter(service, units: config.units))
+        let archive = SessionArchive(service: service, store: store, config: config)
+        let server = ControlServer(config: config, logger: logger,
+                                   router: RequestRouter(config: config, service: service, archive: archive, logger: logger))
         let capture = RawIMUCapture(directory: config.stateDir, megabytes: config.rawIMUCaptureMB, now: clock.now(),
                                     logger: logger)
         inputs.start(clock: clock, logger: logger)
@@ -83,24 +83,12 @@ public struct Daemon: Service {
         }
     }
 
-    /// `?EXPORT`: the file is written by the control server's task, off the
-    /// session actor, so a big export never holds up the sensors.
-    private static func exporter(_ service: SessionService, units: UnitSystem) -> ExportProvider {
-        { id, format throws(RequestError) in
-            guard let f = ExportFormat(rawValue: format) else {
-                throw RequestError(.badParameter, "\"format\" must be one of \(ExportFormat.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            let session = try await service.exportSession(id: id)
-            return ExportFile(session: id, format: format, mediaType: f.mimeType, data: f.export(session, units: units))
-        }
-    }
-
     /// Runs the control socket and every feed until one of them ends or the
     /// shutdown cancels them.
     private static func serve(_ server: ControlServer, listenFD: CInt?, inputs: InputAdapters, service: SessionService,
                               capture: RawIMUCapture?, notifier: SystemdNotifier, logger: Logger) async throws {
-        // Without an IMU, STATUS says so from the first request (not "lost" until the first heartbeat).
-        if inputs.imu == nil { await service.update(imu: .none) }
+        // STATUS says what each adapter is doing from the first request (without an IMU: "none", not "lost").
+        await service.refresh(inputs.readings)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await server.run(listenFD: listenFD) }
             group.addTask { await feed(inputs.gps, to: service) }
@@ -154,24 +142,9 @@ public struct Daemon: Service {
         var healthLog = DeviceHealthLog()
         while !Task.isCancelled {
             try await Task.sleep(for: .seconds(1))
-            let now = EngineClock.monotonic()
-            let gps = inputs.gps.health.rawValue
-            await service.update(gpsHealth: gps, connects: inputs.gps.connects)
-            healthLog.observe("gps", health: gps, fault: nil, at: now, to: logger)
-            let imu = inputs.imu.map { IMUStatus($0.status) } ?? .none
-            await service.update(imu: imu)
-            healthLog.observe("imu", health: imu.health, fault: imu.lastError, found: imu.device, at: now, to: logger)
-            if let b = inputs.baro?.status {
-                let baro = BaroStatus(b)
-                await service.update(baro: baro)
-                healthLog.observe("barometer", health: baro.health, fault: baro.lastError, found: baro.device,
-                                  at: now, to: logger)
-            }
-            if let h = inputs.heartRate?.status {
-                await service.refresh(heartRate: h)
-                healthLog.observe("heart-rate strap", health: h.health, fault: h.lastError, found: h.device,
-                                  at: now, to: logger)
-            }
+            let readings = inputs.readings
+            await service.refresh(readings)
+            healthLog.observe(readings, at: EngineClock.monotonic(), to: logger)
             await service.tick()
             if let w = watchdog, EngineClock.monotonic() - lastPing >= w {
                 notifier.watchdog()

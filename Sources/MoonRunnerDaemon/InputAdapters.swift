@@ -1,5 +1,6 @@
 import Logging
 import MoonRunnerCore
+import MoonRunnerProtocol
 import MoonRunnerSensors
 
 /// The input adapters the daemon runs: gpsd, and the IMU, the barometer and
@@ -74,6 +75,12 @@ struct InputAdapters: Sendable {
             let offset = clock.receiverOffset ?? 0
             logger.info("replays placed on the receiver's clock at \(clock.now() + offset) (receiver minus engine \(offset) s)")
         }
+    }
+
+    /// Each adapter's health as `STATUS` reports it, read now.
+    var readings: AdapterReadings {
+        AdapterReadings(gps: gps.health, gpsConnects: gps.connects, imu: imu.map { IMUStatus($0.status) } ?? .none,
+                        baro: baro.map { BaroStatus($0.status) }, heartRate: heartRate?.status)
     }
 
     func stop() {

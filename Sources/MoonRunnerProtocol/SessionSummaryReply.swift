@@ -92,7 +92,7 @@ public struct HeartRateFigures: Codable, Sendable, Equatable {
 public struct SessionFigures: Codable, Sendable, Equatable {
     public var caloriesKcal: Double
     /// `heart_rate` (Keytel 2005, when heart rate covers 90 % of moving time) or `acsm` (since protocol 1.2).
-    public var caloriesMethod: String?
+    public var caloriesMethod: CalorieMethod?
     /// Null for a session without heart rate (since protocol 1.2).
     @NullCoded public var heartRate: HeartRateFigures?
     /// The fastest whole-km split, seconds per km; null before the first km.
@@ -104,7 +104,7 @@ public struct SessionFigures: Codable, Sendable, Equatable {
     public init(caloriesKcal: Double, splitsKm: [Split], splitsMi: [Split], laps: [LapSummary],
                 caloriesMethod: CalorieMethod = .acsm, heartRate: HeartRateFigures? = nil) {
         self.caloriesKcal = caloriesKcal
-        self.caloriesMethod = caloriesMethod.rawValue
+        self.caloriesMethod = caloriesMethod
         self.heartRate = heartRate
         bestPaceSPerKm = splitsKm.filter { !$0.isPartial && $0.pace.isFinite }.map(\.pace).min()
         self.splitsKm = splitsKm.map(SplitInfo.init)

@@ -36,8 +36,8 @@ struct ClientOptions: ParsableArguments {
     var forcedUnits: UnitSystem? { imperial ? .imperial : metric ? .metric : nil }
 
     /// Units for a reply that carries the daemon's own (`STATUS.units`).
-    func units(daemon: String?) -> UnitSystem {
-        forcedUnits ?? daemon.flatMap(UnitSystem.init(rawValue:)) ?? .metric
+    func units(daemon: UnitSystem) -> UnitSystem {
+        forcedUnits ?? daemon
     }
 
     /// Units for replies without a `units` field: asks the daemon's config

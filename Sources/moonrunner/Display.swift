@@ -7,7 +7,7 @@ import MoonRunnerProtocol
 enum Display {
     static func status(_ s: StatusReply, units: UnitSystem) -> String {
         var lines: [String] = []
-        var state = s.state
+        var state = s.state.rawValue
         if let t = s.lastTransition { state += "  (last: \(t.event), \(t.cause))" }
         lines.append("State     \(state)")
         if let id = s.session { lines.append("Session   #\(id) \(s.activity ?? "")") }
@@ -18,27 +18,27 @@ enum Display {
             + "avg \(rate(s.avgSpeedMps, shown, units))")
         if shown.countsSteps { lines.append("Steps     \(s.steps)   cadence \(Int(s.cadenceSpm.rounded())) spm") }
         if shown.tellsClimbRate, let climb = s.climbRateMPerH { lines.append("Climbing  \(Formatting.climbRate(climb, units))") }
-        lines.append("Elevation \(elevation(s.elevationGainM, s.elevationLossM, units)) (\(s.altitudeSource))   "
+        lines.append("Elevation \(elevation(s.elevationGainM, s.elevationLossM, units)) (\(s.altitudeSource.rawValue))   "
             + "laps \(s.laps)   \(Int(s.caloriesKcal.rounded())) kcal"
-            + (s.caloriesMethod == "heart_rate" ? " (heart rate)" : ""))
+            + (s.caloriesMethod == .heartRate ? " (heart rate)" : ""))
         if let next = s.nextBadge {
             lines.append("Badge     next \(next.name) (\(Formatting.distance(next.distanceM, units))), "
                 + "\(Formatting.distance(next.leftM, units)) to go")
         }
         if let hr = heartRate(s) { lines.append("Heart     \(hr)") }
         lines += navigation(s, units: units)
-        lines.append("GPS       \(s.gps.health) (signal \(s.gps.grade))   IMU \(s.imu.health)   "
-            + "barometer \(s.baro.health)   store \(s.store.health)")
+        lines.append("GPS       \(s.gps.health.rawValue) (signal \(s.gps.grade.rawValue))   IMU \(s.imu.health.rawValue)   "
+            + "barometer \(s.baro.health.rawValue)   store \(s.store.health.rawValue)")
         if s.quiet == true { lines.append("Voice     muted (moonrunner announce --unmute)") }
         return lines.joined(separator: "\n")
     }
 
     /// One line per status, for pipes and logs.
     static func statusLine(_ s: StatusReply, units: UnitSystem) -> String {
-        "\(s.state) elapsed \(Formatting.duration(s.elapsedS)) moving \(Formatting.duration(s.movingS)) "
+        "\(s.state.rawValue) elapsed \(Formatting.duration(s.elapsedS)) moving \(Formatting.duration(s.movingS)) "
             + "\(Formatting.distance(s.distanceM, units)) \(profile(s.activity).showsSpeed ? "speed" : "pace") "
             + "\(rate(s.speedMps, profile(s.activity), units)) "
-            + "steps \(s.steps) cadence \(Int(s.cadenceSpm.rounded())) spm gps \(s.gps.health)/\(s.gps.grade) imu \(s.imu.health)"
+            + "steps \(s.steps) cadence \(Int(s.cadenceSpm.rounded())) spm gps \(s.gps.health.rawValue)/\(s.gps.grade.rawValue) imu \(s.imu.health.rawValue)"
             + (heartRate(s).map { " hr \($0)" } ?? "")
             + navigationLine(s, units: units)
     }
@@ -55,14 +55,14 @@ enum Display {
 
     /// `152 bpm, zone 4 (connected)`, `-- (lost)`; nil without a strap.
     static func heartRate(_ s: StatusReply) -> String? {
-        guard let state = s.hrState, state != "none" else { return nil }
+        guard let state = s.hrState, state != .none else { return nil }
         let bpm = s.hrBpm.map { "\(Int($0.rounded())) bpm" } ?? "--"
         let zone = s.hrZone.map { ", zone \($0)" } ?? ""
-        return "\(bpm)\(zone) (\(state))"
+        return "\(bpm)\(zone) (\(state.rawValue))"
     }
 
     static func event(_ e: EventReply) -> String {
-        var text = "event \(e.event) (\(e.cause)) → \(e.state)"
+        var text = "event \(e.event) (\(e.cause)) → \(e.state.rawValue)"
         if let d = e.detail, !d.isEmpty { text += ": \(d)" }
         return text
     }
@@ -80,7 +80,7 @@ enum Display {
         guard !list.isEmpty else { return "no sessions yet" }
         var out = ["   ID  START             ACTIVITY   DISTANCE    MOVING     STEPS  STATE"]
         for s in list {
-            let state = s.interrupted ? "\(s.state) (interrupted)" : s.state
+            let state = s.interrupted ? "\(s.state.rawValue) (interrupted)" : s.state.rawValue
             out.append(pad(String(s.id), 5, right: true) + "  " + date(s.startTime) + "  " + pad(s.activity, 8) + " "
                 + pad(Formatting.distance(s.distanceM, units), 9, right: true) + "  " + Formatting.duration(s.movingS)
                 + "  " + pad(String(s.steps), 8, right: true) + "  " + state)
@@ -92,7 +92,7 @@ enum Display {
         let s = r.stats
         let shown = profile(r.session.activity)
         var lines = [
-            "Session   #\(r.session.id) \(r.session.activity), \(r.session.state)\(r.session.interrupted ? " (interrupted)" : "")",
+            "Session   #\(r.session.id) \(r.session.activity), \(r.session.state.rawValue)\(r.session.interrupted ? " (interrupted)" : "")",
             "Started   \(date(r.session.startTime))",
             "Distance  \(Formatting.distance(s.distance, units))",
             "Elapsed   \(Formatting.duration(s.elapsed))   Moving \(Formatting.duration(s.moving))",
@@ -100,7 +100,7 @@ enum Display {
                 : "Avg pace  \(Formatting.pace(speed: s.averageSpeed, units))") + "   max speed \(Formatting.speed(s.maxSpeed, units))",
             "Steps     \(s.steps)   avg cadence \(Int(s.averageCadence.rounded())) spm",
             "Elevation \(elevation(s.elevationGain, s.elevationLoss, units)) (\(altitudeSources(s)))",
-            "Calories  \(Int(r.figures.caloriesKcal.rounded())) kcal\(r.figures.caloriesMethod == "heart_rate" ? " (heart rate)" : "")   best pace "
+            "Calories  \(Int(r.figures.caloriesKcal.rounded())) kcal\(r.figures.caloriesMethod == .heartRate ? " (heart rate)" : "")   best pace "
                 + (r.figures.bestPaceSPerKm.map { Formatting.pace(speed: 1000 / $0, units) } ?? "--:--"),
             "Points    \(r.points)   laps \(s.laps)   pauses \(r.pauses.count)",
         ]

@@ -99,7 +99,7 @@ struct LiveScreen {
     }
 
     func draw(_ s: StatusReply, units: UnitSystem) {
-        var title = "MoonRunner  \(s.state)"
+        var title = "MoonRunner  \(s.state.rawValue)"
         if let id = s.session { title += " · \(s.activity ?? "") #\(id)" }
         var lines = [title + "   " + clock(s.time), String(repeating: "─", count: 56)]
         let shown = Display.profile(s.activity)
@@ -116,7 +116,8 @@ struct LiveScreen {
         // Its labels are a column narrower than this screen's.
         lines += Display.navigation(s, units: units).map { $0.prefix(10) + " " + $0.dropFirst(10) }
         lines += [
-            "GPS \(s.gps.health) (\(s.gps.grade), \(s.gps.fixes) fixes)   IMU \(s.imu.health)   store \(s.store.health)",
+            "GPS \(s.gps.health.rawValue) (\(s.gps.grade.rawValue), \(s.gps.fixes) fixes)   IMU \(s.imu.health.rawValue)   "
+                + "store \(s.store.health.rawValue)",
             String(repeating: "─", count: 56),
         ]
         lines += events.isEmpty ? ["no events yet"] : events

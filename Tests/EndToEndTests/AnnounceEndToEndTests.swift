@@ -161,7 +161,7 @@ struct AnnounceEndToEndTests {
         #expect(rig.daemon?.wait(timeout: 5) != nil)
         #expect(eventually(timeout: 10) { announcer.log.contains("reconnecting") || announcer.log.contains("retrying") })
         try rig.startDaemon(speed: 20, imu: imu, config: config)
-        let live = try rig.waitFor(timeout: 60, "2.15 km after the restart") { $0.distanceM > 2150 && $0.state == "recording" }
+        let live = try rig.waitFor(timeout: 60, "2.15 km after the restart") { $0.distanceM > 2150 && $0.state == .recording }
         #expect(try rig.cli("stop").status == 0)
         #expect(eventually(timeout: 10) { (try? AnnounceTranscript(dir: dir, language: "en"))?.tags.last == "stop" })
         #expect(announcer.isRunning)

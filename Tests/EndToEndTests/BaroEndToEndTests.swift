@@ -91,12 +91,12 @@ struct BaroEndToEndTests {
         ], loop: true)
         #expect(try rig.cli("start").status == 0)
         let live = try rig.waitFor(timeout: 30, "barometric altitude") {
-            $0.altitudeSource == "barometric" && $0.baro.health == "ok" && $0.baro.samples > 100
+            $0.altitudeSource == .barometric && $0.baro.health == .ok && $0.baro.samples > 100
         }
         #expect(live.baro.device?.contains("BMP280") == true, "\(live.baro)")
         #expect(live.baro.rejected == 0 && live.baro.busErrors == 0)
         // The trace plays out (the barometer reports lost at its end), then stop.
-        let ended = try rig.waitFor(timeout: 60, "the end of the barometer trace") { $0.baro.health == "lost" }
+        let ended = try rig.waitFor(timeout: 60, "the end of the barometer trace") { $0.baro.health == .lost }
         #expect(try rig.cli("stop").status == 0)
         let id = try #require(ended.session)
         let shown = try rig.session(id)

@@ -21,7 +21,7 @@ struct DiskFullTests {
         // Commits of a few hundred bytes each (the journal's): many of them fill the disk soon.
         try rig.startDaemon(speed: 20, config: "store:\n  commit_interval_s: 0.1\n", loop: true)
         #expect(try rig.cli("start").status == 0)
-        let full = try rig.waitFor(timeout: 120, "the store to fill up") { $0.store.health == "error" }
+        let full = try rig.waitFor(timeout: 120, "the store to fill up") { $0.store.health == .error }
         #expect(full.store.lastError?.contains("full") == true, "\(String(describing: full.store.lastError))")
         // Still recording while the disk is full.
         let during = try rig.waitFor(timeout: 20, "recording on a full disk") {
@@ -33,7 +33,7 @@ struct DiskFullTests {
         // Space returns.
         let grow = try run("/bin/mount", ["-o", "remount,size=64m", rig.state.path])
         try #require(grow.status == 0, "remount failed: \(grow.err)")
-        _ = try rig.waitFor(timeout: 30, "the store to recover") { $0.store.health == "ok" }
+        _ = try rig.waitFor(timeout: 30, "the store to recover") { $0.store.health == .ok }
         #expect(try rig.cli("stop").status == 0)
         let id = try #require(during.session)
         let show = try rig.session(id)

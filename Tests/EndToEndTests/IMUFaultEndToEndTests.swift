@@ -22,8 +22,8 @@ struct IMUFaultEndToEndTests {
         try rig.startDaemon(speed: 4, imu: "replay:\(trace),speed=4,loop,\(plan)")
         #expect(try rig.cli("start").status == 0)
         // Healthy first (the fault starts 12 s of replay, 3 s real, after the device is first addressed).
-        _ = try rig.waitFor(timeout: 10, "the IMU healthy") { $0.imu.health == "ok" && $0.imu.samples > 0 }
-        var seen: [String] = ["ok"]
+        _ = try rig.waitFor(timeout: 10, "the IMU healthy") { $0.imu.health == .ok && $0.imu.samples > 0 }
+        var seen: [SensorHealth] = [.ok]
         var last: StatusReply?
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
@@ -31,8 +31,8 @@ struct IMUFaultEndToEndTests {
             if seen.last != s.imu.health { seen.append(s.imu.health) }
             last = s
             // Healthy again after the fault, with samples flowing.
-            let faulted = plan.contains("overflow") ? s.imu.overflows >= 1 : seen.contains { $0 != "ok" }
-            if faulted, seen.count >= 2, s.imu.health == "ok" { break }
+            let faulted = plan.contains("overflow") ? s.imu.overflows >= 1 : seen.contains { $0 != .ok }
+            if faulted, seen.count >= 2, s.imu.health == .ok { break }
             // Polled every 20 ms within the 30 s deadline: a degraded spell is short and must be seen.
             try await Task.sleep(for: .milliseconds(20))
         }
@@ -41,8 +41,8 @@ struct IMUFaultEndToEndTests {
         if plan.contains("overflow") {
             #expect(s.imu.overflows >= 1, "\(s.imu)")
         } else {
-            #expect(seen.contains("degraded") || seen.contains("lost"), "health seen: \(seen)")
-            #expect(seen.last == "ok", "health seen: \(seen)")
+            #expect(seen.contains(.degraded) || seen.contains(.lost), "health seen: \(seen)")
+            #expect(seen.last == .ok, "health seen: \(seen)")
         }
         switch evidence {
         case "bus_errors": #expect(s.imu.busErrors > 0, "\(s.imu)")
@@ -53,7 +53,7 @@ struct IMUFaultEndToEndTests {
         // The session kept going: steps after the fault, GPS untouched.
         let later = try rig.waitFor(timeout: 20, "steps after the fault") { $0.steps > s.steps + 10 }
         #expect(later.session == s.session)
-        #expect(later.gps.health == "ok")
-        #expect(later.imu.health == "ok")
+        #expect(later.gps.health == .ok)
+        #expect(later.imu.health == .ok)
     }
 }

@@ -39,7 +39,7 @@ struct LiveVersusAnalyzeTests {
                             config: "imu:\n  rate_hz: 50\nauto_pause:\n  enabled: false\n")
         #expect(try rig.cli("start").status == 0)
         // The trace plays out (the IMU reports lost at its end), then stop.
-        let ended = try rig.waitFor(timeout: 60, "the end of the trace") { $0.imu.health == "lost" && $0.imu.samples > 9000 }
+        let ended = try rig.waitFor(timeout: 60, "the end of the trace") { $0.imu.health == .lost && $0.imu.samples > 9000 }
         #expect(try rig.cli("stop").status == 0)
         let id = try #require(ended.session)
         let live = try rig.session(id)

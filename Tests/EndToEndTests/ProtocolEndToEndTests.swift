@@ -39,7 +39,7 @@ struct ProtocolEndToEndTests {
         client.send("?STAT")
         client.send("US;\n")
         let status = try ReplyEncoder.decode(StatusReply.self, from: try client.read(class: "STATUS"))
-        #expect(status.state == "recording" || status.state == "autoPaused")
+        #expect(status.state == .recording || status.state == .autoPaused)
 
         // An id is echoed.
         client.send("?STATUS={\"id\":\"abc\"};\n")

@@ -16,14 +16,14 @@ struct SessionEndToEndTests {
         let started = try rig.cli("start", "--activity", "walk")
         #expect(started.status == 0, "start failed: \(started.err)")
         let live = try rig.waitFor(timeout: 40, "distance and steps") { $0.distanceM > 100 && $0.steps > 100 }
-        #expect(live.gps.health == "ok")
-        #expect(live.imu.health != "lost")
+        #expect(live.gps.health == .ok)
+        #expect(live.imu.health != .lost)
         let stopped = try rig.cli("stop")
         #expect(stopped.status == 0, "stop failed: \(stopped.err)")
         let id = try #require(live.session)
 
         let show = try rig.session(id)
-        #expect(show.session.state == "stopped")
+        #expect(show.session.state == .stopped)
         #expect(show.points > 10)
         #expect(show.stats.distance > 100)
         #expect(show.stats.steps > 100)
@@ -56,20 +56,20 @@ struct SessionEndToEndTests {
         try rig.startGPS(epochsPerSecond: 10, loop: true)
         try rig.startDaemon(speed: 10, loop: true)
         #expect(try rig.cli("start").status == 0)
-        var before = try rig.waitFor(timeout: 30, "points before the first restart") { $0.gps.health == "ok" && $0.distanceM > 20 }
+        var before = try rig.waitFor(timeout: 30, "points before the first restart") { $0.gps.health == .ok && $0.distanceM > 20 }
         let session = before.session
         for round in 1...3 {
             rig.stopGPS()
-            let lost = try rig.waitFor(timeout: 20, "gps lost (round \(round))") { $0.gps.health == "lost" }
-            #expect(lost.state != "idle")
+            let lost = try rig.waitFor(timeout: 20, "gps lost (round \(round))") { $0.gps.health == .lost }
+            #expect(lost.state != .idle)
             #expect(lost.session == session)
             #expect(rig.daemon?.isRunning == true)
             try rig.startGPS(epochsPerSecond: 10, loop: true)
             let after = try rig.waitFor(timeout: 30, "gps back (round \(round))") {
-                $0.gps.health == "ok" && $0.gps.connects >= round + 1 && $0.gps.fixes > before.gps.fixes + 20
+                $0.gps.health == .ok && $0.gps.connects >= round + 1 && $0.gps.fixes > before.gps.fixes + 20
             }
             #expect(after.session == session)
-            #expect(after.state == "recording" || after.state == "autoPaused")
+            #expect(after.state == .recording || after.state == .autoPaused)
             #expect(after.elapsedS > before.elapsedS)
             #expect(after.steps > before.steps, "the IMU side went on")
             before = after
@@ -105,8 +105,8 @@ struct SessionEndToEndTests {
         #expect(killedAt - lastCommitted <= 2 + 1.5, "lost \(killedAt - lastCommitted) s of points")
 
         try rig.startDaemon(speed: speed, config: "store:\n  commit_interval_s: 2\n")
-        let resumed = try rig.waitFor(timeout: 20, "the session resumed") { $0.session == id && $0.state != "idle" }
-        #expect(resumed.state == "recording" || resumed.state == "autoPaused")
+        let resumed = try rig.waitFor(timeout: 20, "the session resumed") { $0.session == id && $0.state != .idle }
+        #expect(resumed.state == .recording || resumed.state == .autoPaused)
         #expect(resumed.steps >= before.steps)
         let afterRestart = try await store.points(session: id)
         // Every point committed before the kill is still there, in order.

@@ -37,7 +37,7 @@ struct SocketCLITests {
         _ = try d.waitFor(timeout: 30, "distance") { $0.distanceM > 20 }
         #expect(try cli("lap").status == 0)
         #expect(try cli("pause").status == 0)
-        #expect(try d.status().state == "paused")
+        #expect(try d.status().state == .paused)
         #expect(try cli("resume").status == 0)
 
         // Units: the daemon's (metric) unless told; global options before or after the subcommand.
@@ -55,7 +55,7 @@ struct SocketCLITests {
         let stop = try cli("stop", "--json")
         #expect(stop.status == 0)
         let stopped = try ReplyEncoder.decode(StatusReply.self, from: stop.out)
-        #expect(stopped.state == "stopped")
+        #expect(stopped.state == .stopped)
         let id = try #require(stopped.session)
 
         let list = try cli("sessions")

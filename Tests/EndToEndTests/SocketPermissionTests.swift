@@ -54,11 +54,11 @@ struct SocketPermissionTests {
             #expect(r.status == 77, "\(command): \(r.err)")
             #expect(r.err.contains("forbidden"))
         }
-        #expect(try d.status().state == "idle")
+        #expect(try d.status().state == .idle)
         #expect(d.child.log.contains("refused ?START; from uid 65534"))
         // Root may.
         #expect(try d.cli(["start"]).status == 0)
-        #expect(try d.status().state != "idle")
+        #expect(try d.status().state != .idle)
     }
 
     @Test("a peer in the control group may change state")
@@ -71,7 +71,7 @@ struct SocketPermissionTests {
         #expect(start.status == 0, "\(start.err)")
         #expect(try d.cli(["lap"], as: asNobody).status == 0)
         #expect(try d.cli(["pause"], as: asNobody).status == 0)
-        #expect(try d.status().state == "paused")
+        #expect(try d.status().state == .paused)
         #expect(try d.cli(["resume"], as: asNobody).status == 0)
         let stop = try d.cli(["stop", "--json"], as: asNobody)
         #expect(stop.status == 0)

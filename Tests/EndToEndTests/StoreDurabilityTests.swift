@@ -61,7 +61,7 @@ struct StoreDurabilityTests {
         for trial in 0..<durabilityTrials {
             try rig.startDaemon(speed: 5, config: config, loop: true)
             let s0 = try rig.status()
-            if s0.state == "idle" || s0.state == "stopped" {
+            if s0.state == .idle || s0.state == .stopped {
                 #expect(try rig.cli("start").status == 0)
             }
             // Sometimes start a new session mid-way, so there are several to lose.
@@ -118,7 +118,7 @@ struct StoreDurabilityTests {
         #expect(worstLoss <= 4)
         // And the last restart recovers the open session.
         try rig.startDaemon(speed: 5, config: config, loop: true)
-        let s = try rig.waitFor(timeout: 20, "recording again") { $0.state == "recording" || $0.state == "autoPaused" }
+        let s = try rig.waitFor(timeout: 20, "recording again") { $0.state == .recording || $0.state == .autoPaused }
         #expect(s.session != nil)
     }
 
@@ -136,7 +136,7 @@ struct StoreDurabilityTests {
         for trial in 0..<durabilityTrials {
             try rig.startDaemon(speed: 20, config: config, loop: true)
             let st = try rig.status()
-            if st.state == "idle" || st.state == "stopped" { #expect(try rig.cli("start").status == 0) }
+            if st.state == .idle || st.state == .stopped { #expect(try rig.cli("start").status == 0) }
             // The random wait is the test: kills land anywhere among the 0.5 s commits (0.4–1.5 s).
             try await Task.sleep(for: .milliseconds(Int.random(in: 400...1500, using: &rng)))
             rig.daemon?.signal(SIGKILL)
@@ -175,8 +175,8 @@ struct StoreDurabilityTests {
             // The daemon opens it and records on.
             try rig.startDaemon(speed: 20, config: config, loop: true)
             let before = try rig.status()
-            if before.state == "idle" || before.state == "stopped" { _ = try rig.cli("start") }
-            let on = try? rig.waitFor(timeout: 15, "recording on") { ($0.state == "recording" || $0.state == "autoPaused") && $0.elapsedS > before.elapsedS }
+            if before.state == .idle || before.state == .stopped { _ = try rig.cli("start") }
+            let on = try? rig.waitFor(timeout: 15, "recording on") { ($0.state == .recording || $0.state == .autoPaused) && $0.elapsedS > before.elapsedS }
             if on == nil { failures.append("trial \(trial): the daemon did not record on") }
             rig.daemon?.signal(SIGKILL)
             _ = rig.daemon?.wait(timeout: 5)

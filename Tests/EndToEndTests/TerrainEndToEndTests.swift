@@ -24,9 +24,9 @@ struct TerrainEndToEndTests {
         try Data(TileWriter.hgt(side: 1201, Self.tile)).write(to: dem.appendingPathComponent("N39W121.hgt"))
         try Data(count: 1000).write(to: dem.appendingPathComponent("N39W120.hgt"))
         #expect(try rig.cli("start", "--activity", "walk").status == 0)
-        let live = try rig.waitFor(timeout: 60, "the altitude from the terrain") { $0.altitudeSource == "dem" }
+        let live = try rig.waitFor(timeout: 60, "the altitude from the terrain") { $0.altitudeSource == .dem }
         #expect(live.altitudeShares.map { $0.dem > 0 } == true, "\(String(describing: live.altitudeShares))")
-        let ended = try rig.waitFor(timeout: 90, "the end of the walk") { $0.gps.health == "lost" }
+        let ended = try rig.waitFor(timeout: 90, "the end of the walk") { $0.gps.health == .lost }
         #expect(try rig.cli("stop").status == 0)
         let id = try #require(ended.session)
         let shown = try rig.session(id)

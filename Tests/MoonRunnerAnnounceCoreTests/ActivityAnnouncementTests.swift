@@ -39,7 +39,7 @@ struct ActivityAnnouncementTests {
         var stop = Feed()
         _ = try stop.line(Lines.status(time: 1000, distance: 20_000, moving: 2400, activity: "ride"))
         _ = try stop.line(Lines.event("stop", time: 1005))
-        #expect(try stop.line(Lines.status(time: 1006, state: "stopped", distance: 20_000, moving: 2400, activity: "ride"))
+        #expect(try stop.line(Lines.status(time: 1006, state: .stopped, distance: 20_000, moving: 2400, activity: "ride"))
             == ["Ride finished. 20 kilometres in 40 minutes. Average speed 30 kilometres an hour."])
     }
 

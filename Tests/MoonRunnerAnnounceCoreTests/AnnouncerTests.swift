@@ -8,8 +8,8 @@ import Testing
 enum Lines {
     /// A STATUS as the daemon writes it (its own encoder), with a `course`
     /// object when one is given.
-    static func status(time: Double, state: String = "recording", distance: Double = 0, moving: Double = 0,
-                       elapsed: Double? = nil, units: String = "metric", quiet: Bool = false, activity: String = "run",
+    static func status(time: Double, state: SessionState = .recording, distance: Double = 0, moving: Double = 0,
+                       elapsed: Double? = nil, units: UnitSystem = .metric, quiet: Bool = false, activity: String = "run",
                        course: String? = nil, hrBpm: Double? = nil) -> String {
         var stats = SessionStats()
         stats.activity = Activity(rawValue: activity) ?? .run
@@ -17,11 +17,11 @@ enum Lines {
         stats.moving = moving
         stats.elapsed = elapsed ?? moving
         let reply = StatusReply(time: time, state: state, session: 4, stats: stats,
-                                gps: GPSStatus(health: "ok", grade: "best", fixes: 10, connects: 1),
-                                imu: IMUStatus(health: "ok", samples: 100, rejected: 0, busErrors: 0, overflows: 0),
-                                store: StoreStatus(health: "ok", pending: 0, lastError: nil), lastTransition: nil,
+                                gps: GPSStatus(health: .ok, grade: .best, fixes: 10, connects: 1),
+                                imu: IMUStatus(health: .ok, samples: 100, rejected: 0, busErrors: 0, overflows: 0),
+                                store: StoreStatus(health: .ok, pending: 0, lastError: nil), lastTransition: nil,
                                 units: units, quiet: quiet, hrBpm: hrBpm, hrZone: hrBpm.map { _ in 4 },
-                                hrState: hrBpm == nil ? "none" : "connected")
+                                hrState: hrBpm == nil ? HeartRateLinkState.none : .connected)
         var line = ReplyEncoder.line(reply)
         if let course, course != "null" {
             // The daemon's whole `course` object, with the members a test gives.
@@ -99,7 +99,7 @@ struct AnnouncerTests {
                                        split: Lines.split(4, pace: 305, elapsed: 395)))
             == ["4 kilometres. Split 6 minutes 35. Pace 5 oh 5 per kilometre."])
         var miles = Feed()
-        _ = try miles.line(Lines.status(time: 10, units: "imperial"))
+        _ = try miles.line(Lines.status(time: 10, units: .imperial))
         #expect(try miles.line(Lines.event("split", time: 20, cause: "distance", detail: "1",
                                            split: Lines.split(1, pace: 502, distance: 1609.344)))
             == ["1 mile. Split 8 minutes 22. Pace 8 22 per mile."])
@@ -116,7 +116,7 @@ struct AnnouncerTests {
         #expect(try f.line(Lines.event("stop", time: 1005)).isEmpty)
         // A STATUS from before the stop does not release it.
         #expect(try f.line(Lines.status(time: 1004, distance: 3900, moving: 1200)).isEmpty)
-        #expect(try f.line(Lines.status(time: 1006, state: "stopped", distance: 3931, moving: 1210, elapsed: 1300))
+        #expect(try f.line(Lines.status(time: 1006, state: .stopped, distance: 3931, moving: 1210, elapsed: 1300))
             == ["Run finished. 3.93 kilometres in 20 minutes 10. Average pace 5 8 per kilometre."].map {
                 $0.replacingOccurrences(of: "5 8 per", with: "5 oh 8 per") })
         // With no STATUS at all the summary still comes, from the last one known.
@@ -128,7 +128,7 @@ struct AnnouncerTests {
         // A session that hardly moved.
         var h = Feed()
         _ = try h.line(Lines.event("stop", time: 5))
-        #expect(try h.line(Lines.status(time: 6, state: "stopped", distance: 3, moving: 20, elapsed: 42)) == ["Finished after 42 seconds."])
+        #expect(try h.line(Lines.status(time: 6, state: .stopped, distance: 3, moving: 20, elapsed: 42)) == ["Finished after 42 seconds."])
     }
 
     @Test("off course says the way back from the STATUS that follows; the other course events")
@@ -225,7 +225,7 @@ struct AnnouncerTests {
         _ = try f.line(Lines.status(time: 1, quiet: true))
         #expect(try f.line(Lines.event("lap", time: 2, detail: "1")).isEmpty)
         _ = try f.line(Lines.event("stop", time: 3))
-        #expect(try f.line(Lines.status(time: 4, state: "stopped", distance: 2000, moving: 600, quiet: true)).isEmpty)
+        #expect(try f.line(Lines.status(time: 4, state: .stopped, distance: 2000, moving: 600, quiet: true)).isEmpty)
         _ = try f.line(Lines.status(time: 5, quiet: false))
         #expect(try f.line(Lines.event("lap", time: 6, detail: "2")) == ["Lap 2."])
     }
@@ -239,7 +239,7 @@ struct AnnouncerTests {
         #expect(try f.line(Lines.status(time: 2, distance: 900, moving: 299)).isEmpty)
         #expect(try f.line(Lines.status(time: 3, distance: 1000, moving: 301)) == ["5 minutes. 1 kilometre. Average pace 5 1 per kilometre."].map {
             $0.replacingOccurrences(of: "5 1 per", with: "5 oh 1 per") })
-        #expect(try f.line(Lines.status(time: 4, state: "autoPaused", distance: 1000, moving: 650)).isEmpty)
+        #expect(try f.line(Lines.status(time: 4, state: .autoPaused, distance: 1000, moving: 650)).isEmpty)
         f.announcer.connected()
         // After a reconnect at 11 minutes: nothing for the 10-minute mark already past.
         #expect(try f.line(Lines.status(time: 5, distance: 2200, moving: 660)).isEmpty)

@@ -7,7 +7,7 @@ import Testing
 @Suite("Announcer: the course's cues")
 struct CueAnnouncementTests {
     static func said(_ kind: SessionEventKind, _ cue: CueEvent, language: AnnounceLanguage = .en,
-                     units: String = "metric") throws -> [String] {
+                     units: UnitSystem = .metric) throws -> [String] {
         var f = Feed(language: language)
         _ = try f.line(Lines.status(time: 1, units: units))
         return try f.line(Lines.cue(kind, time: 2, cue))
@@ -23,7 +23,7 @@ struct CueAnnouncementTests {
             == ["In 60 metres, bear right."])
         #expect(try Self.said(.turnAhead, CueEvent(kind: .uTurn, name: nil, courseM: 800, distanceM: 31), language: .cmn)
             == ["前方三十米掉头。"])
-        #expect(try Self.said(.turnAhead, CueEvent(kind: .sharpLeft, name: nil, courseM: 800, distanceM: 64), units: "imperial")
+        #expect(try Self.said(.turnAhead, CueEvent(kind: .sharpLeft, name: nil, courseM: 800, distanceM: 64), units: .imperial)
             == ["In 70 yards, turn sharp left."])
     }
 

@@ -20,18 +20,18 @@ struct HeartRateEngineTests {
     func current() {
         var e = Self.engine()
         e.ingest(Self.hr(10, 150)) { _ in }
-        #expect(e.currentHeartRate == 150)
+        #expect(e.heartRate.current(at: e.now) == 150)
         e.advance(to: 14.9) { _ in }
-        #expect(e.currentHeartRate == 150)
+        #expect(e.heartRate.current(at: e.now) == 150)
         e.advance(to: 15) { _ in }
-        #expect(e.currentHeartRate == nil, "5 s without a notification is missing, never the last value")
+        #expect(e.heartRate.current(at: e.now) == nil, "5 s without a notification is missing, never the last value")
         e.ingest(Self.hr(16, 151)) { _ in }
         e.ingest(Self.hr(17, 149, contact: .notDetected)) { _ in }
-        #expect(e.currentHeartRate == nil)
+        #expect(e.heartRate.current(at: e.now) == nil)
         e.ingest(Self.hr(18, 152)) { _ in }
         e.ingest(Self.hr(19, 0)) { _ in }
-        #expect(e.currentHeartRate == nil)
-        #expect(e.heartRateCounters.samples == 3 && e.heartRateCounters.missing == 2)
+        #expect(e.heartRate.current(at: e.now) == nil)
+        #expect(e.heartRate.counters.samples == 3 && e.heartRate.counters.missing == 2)
     }
 
     @Test("implausible heart rates (above 250, below 25) and RR intervals (outside 200–2500 ms) are refused and counted")
@@ -41,14 +41,14 @@ struct HeartRateEngineTests {
         try? e.start(activity: .run, at: 0) { out.append($0) }
         e.ingest(Self.hr(1, 251, rr: [150, 800, 3000])) { out.append($0) }
         e.ingest(Self.hr(2, 12)) { out.append($0) }
-        #expect(e.currentHeartRate == nil)
-        #expect(e.heartRateCounters.rejected == 2)
-        #expect(e.heartRateCounters.rrRejected == 2 && e.heartRateCounters.rrIntervals == 1)
+        #expect(e.heartRate.current(at: e.now) == nil)
+        #expect(e.heartRate.counters.rejected == 2)
+        #expect(e.heartRate.counters.rrRejected == 2 && e.heartRate.counters.rrIntervals == 1)
         #expect(out.contains(.rrIntervals(at: 1, [800])))
         #expect(!out.contains { if case .heartRate = $0 { true } else { false } })
         // Out of order is refused too.
         e.ingest(Self.hr(1.5, 140)) { out.append($0) }
-        #expect(e.heartRateCounters.rejected == 3)
+        #expect(e.heartRate.counters.rejected == 3)
     }
 
     @Test("a reading stamped 1 s before the one before it is dropped and counted as out of order; the readings after it are taken")
@@ -60,8 +60,8 @@ struct HeartRateEngineTests {
             e.ingest(Self.hr(t, bpm)) { if case let .heartRate(r) = $0 { taken.append(r.bpm) } }
         }
         #expect(taken == [140, 141, 142])
-        #expect(e.heartRateCounters.outOfOrder == 1 && e.heartRateCounters.rejected == 1)
-        #expect(e.heartRateCounters.samples == 3)
+        #expect(e.heartRate.counters.outOfOrder == 1 && e.heartRate.counters.rejected == 1)
+        #expect(e.heartRate.counters.samples == 3)
     }
 
     @Test("while a session is open every reading goes out, a missing one as NaN (a gap, not a flat line)")
@@ -92,7 +92,7 @@ struct HeartRateEngineTests {
         #expect(zones.map(\.detail) == ["3"])
         #expect(zones.first?.time == 8, "after the 3 s dwell from 5 s")
         #expect(zones.first?.cause == "heart_rate" && zones.first?.kind.isTransition == false)
-        #expect(e.heartRateZone == 4, "the zone follows while paused, silently")
+        #expect(e.heartRate.zone(at: e.now) == 4, "the zone follows while paused, silently")
     }
 
     @Test("track points carry the heart rate current when they are placed, NaN when it is missing")

@@ -22,18 +22,19 @@ struct CourseServiceTests {
         let header = CourseUploadHeader(name: nil, format: "gpx", encoding: "utf8", bytes: Self.gpx.count, chunks: 1)
         let course = try await service.library.add(Self.gpx, header: header)
         #expect(course.name == "North" && abs(course.lengthM - 2000) < 10 && course.points == 201)
-        let list = try ReplyEncoder.decode(CoursesReply.self, from: await service.handle(Request(command: .courses)))
+        let list = try await service.library.courses()
         #expect(list.courses.map(\.id) == [course.id])
-        let missing = await service.handle(Request(command: .start(activity: "run", course: 99)))
-        #expect(try ReplyEncoder.decode(ErrorReply.self, from: missing).code == .notFound)
+        await #expect(throws: RequestError(.notFound, "no course 99; ?COURSES; lists them")) {
+            try await service.library.load(id: 99)
+        }
 
-        let started = try ReplyEncoder.decode(StatusReply.self,
-                                              from: await service.handle(Request(command: .start(activity: "run", course: course.id))))
+        let started = try await service.start(.run, course: try await service.library.load(id: course.id),
+                                              destination: nil)
         let t0 = started.time
         for k in 0..<300 {
             await service.ingest(fix: SessionServiceTests.fix(t0 + Double(k), metres: Double(k) * 3), at: t0 + Double(k))
         }
-        let live = try ReplyEncoder.decode(StatusReply.self, from: await service.handle(Request(command: .status)))
+        let live = await service.status()
         let c = try #require(live.course)
         #expect(c.onCourse && abs((c.progressM ?? 0) - 897) < 15 && c.bearingToCourseDeg == nil)
         #expect(abs((c.toGoM ?? 0) + (c.progressM ?? 0) - c.lengthM) < 0.01 && (c.etaS ?? 0) > 300)
@@ -46,20 +47,19 @@ struct CourseServiceTests {
                                        logger: Logger(label: "test"))
         await restarted.recover()
         let sink = WatcherSink()
-        await restarted.addWatcher(1) { sink.receive($0) }
+        restarted.watchers.add(1) { sink.receive($0) }
         for k in 300..<640 {
             await restarted.ingest(fix: SessionServiceTests.fix(t0 + Double(k), metres: Double(k) * 3), at: t0 + Double(k))
         }
-        let after = try ReplyEncoder.decode(StatusReply.self, from: await restarted.handle(Request(command: .status)))
+        let after = await restarted.status()
         #expect(after.course?.id == course.id && abs((after.course?.progressM ?? 0) - 1917) < 15)
         let events = sink.received.compactMap { try? ReplyEncoder.decode(EventReply.self, from: $0) }
         #expect(events.map(\.event).filter { $0.hasPrefix("course") } == ["course_to_go", "course_to_go"], "\(events.map(\.event))")
         // Navigation events are not state changes.
         let last = try #require(after.lastTransition?.event)
         #expect(["resume", "autopause", "autoresume"].contains(last), "\(last)")
-        _ = await restarted.handle(Request(command: .stop))
-        let session = try ReplyEncoder.decode(SessionReply.self,
-                                              from: await restarted.handle(Request(command: .session(id: try #require(started.session)))))
+        _ = try await restarted.run(.stop)
+        let session = try await SessionServiceTests.archive(restarted, store).session(try #require(started.session))
         #expect(session.course?.name == "North" && session.course?.id == course.id)
     }
 }

@@ -6,7 +6,7 @@ import Testing
 /// `STATUS` composed from one moment of the service: the engine, the adapters' side, the store.
 @Suite("Live status")
 struct LiveStatusTests {
-    static let healthy = StoreStatus(health: "ok", pending: 0, lastError: nil)
+    static let healthy = StoreStatus(health: .ok, pending: 0, lastError: nil)
 
     static func status(_ engine: SessionEngine, inputs: InputHealth = InputHealth(), session: Int64? = nil,
                        lastSession: Int64? = nil, quiet: Bool = false) -> LiveStatus {
@@ -27,8 +27,8 @@ struct LiveStatusTests {
 
     @Test("idle: no session, no figures, no calories, no next badge and no calorie method")
     func idle() {
-        let reply = Self.status(SessionEngine(), lastSession: 4).reply(at: 5000, id: nil)
-        #expect(reply.state == "idle")
+        let reply = Self.status(SessionEngine(), lastSession: 4).reply(at: 5000)
+        #expect(reply.state == .idle)
         #expect(reply.session == nil, "the last session is shown only while the engine rests stopped after it")
         #expect(reply.activity == nil && reply.distanceM == 0)
         #expect(reply.caloriesKcal == 0 && reply.caloriesMethod == nil)
@@ -39,23 +39,23 @@ struct LiveStatusTests {
     @Test("recording: the session's figures, the next badge and the metres left to it, calories by ACSM from the totals")
     func recording() throws {
         let engine = try Self.running(metres: 600)
-        let reply = Self.status(engine, session: 7, lastSession: 7).reply(at: 1200, id: nil)
-        #expect(reply.state == "recording" && reply.session == 7 && reply.activity == "run")
+        let reply = Self.status(engine, session: 7, lastSession: 7).reply(at: 1200)
+        #expect(reply.state == .recording && reply.session == 7 && reply.activity == "run")
         #expect(reply.distanceM == engine.stats.distance && reply.distanceM > 500)
         let next = try #require(reply.nextBadge)
         #expect(next.name == "Moon")
         #expect(abs(next.leftM - (1000 - engine.stats.distance)) < 1e-9)
         let acsm = CalorieModel(bodyMass: 70).kcal(distance: engine.stats.distance, moving: engine.stats.moving,
                                                    elevationGain: engine.stats.elevationGain, activity: .run)
-        #expect(reply.caloriesKcal == acsm && reply.caloriesMethod == "acsm")
+        #expect(reply.caloriesKcal == acsm && reply.caloriesMethod == .acsm)
     }
 
     @Test("stopped: the last session is still shown, with its figures, and no badge is ahead any more")
     func stopped() throws {
         var engine = try Self.running(metres: 300)
         try engine.stop(at: 1200) { _ in }
-        let reply = Self.status(engine, session: nil, lastSession: 7).reply(at: 1300, id: nil)
-        #expect(reply.state == "stopped" && reply.session == 7)
+        let reply = Self.status(engine, session: nil, lastSession: 7).reply(at: 1300)
+        #expect(reply.state == .stopped && reply.session == 7)
         #expect(reply.distanceM > 250)
         #expect(reply.nextBadge == nil)
     }
@@ -63,30 +63,31 @@ struct LiveStatusTests {
     @Test("the adapters' health and counts, with the engine's signal grade and the samples it refused added")
     func inputs() {
         var inputs = InputHealth()
-        inputs.gps = GPSStatus(health: "ok", grade: "bad", fixes: 12, connects: 2)
-        inputs.imu = IMUStatus(health: "ok", samples: 500, rejected: 3, busErrors: 1, overflows: 0)
+        inputs.gps = GPSStatus(health: .ok, grade: .bad, fixes: 12, connects: 2)
+        inputs.imu = IMUStatus(health: .ok, samples: 500, rejected: 3, busErrors: 1, overflows: 0)
         let engine = SessionEngine()
-        let reply = Self.status(engine, inputs: inputs).reply(at: 0, id: nil)
-        #expect(reply.gps == GPSStatus(health: "ok", grade: engine.signal.rawValue, fixes: 12, connects: 2))
+        let reply = Self.status(engine, inputs: inputs).reply(at: 0)
+        #expect(reply.gps == GPSStatus(health: .ok, grade: engine.signal, fixes: 12, connects: 2))
         #expect(reply.imu.samples == 500 && reply.imu.rejected == 3 + engine.rejectedSamples && reply.imu.busErrors == 1)
-        #expect(reply.baro.health == "none" && reply.hr?.health == "none" && reply.hrState == "none")
+        #expect(reply.baro.health == SensorHealth.none && reply.hr?.health == SensorHealth.none)
+        #expect(reply.hrState == HeartRateLinkState.none)
     }
 
-    @Test("the request's id and the announcers' quiet go back as they came")
+    @Test("the announcers' quiet goes out as it came; the request's id is the router's to set")
     func passedThrough() {
-        let reply = Self.status(SessionEngine(), quiet: true).reply(at: 0, id: .string("a"))
+        let reply = Self.status(SessionEngine(), quiet: true).reply(at: 0)
         #expect(reply.quiet == true)
-        #expect(reply.id == .string("a"))
+        #expect(reply.id == nil)
     }
 
     @Test("the store is an error while commits fail or the database cannot take the journal in, with the reason")
     func store() {
         #expect(StoreStatus(healthy: true, lastError: nil, pendingRows: 3, consolidationError: nil)
-            == StoreStatus(health: "ok", pending: 3, lastError: nil))
+            == StoreStatus(health: .ok, pending: 3, lastError: nil))
         #expect(StoreStatus(healthy: false, lastError: "disk full", pendingRows: 40, consolidationError: nil)
-            == StoreStatus(health: "error", pending: 40, lastError: "disk full"))
+            == StoreStatus(health: .error, pending: 40, lastError: "disk full"))
         #expect(StoreStatus(healthy: true, lastError: nil, pendingRows: 0, consolidationError: "locked")
-            == StoreStatus(health: "error", pending: 0, lastError: "the database cannot take the journal in: locked"))
+            == StoreStatus(health: .error, pending: 0, lastError: "the database cannot take the journal in: locked"))
     }
 
     @Test("systemd's one line: the state, and while a session runs its distance, moving time and steps")

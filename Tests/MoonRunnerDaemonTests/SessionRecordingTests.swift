@@ -7,14 +7,14 @@ import Testing
 @Suite("Session recording")
 struct SessionRecordingTests {
     /// A recording with a batch open for session 5 and an engine started at t = 1000.
-    static func started() throws -> (SessionRecording, SessionEngine) {
+    static func started() throws -> (SessionRecording, SessionEngine, CommitBatch?) {
         var recording = SessionRecording(units: .metric)
         var engine = SessionEngine()
         var outputs: [EngineOutput] = []
         try engine.start(activity: .run, at: 1000) { outputs.append($0) }
-        recording.pending = CommitBatch(sessionID: 5, snapshot: engine.snapshot)
-        for o in outputs { _ = recording.take(o, from: engine, session: 5) }
-        return (recording, engine)
+        var batch: CommitBatch? = CommitBatch(sessionID: 5, snapshot: engine.snapshot)
+        for o in outputs { _ = recording.take(o, from: engine, into: &batch) }
+        return (recording, engine, batch)
     }
 
     static func point(_ t: Double, metres: Double) -> TrackPoint {
@@ -24,56 +24,55 @@ struct SessionRecordingTests {
 
     @Test("the start is journaled on the engine clock and told; the next commit is then forced")
     func start() throws {
-        let (recording, _) = try Self.started()
-        #expect(recording.pending?.events.map(\.kind) == [.start])
+        let (recording, _, batch) = try Self.started()
+        #expect(batch?.events.map(\.kind) == [.start])
         #expect(recording.eventJournaled)
         #expect(recording.lastTransition?.event == "start")
     }
 
     @Test("steps in one second add up; the second goes into the batch once a step falls in the next, with the cadence at its last step")
     func stepSeconds() throws {
-        let (started, engine) = try Self.started()
-        var recording = started
-        for t in [1010.1, 1010.6, 1010.9] { _ = recording.take(.step(t), from: engine, session: 5) }
-        #expect(recording.pending?.stepSeconds.isEmpty == true, "the second is still open")
-        _ = recording.take(.step(1011.2), from: engine, session: 5)
-        #expect(recording.pending?.stepSeconds.map(\.second) == [1010])
-        #expect(recording.pending?.stepSeconds.map(\.steps) == [3])
+        var (recording, engine, batch) = try Self.started()
+        for t in [1010.1, 1010.6, 1010.9] { _ = recording.take(.step(t), from: engine, into: &batch) }
+        #expect(batch?.stepSeconds.isEmpty == true, "the second is still open")
+        _ = recording.take(.step(1011.2), from: engine, into: &batch)
+        #expect(batch?.stepSeconds.map(\.second) == [1010])
+        #expect(batch?.stepSeconds.map(\.steps) == [3])
         #expect(recording.steps.take() == StepSecondSample(second: 1011, steps: 1, cadence: engine.stats.cadence))
         #expect(recording.steps.take() == nil, "a commit takes the open second once")
     }
 
     @Test("a fix the filter refused is kept only while a session runs")
     func rejected() throws {
-        var (recording, engine) = try Self.started()
+        var (recording, engine, batch) = try Self.started()
         let fix = GPSFix(time: 1001, mode: 3, latitude: 0, longitude: 0)
-        _ = recording.take(.rejected(.nullIsland, fix, at: 1001), from: engine, session: 5)
-        #expect(recording.pending?.rejected.count == 1)
+        _ = recording.take(.rejected(.nullIsland, fix, at: 1001), from: engine, into: &batch)
+        #expect(batch?.rejected.count == 1)
         try engine.stop(at: 1002) { _ in }
-        _ = recording.take(.rejected(.nullIsland, fix, at: 1003), from: engine, session: 5)
-        #expect(recording.pending?.rejected.count == 1)
+        _ = recording.take(.rejected(.nullIsland, fix, at: 1003), from: engine, into: &batch)
+        #expect(batch?.rejected.count == 1)
     }
 
     @Test("a point that crosses a kilometre is stored and closes a split, told with its figures")
     func split() throws {
-        var (recording, engine) = try Self.started()
+        var (recording, engine, batch) = try Self.started()
         var told: [SessionRecording.Told] = []
         for k in 0...110 {
-            told += recording.take(.point(Self.point(1000 + Double(k) * 3, metres: Double(k) * 10)), from: engine, session: 5)
+            told += recording.take(.point(Self.point(1000 + Double(k) * 3, metres: Double(k) * 10)), from: engine, into: &batch)
         }
-        #expect(recording.pending?.points.count == 111)
+        #expect(batch?.points.count == 111)
         #expect(told.map(\.event.kind) == [.split])
         #expect(told.first?.split?.number == 1 && told.first?.event.detail == "1")
         var outputs: [EngineOutput] = []
         try engine.stop(at: 1400) { outputs.append($0) }
-        for o in outputs { _ = recording.take(o, from: engine, session: 5) }
-        #expect(recording.take(.point(Self.point(1401, metres: 2500)), from: engine, session: 5).isEmpty,
+        for o in outputs { _ = recording.take(o, from: engine, into: &batch) }
+        #expect(recording.take(.point(Self.point(1401, metres: 2500)), from: engine, into: &batch).isEmpty,
                 "no split is found once the session stopped")
     }
 
     @Test("a stop is told after the badge upgrades it brings, and ends the batch at its time")
     func stop() throws {
-        var (recording, engine) = try Self.started()
+        var (recording, engine, batch) = try Self.started()
         // An earlier session earned the Moon at 1 m/s; this one runs 1.35 km at 3 m/s.
         recording.badges.sessions = [BadgeSessionSummary(id: 1, distance: 1100, moving: 1100, startTime: 0)]
         for k in 0..<450 {
@@ -82,48 +81,13 @@ struct SessionRecordingTests {
         }
         var outputs: [EngineOutput] = []
         try engine.stop(at: 1450) { outputs.append($0) }
-        let told = outputs.flatMap { recording.take($0, from: engine, session: 5) }
+        let told = outputs.flatMap { recording.take($0, from: engine, into: &batch) }
         // The engine may tell of a pause it saw coming first: only badges and the stop are this rule's.
         let kinds: Set<SessionEventKind> = [.badge, .stop]
         #expect(told.filter { kinds.contains($0.event.kind) }.map { "\($0.event.kind.rawValue):\($0.event.cause)" }
             == ["badge:gold", "stop:command"])
-        #expect(recording.pending?.events.filter { kinds.contains($0.kind) }.map(\.kind) == [.badge, .stop])
-        #expect(recording.pending?.endTime == 1450)
+        #expect(batch?.events.filter { kinds.contains($0.kind) }.map(\.kind) == [.badge, .stop])
+        #expect(batch?.endTime == 1450)
         #expect(recording.badges.sessions.map(\.id) == [1, 5])
-    }
-
-    @Test("a commit takes the rows, the open step second and the snapshot; a fresh batch gathers what follows, none after the last")
-    func takeBatch() throws {
-        var (recording, engine) = try Self.started()
-        _ = recording.take(.step(1001.5), from: engine, session: 5)
-        let taken = recording.takeBatch(session: 5, snapshot: engine.snapshot, ended: false)
-        let batch = try #require(taken)
-        #expect(batch.events.map(\.kind) == [.start])
-        #expect(batch.stepSeconds.map(\.second) == [1001], "the open second is written with the commit")
-        #expect(recording.pending?.rowCount == 0 && recording.pending?.sessionID == 5)
-        try engine.stop(at: 1010) { _ in }
-        let last = recording.takeBatch(session: 5, snapshot: engine.snapshot, ended: true)
-        #expect(last?.snapshot.state == .stopped)
-        #expect(recording.pending == nil)
-        let none = recording.takeBatch(session: 5, snapshot: engine.snapshot, ended: true)
-        #expect(none == nil)
-    }
-
-    @Test("a failed commit's rows go back in front of what came since; the last batch of a session becomes pending again")
-    func putBack() throws {
-        var (recording, engine) = try Self.started()
-        let taken = recording.takeBatch(session: 5, snapshot: engine.snapshot, ended: false)
-        let failed = try #require(taken)
-        _ = recording.take(.point(Self.point(1001, metres: 3)), from: engine, session: 5)
-        let nothingSince = recording.putBack(failed)
-        #expect(!nothingSince)
-        #expect(recording.pending?.events.map(\.kind) == [.start])
-        #expect(recording.pending?.points.count == 1)
-        try engine.stop(at: 1010) { _ in }
-        let ending = recording.takeBatch(session: 5, snapshot: engine.snapshot, ended: true)
-        let last = try #require(ending)
-        let sessionEnded = recording.putBack(last)
-        #expect(sessionEnded)
-        #expect(recording.pending?.rowCount == last.rowCount)
     }
 }

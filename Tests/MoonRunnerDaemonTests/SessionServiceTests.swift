@@ -26,6 +26,11 @@ struct SessionServiceTests {
         return (service, store)
     }
 
+    /// The recorded sessions of `service`, as `?SESSIONS`, `?SESSION` and `?EXPORT` read them.
+    static func archive(_ service: SessionService, _ store: SessionStore) -> SessionArchive {
+        SessionArchive(service: service, store: store, config: DaemonConfig(stateDir: store))
+    }
+
     static func fix(_ t: Double, metres: Double) -> GPSFix {
         GPSFix(time: t, mode: 3, latitude: 48.0 + metres / 111_200, longitude: 11.0, altitude: 500,
                eph: 6, speed: 3, track: 0, stdLat: 2, stdLon: 2)
@@ -35,9 +40,8 @@ struct SessionServiceTests {
     func badges() async throws {
         let (service, _) = try Self.service()
         let sink = WatcherSink()
-        await service.addWatcher(1) { sink.receive($0) }
-        let started = await service.handle(Request(command: .start(activity: "run")))
-        let status = try ReplyEncoder.decode(StatusReply.self, from: started)
+        service.watchers.add(1) { sink.receive($0) }
+        let status = try await service.start(.run, course: nil, destination: nil)
         let t0 = status.time
         for k in 0..<450 {
             await service.ingest(fix: Self.fix(t0 + Double(k), metres: Double(k) * 3), at: t0 + Double(k))
@@ -46,15 +50,15 @@ struct SessionServiceTests {
             .compactMap { try? ReplyEncoder.decode(EventReply.self, from: $0) }
         let badge = try #require(events.first { $0.event == "badge" })
         #expect(badge.detail == "Moon")
-        let live = try ReplyEncoder.decode(StatusReply.self, from: await service.handle(Request(command: .status)))
+        let live = await service.status()
         #expect(live.distanceM > 1000 && live.distanceM < 1400)
         let next = try #require(live.nextBadge)
         #expect(next.name == "Mercury")
         #expect(abs(next.leftM - (3000 - live.distanceM)) < 1)
         #expect(live.caloriesKcal > 50 && live.caloriesKcal < 200)
 
-        _ = await service.handle(Request(command: .stop))
-        let board = try ReplyEncoder.decode(BadgesReply.self, from: await service.handle(Request(command: .badges)))
+        _ = try await service.run(.stop)
+        let board = await service.badges()
         let moon = try #require(board.badges.first { $0.name == "Moon" })
         #expect(moon.earned?.session == live.session)
         #expect(board.badges.first { $0.name == "Mercury" }?.earned == nil)
@@ -66,34 +70,33 @@ struct SessionServiceTests {
         config.stateDir = NSTemporaryDirectory() + "mr-svc-\(UUID().uuidString.prefix(8))"
         let store = try SessionStore(directory: config.stateDir)
         let service = SessionService(config: config, store: store, clock: EngineClock(), logger: Logger(label: "test"))
-        let started = try ReplyEncoder.decode(StatusReply.self,
-                                              from: await service.handle(Request(command: .start(activity: "walk"))))
+        let started = try await service.start(.walk, course: nil, destination: nil)
         for k in 0..<450 {
             let t = started.time + Double(k)
             await service.ingest(fix: Self.fix(t, metres: Double(k) * 3), at: t)
         }
-        _ = await service.handle(Request(command: .stop))
+        _ = try await service.run(.stop)
         // The configured activity is a run: the board must not fall back to it while a walk was the last session.
         let restarted = SessionService(config: config, store: store, clock: EngineClock(),
                                        logger: Logger(label: "test"))
         await restarted.recover()
-        let board = try ReplyEncoder.decode(BadgesReply.self, from: await restarted.handle(Request(command: .badges)))
+        let board = await restarted.badges()
         #expect(board.activity == "walk")
         #expect(board.badges.first { $0.name == "Moon" }?.earned?.session == started.session)
     }
 
     @Test("SESSION carries splits per km and mile, laps and calories")
     func figures() async throws {
-        let (service, _) = try Self.service()
-        let started = try ReplyEncoder.decode(StatusReply.self, from: await service.handle(Request(command: .start(activity: "run"))))
+        let (service, store) = try Self.service()
+        let started = try await service.start(.run, course: nil, destination: nil)
         let t0 = started.time
         for k in 0..<800 {
             await service.ingest(fix: Self.fix(t0 + Double(k), metres: Double(k) * 3), at: t0 + Double(k))
-            if k == 400 { _ = await service.handle(Request(command: .lap)) }
+            if k == 400 { _ = try await service.run(.lap) }
         }
-        _ = await service.handle(Request(command: .stop))
+        _ = try await service.run(.stop)
         let id = try #require(started.session)
-        let reply = try ReplyEncoder.decode(SessionReply.self, from: await service.handle(Request(command: .session(id: id))))
+        let reply = try await Self.archive(service, store).session(id)
         let f = reply.figures
         #expect(f.splitsKm.filter { !$0.partial }.count == 2)
         #expect(f.splitsMi.filter { !$0.partial }.count == 1)
@@ -105,11 +108,25 @@ struct SessionServiceTests {
         #expect(reply.points == reply.stats.points)
     }
 
-    @Test("an unknown session is not_found")
+    @Test("an unknown session is not_found, and the message says where the sessions are listed")
     func unknownSession() async throws {
-        let (service, _) = try Self.service()
-        let reply = await service.handle(Request(command: .session(id: 42)))
-        #expect(try ReplyEncoder.decode(ErrorReply.self, from: reply).code == .notFound)
+        let (service, store) = try Self.service()
+        await #expect(throws: RequestError(.notFound, "no session 42; ?SESSIONS; lists them")) {
+            try await Self.archive(service, store).session(42)
+        }
+    }
+
+    @Test("the session being recorded cannot be deleted; a finished one can, once")
+    func delete() async throws {
+        let (service, store) = try Self.service()
+        let archive = Self.archive(service, store)
+        let id = try #require(try await service.start(.run, course: nil, destination: nil).session)
+        await #expect(throws: RequestError(.invalidState, "session \(id) is being recorded; ?STOP; it first")) {
+            try await archive.delete(id)
+        }
+        _ = try await service.run(.stop)
+        #expect(try await archive.delete(id) == DeletedReply(session: id))
+        await #expect(throws: RequestError(.notFound, "no session \(id)")) { try await archive.delete(id) }
     }
 }
 
@@ -122,10 +139,10 @@ struct SessionServiceAnnounceTests {
 
     @Test("a split EVENT per km, as SESSION lists the splits; GPS lost and regained; nothing split after stop")
     func splitsAndGPS() async throws {
-        let (service, _) = try SessionServiceTests.service()
+        let (service, store) = try SessionServiceTests.service()
         let sink = WatcherSink()
-        await service.addWatcher(1) { sink.receive($0) }
-        let started = try ReplyEncoder.decode(StatusReply.self, from: await service.handle(Request(command: .start(activity: "run"))))
+        service.watchers.add(1) { sink.receive($0) }
+        let started = try await service.start(.run, course: nil, destination: nil)
         let t0 = started.time
         var k = 0
         func run(_ seconds: Int) async {
@@ -143,9 +160,9 @@ struct SessionServiceAnnounceTests {
             k += 1
         }
         await run(300)
-        _ = await service.handle(Request(command: .stop))
+        _ = try await service.run(.stop)
         let id = try #require(started.session)
-        let show = try ReplyEncoder.decode(SessionReply.self, from: await service.handle(Request(command: .session(id: id))))
+        let show = try await SessionServiceTests.archive(service, store).session(id)
 
         let events = Self.events(sink)
         let splits = events.filter { $0.event == "split" }
@@ -172,14 +189,14 @@ struct SessionServiceAnnounceTests {
     func quiet() async throws {
         let (service, _) = try SessionServiceTests.service()
         let sink = WatcherSink()
-        await service.addWatcher(1) { sink.receive($0) }
-        let before = try ReplyEncoder.decode(StatusReply.self, from: await service.handle(Request(command: .status)))
+        service.watchers.add(1) { sink.receive($0) }
+        let before = await service.status()
         #expect(before.quiet == false)
-        let muted = try ReplyEncoder.decode(StatusReply.self, from: await service.handle(Request(command: .announce(quiet: true))))
+        let muted = await service.announce(quiet: true)
         #expect(muted.quiet == true)
         let pushed = sink.received.compactMap { try? ReplyEncoder.decode(StatusReply.self, from: $0) }
         #expect(pushed.last?.quiet == true)
-        let unmuted = try ReplyEncoder.decode(StatusReply.self, from: await service.handle(Request(command: .announce(quiet: false))))
+        let unmuted = await service.announce(quiet: false)
         #expect(unmuted.quiet == false)
     }
 
@@ -187,13 +204,13 @@ struct SessionServiceAnnounceTests {
     func badgeCauses() async throws {
         let (service, _) = try SessionServiceTests.service()
         let sink = WatcherSink()
-        await service.addWatcher(1) { sink.receive($0) }
+        service.watchers.add(1) { sink.receive($0) }
         // The second session's clock starts at the wall clock, before the first one's
         // fixes (which ran ahead of it): its average counts that wait, hence 5 m/s
         // against 2.1 m/s for an average some 18 % faster.
         var t = 0.0, along = 0.0
         for metresPerSecond in [2.1, 5.0] {
-            let started = try ReplyEncoder.decode(StatusReply.self, from: await service.handle(Request(command: .start(activity: "run"))))
+            let started = try await service.start(.run, course: nil, destination: nil)
             t = max(t, started.time)
             let t0 = t
             for k in 0..<500 {
@@ -203,7 +220,7 @@ struct SessionServiceAnnounceTests {
                 fix.speed = metresPerSecond
                 await service.ingest(fix: fix, at: t)
             }
-            _ = await service.handle(Request(command: .stop))
+            _ = try await service.run(.stop)
             t += 10
         }
         let events = Self.events(sink).filter { ["badge", "stop"].contains($0.event) }

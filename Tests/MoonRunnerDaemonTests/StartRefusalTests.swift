@@ -26,11 +26,14 @@ struct StartRefusalTests {
     @Test("through the service: ?START of a ride while a run is recording is invalid_state, and the run goes on as a run")
     func service() async throws {
         let (service, _) = try SessionServiceTests.service()
-        let started = try ReplyEncoder.decode(StatusReply.self, from: await service.handle(Request(command: .start(activity: "run"))))
-        let refused = await service.handle(Request(command: .start(activity: "ride")))
-        let error = try ReplyEncoder.decode(ErrorReply.self, from: refused)
-        #expect(error.code == .invalidState && error.message.contains("?START={\"activity\":\"ride\"}; anew"))
-        let now = try ReplyEncoder.decode(StatusReply.self, from: await service.handle(Request(command: .status)))
-        #expect(now.activity == "run" && now.state == "recording" && now.session == started.session)
+        let started = try await service.start(.run, course: nil, destination: nil)
+        do throws(RequestError) {
+            _ = try await service.start(.ride, course: nil, destination: nil)
+            Issue.record("a ride was started over a run")
+        } catch {
+            #expect(error.code == .invalidState && error.message.contains("?START={\"activity\":\"ride\"}; anew"))
+        }
+        let now = await service.status()
+        #expect(now.activity == "run" && now.state == .recording && now.session == started.session)
     }
 }

@@ -19,11 +19,11 @@ struct AnnounceProtocolTests {
 
     @Test("STATUS carries quiet; a 1.0 STATUS without it still decodes")
     func statusQuiet() throws {
-        let s = StatusReply(time: 1, state: "idle", session: nil, stats: nil,
-                            gps: GPSStatus(health: "ok", grade: "best", fixes: 0, connects: 1),
-                            imu: IMUStatus(health: "ok", samples: 0, rejected: 0, busErrors: 0, overflows: 0),
-                            store: StoreStatus(health: "ok", pending: 0, lastError: nil), lastTransition: nil,
-                            units: "metric", quiet: true)
+        let s = StatusReply(time: 1, state: .idle, session: nil, stats: nil,
+                            gps: GPSStatus(health: .ok, grade: .best, fixes: 0, connects: 1),
+                            imu: IMUStatus(health: .ok, samples: 0, rejected: 0, busErrors: 0, overflows: 0),
+                            store: StoreStatus(health: .ok, pending: 0, lastError: nil), lastTransition: nil,
+                            units: .metric, quiet: true)
         let line = ReplyEncoder.line(s)
         #expect(line.contains("\"quiet\":true"))
         #expect(try ReplyEncoder.decode(StatusReply.self, from: line).quiet == true)

@@ -94,10 +94,10 @@ struct CourseProtocolTests {
 
     @Test("STATUS carries course, home and destination, null when there are none")
     func status() throws {
-        let idle = StatusReply(time: 1, state: "idle", session: nil, stats: nil,
-                               gps: GPSStatus(health: "ok", grade: "best", fixes: 0, connects: 1),
-                               imu: IMUStatus(health: "ok", samples: 0, rejected: 0, busErrors: 0, overflows: 0),
-                               store: StoreStatus(health: "ok", pending: 0, lastError: nil), lastTransition: nil, units: "metric")
+        let idle = StatusReply(time: 1, state: .idle, session: nil, stats: nil,
+                               gps: GPSStatus(health: .ok, grade: .best, fixes: 0, connects: 1),
+                               imu: IMUStatus(health: .ok, samples: 0, rejected: 0, busErrors: 0, overflows: 0),
+                               store: StoreStatus(health: .ok, pending: 0, lastError: nil), lastTransition: nil, units: .metric)
         let line = ReplyEncoder.line(idle)
         #expect(line.contains("\"course\":null") && line.contains("\"home\":null") && line.contains("\"destination\":null"))
         var moving = idle

@@ -7,11 +7,11 @@ import Testing
 struct ReplyTests {
     @Test("class comes first, keys are sorted, one line")
     func classFirst() throws {
-        let status = StatusReply(time: 1, state: "idle", session: nil, stats: nil,
-                                 gps: GPSStatus(health: "ok", grade: "best", fixes: 3, connects: 1),
-                                 imu: IMUStatus(health: "ok", samples: 1, rejected: 0, busErrors: 0, overflows: 0),
-                                 store: StoreStatus(health: "ok", pending: 0, lastError: nil),
-                                 lastTransition: nil, units: "metric", id: .string("a\"b,\"class\":x"))
+        let status = StatusReply(time: 1, state: .idle, session: nil, stats: nil,
+                                 gps: GPSStatus(health: .ok, grade: .best, fixes: 3, connects: 1),
+                                 imu: IMUStatus(health: .ok, samples: 1, rejected: 0, busErrors: 0, overflows: 0),
+                                 store: StoreStatus(health: .ok, pending: 0, lastError: nil),
+                                 lastTransition: nil, units: .metric, id: .string("a\"b,\"class\":x"))
         let line = ReplyEncoder.line(status)
         #expect(line.hasPrefix(#"{"class":"STATUS","#))
         #expect(!line.contains("\n"))
@@ -25,48 +25,48 @@ struct ReplyTests {
 
     @Test("STATUS carries the altitude source and the barometer's health with its counters")
     func barometerInStatus() throws {
-        let status = StatusReply(time: 1, state: "recording", session: 3, stats: SessionStats(),
-                                 gps: GPSStatus(health: "ok", grade: "best", fixes: 3, connects: 1),
-                                 imu: IMUStatus(health: "ok", samples: 1, rejected: 0, busErrors: 0, overflows: 0),
-                                 baro: BaroStatus(health: "degraded", samples: 90, rejected: 4, levelShifts: 1, busErrors: 2,
+        let status = StatusReply(time: 1, state: .recording, session: 3, stats: SessionStats(),
+                                 gps: GPSStatus(health: .ok, grade: .best, fixes: 3, connects: 1),
+                                 imu: IMUStatus(health: .ok, samples: 1, rejected: 0, busErrors: 0, overflows: 0),
+                                 baro: BaroStatus(health: .degraded, samples: 90, rejected: 4, levelShifts: 1, busErrors: 2,
                                                   reinitializations: 1, device: "BMP280 at 0x76 on /dev/i2c-1",
                                                   lastError: "I2C I/O error (EIO)"),
-                                 altitudeSource: "barometric",
-                                 store: StoreStatus(health: "ok", pending: 0, lastError: nil),
-                                 lastTransition: nil, units: "metric")
+                                 altitudeSource: .barometric,
+                                 store: StoreStatus(health: .ok, pending: 0, lastError: nil),
+                                 lastTransition: nil, units: .metric)
         let line = ReplyEncoder.line(status)
         #expect(line.contains(#""altitude_source":"barometric""#))
         #expect(line.contains(#""baro":{"bus_errors":2,"device":"BMP280 at 0x76 on /dev/i2c-1","health":"degraded","#
                               + #""last_error":"I2C I/O error (EIO)","level_shifts":1,"reinitializations":1,"rejected":4,"samples":90}"#))
         #expect(try ReplyEncoder.decode(StatusReply.self, from: line) == status)
-        let none = ReplyEncoder.line(StatusReply(time: 1, state: "idle", session: nil, stats: nil,
-                                                 gps: GPSStatus(health: "ok", grade: "best", fixes: 0, connects: 1),
-                                                 imu: IMUStatus(health: "ok", samples: 0, rejected: 0, busErrors: 0, overflows: 0),
-                                                 store: StoreStatus(health: "ok", pending: 0, lastError: nil),
-                                                 lastTransition: nil, units: "metric"))
+        let none = ReplyEncoder.line(StatusReply(time: 1, state: .idle, session: nil, stats: nil,
+                                                 gps: GPSStatus(health: .ok, grade: .best, fixes: 0, connects: 1),
+                                                 imu: IMUStatus(health: .ok, samples: 0, rejected: 0, busErrors: 0, overflows: 0),
+                                                 store: StoreStatus(health: .ok, pending: 0, lastError: nil),
+                                                 lastTransition: nil, units: .metric))
         #expect(none.contains(#""baro":{"bus_errors":0,"device":null,"health":"none","#))
         #expect(none.contains(#""altitude_source":"gps""#))
     }
 
     @Test("STATUS carries the heart rate, its state and health, and which method gave calories_kcal (null when idle)")
     func heartRateInStatus() throws {
-        let gps = GPSStatus(health: "ok", grade: "best", fixes: 3, connects: 1)
-        let imu = IMUStatus(health: "ok", samples: 1, rejected: 0, busErrors: 0, overflows: 0)
-        let store = StoreStatus(health: "ok", pending: 0, lastError: nil)
-        let live = StatusReply(time: 1, state: "recording", session: 3, stats: SessionStats(), gps: gps, imu: imu,
-                               store: store, lastTransition: nil, units: "metric", caloriesKcal: 12.5,
-                               hrBpm: 152, hrZone: 4, hrState: "connected",
-                               hr: HeartRateStatus(health: "ok", device: "Polar H10 (A0:9E:1A:8C:1A:2B)", notifications: 9,
+        let gps = GPSStatus(health: .ok, grade: .best, fixes: 3, connects: 1)
+        let imu = IMUStatus(health: .ok, samples: 1, rejected: 0, busErrors: 0, overflows: 0)
+        let store = StoreStatus(health: .ok, pending: 0, lastError: nil)
+        let live = StatusReply(time: 1, state: .recording, session: 3, stats: SessionStats(), gps: gps, imu: imu,
+                               store: store, lastTransition: nil, units: .metric, caloriesKcal: 12.5,
+                               hrBpm: 152, hrZone: 4, hrState: .connected,
+                               hr: HeartRateStatus(health: .ok, device: "Polar H10 (A0:9E:1A:8C:1A:2B)", notifications: 9,
                                                    samples: 9, connects: 1),
-                               caloriesMethod: "heart_rate")
+                               caloriesMethod: .heartRate)
         let line = ReplyEncoder.line(live)
         for part in [#""calories_method":"heart_rate""#, #""hr_bpm":152"#, #""hr_zone":4"#, #""hr_state":"connected""#,
                      #""health":"ok""#, #""device":"Polar H10 (A0:9E:1A:8C:1A:2B)""#] {
             #expect(line.contains(part), "\(part) in \(line)")
         }
         #expect(try ReplyEncoder.decode(StatusReply.self, from: line) == live)
-        let idle = ReplyEncoder.line(StatusReply(time: 1, state: "idle", session: nil, stats: nil, gps: gps, imu: imu,
-                                                 store: store, lastTransition: nil, units: "metric"))
+        let idle = ReplyEncoder.line(StatusReply(time: 1, state: .idle, session: nil, stats: nil, gps: gps, imu: imu,
+                                                 store: store, lastTransition: nil, units: .metric))
         #expect(idle.contains(#""calories_method":null"#) && idle.contains(#""hr_bpm":null"#)
                 && idle.contains(#""hr_state":"none""#) && idle.contains(#""hr":{"connects":0,"device":null,"health":"none""#))
     }

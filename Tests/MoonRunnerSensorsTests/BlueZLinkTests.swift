@@ -94,7 +94,7 @@ struct BlueZLinkTests {
         d.answer(.getManagedObjects, objects: [Self.adapter: Self.adapterObject])
         let r5 = d.step()
         #expect(r5.map(\.kind) == [.setDiscoveryFilter, .startDiscovery])
-        #expect(d.link.health == "ok" && d.link.link == .searching, "no strap yet is a normal state")
+        #expect(d.link.health == .ok && d.link.link == .searching, "no strap yet is a normal state")
         d.answer(.setDiscoveryFilter)
         d.answer(.startDiscovery)
         d.link.propertiesChanged(Self.adapter, "org.bluez.Adapter1", ["Discovering": .bool(true)], at: d.t)
@@ -103,7 +103,7 @@ struct BlueZLinkTests {
         #expect(r6.map(\.kind) == [.stopDiscovery, .connect])
         d.answer(.connect)
         d.reconnected()
-        #expect(d.link.link == .connected && d.link.health == "ok")
+        #expect(d.link.link == .connected && d.link.health == .ok)
         #expect(d.link.deviceName == "Polar H10 (A0:9E:1A:8C:1A:2B)")
     }
 
@@ -123,7 +123,7 @@ struct BlueZLinkTests {
             // The strap drops; reconnects once; the next StartNotify is raced by a second drop.
             d.link.propertiesChanged(Self.strap, "org.bluez.Device1", ["Connected": .bool(false)], at: d.t)
             d.link.interfacesRemoved(Self.characteristic, ["org.bluez.GattCharacteristic1"], at: d.t)
-            #expect(d.link.link == .lost && d.link.health == "lost")
+            #expect(d.link.link == .lost && d.link.health == .lost)
             guard d.firstCall(.connect, within: 1) != nil else {
                 Issue.record("no Connect within 1 s of the first drop")
                 return
@@ -152,7 +152,7 @@ struct BlueZLinkTests {
             #expect(wait != nil && (wait ?? 0) <= 1.1, "order \(order), reply at \(replyAt), error \(replyError ?? "none"): waited \(wait ?? -1) s")
             d.answer(.connect)
             d.reconnected()
-            #expect(d.link.link == .connected && d.link.health == "ok")
+            #expect(d.link.link == .connected && d.link.health == .ok)
         }
     }
 
@@ -177,7 +177,7 @@ struct BlueZLinkTests {
         var d = Drive()
         d.connected()
         d.link.bluezOwner(present: false, at: d.t)
-        #expect(d.link.link == .lost && d.link.health == "degraded")
+        #expect(d.link.link == .lost && d.link.health == .degraded)
         #expect(d.link.problem == "bluetoothd is not on the system bus")
         // Answers from the old bluetoothd are ignored.
         let r9 = d.link.notification(Self.characteristic, readable: true, at: d.t)
@@ -193,7 +193,7 @@ struct BlueZLinkTests {
         #expect(d.firstCall(.connect, within: 1) != nil)
         d.answer(.connect)
         d.reconnected()
-        #expect(d.link.link == .connected && d.link.health == "ok")
+        #expect(d.link.link == .connected && d.link.health == .ok)
     }
 
     @Test("no bluetoothd at start is degraded and asked again with back-off: 0.5, 1, 2, 4, 4 s")
@@ -203,7 +203,7 @@ struct BlueZLinkTests {
         var times: [Double] = []
         for _ in 0..<6 {
             d.answer(.getManagedObjects, error: "org.freedesktop.DBus.Error.ServiceUnknown: The name org.bluez was not provided")
-            #expect(d.link.health == "degraded" && d.link.link == .searching)
+            #expect(d.link.health == .degraded && d.link.link == .searching)
             guard let w = d.firstCall(.getManagedObjects, within: 10) else { return }
             times.append(w)
         }
@@ -217,10 +217,10 @@ struct BlueZLinkTests {
         _ = d.step(4.9)
         #expect(d.link.link == .connected)
         _ = d.step(0.1)
-        #expect(d.link.link == .lost && d.link.health == "lost")
+        #expect(d.link.link == .lost && d.link.health == .lost)
         let r12 = d.link.notification(Self.characteristic, readable: true, at: d.t + 1)
         #expect(r12)
-        #expect(d.link.link == .connected && d.link.health == "ok", "health follows the link back")
+        #expect(d.link.link == .connected && d.link.health == .ok, "health follows the link back")
         d.t += 1
         _ = d.step(19.9)
         #expect(!d.asked(.disconnect))
@@ -306,7 +306,7 @@ struct BlueZLinkTests {
         var d = Drive()
         d.connected()
         d.link.propertiesChanged(Self.adapter, "org.bluez.Adapter1", ["Powered": .bool(false)], at: d.t)
-        #expect(d.link.health == "degraded" && d.link.link == .lost)
+        #expect(d.link.health == .degraded && d.link.link == .lost)
         #expect(d.firstCall(.powerOn, within: 1) != nil)
     }
 }

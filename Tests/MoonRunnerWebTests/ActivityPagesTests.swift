@@ -39,7 +39,7 @@ struct ActivityPagesTests {
     func totalsPerActivity() {
         let day = 86_400.0, monday = 1_714_953_600.0  // 2024-05-06, a Monday
         func info(_ id: Int64, _ activity: Activity, _ t: Double, _ metres: Double) -> SessionInfo {
-            SessionInfo(id: id, activity: activity.rawValue, state: "stopped", startTime: t, endTime: t + 3600,
+            SessionInfo(id: id, activity: activity.rawValue, state: .stopped, startTime: t, endTime: t + 3600,
                         distanceM: metres, elapsedS: 3600, movingS: 3000, steps: 0, interrupted: false)
         }
         let all = [info(4, .ride, monday + 2 * day, 40_000), info(3, .run, monday + day, 10_000),

@@ -111,7 +111,7 @@ struct LiveTests {
     @Test("the live page shows every STATUS figure with its key and raw value, and the controls of the state")
     func livePage() async throws {
         let web = try TestWeb()
-        web.daemon.state.withLock { $0.state = "paused" }
+        web.daemon.state.withLock { $0.state = .paused }
         try await web.test { client in
             let cookie = try await client.pair(web.devices)
             try await client.get("/", cookie: cookie) { r in
@@ -128,7 +128,7 @@ struct LiveTests {
     @Test("Accept-Language zh-CN picks Chinese; the lang cookie overrides it; imperial units show miles")
     func languageAndUnits() async throws {
         let web = try TestWeb()
-        web.daemon.state.withLock { $0.state = "recording" }
+        web.daemon.state.withLock { $0.state = .recording }
         try await web.test { client in
             let cookie = try await client.pair(web.devices)
             try await client.get("/", cookie: cookie, headers: [.acceptLanguage: "zh-CN,zh;q=0.9,en;q=0.8"]) { r in

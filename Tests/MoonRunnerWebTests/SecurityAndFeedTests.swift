@@ -74,7 +74,7 @@ struct SecurityAndFeedTests {
     @Test("the live stream relays STATUS as `status` events with the run screen's figures, and EVENT as `event`")
     func stream() async throws {
         var recording = FakeDaemon.State()
-        recording.state = "recording"
+        recording.state = .recording
         let event = ReplyEncoder.line(EventReply(session: 7, event: SessionEvent(kind: .lap, time: 1_714_548_650,
                                                                                  detectedAt: 1_714_548_650, cause: "command",
                                                                                  state: .recording, detail: "1")))

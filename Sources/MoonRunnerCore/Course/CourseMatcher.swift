@@ -69,44 +69,83 @@ public struct CourseMatcher: Sendable {
         case holding
     }
 
+    /// Where the wearer was last matched on the course, and how far they can
+    /// have gone since; the rejoin moves it on too when they come back.
+    struct Anchor: Sendable {
+        /// Progress at the last match on course (the anchor while off course).
+        var progress = 0.0
+        /// When that match was made (engine clock); -∞ before joining.
+        var time = -Double.infinity
+        /// The furthest progress since (re)joining, rising no faster than the
+        /// wearer's own speed: progress goes back from it by GPS noise only.
+        var frontier = 0.0
+        /// Metres the wearer moved since the last match (their speed over the
+        /// time), and where that match was (plane metres).
+        var movedSince = 0.0
+        var matchedAt = (east: 0.0, north: 0.0)
+
+        /// True once the wearer has been matched on the course.
+        var isSet: Bool { time.isFinite }
+
+        /// A match at `progress` at `t`, the fix at (`x`, `y`).
+        mutating func match(_ progress: Double, at t: Double, _ x: Double, _ y: Double) {
+            self.progress = progress
+            time = t
+            movedSince = 0
+            matchedAt = (x, y)
+        }
+
+        /// The straight line from the last match to (`x`, `y`), metres.
+        func straight(_ x: Double, _ y: Double) -> Double {
+            ((x - matchedAt.east) * (x - matchedAt.east) + (y - matchedAt.north) * (y - matchedAt.north)).squareRoot()
+        }
+
+        /// How far back along the course the wearer can have gone since the last
+        /// match: the larger of the distance moved and the straight line from there.
+        func reach(_ x: Double, _ y: Double) -> Double {
+            max(movedSince, straight(x, y))
+        }
+    }
+
+    /// One fix as the matcher weighs it: where it is in the course's plane,
+    /// when, how the wearer moves, and the distances its error allows.
+    struct Fix {
+        var x: Double, y: Double, t: Double
+        /// Metres per second, at most `maxSpeed`; 0 when unknown (`speedKnown` false).
+        var speed: Double
+        var speedKnown: Bool
+        /// The direction of travel (a bearing), NaN when the wearer moves too little to have one.
+        var direction: Double
+        /// The fix's 1σ horizontal error, and how far back along the course that noise reaches, metres.
+        var sigma: Double, slack: Double
+        /// Within `onWithin` metres of the course is on it; beyond `offAbove`, off it.
+        var onWithin: Double, offAbove: Double
+        /// The fix follows the last one closely enough for a dwell to go on.
+        var contiguous: Bool
+    }
+
     public let geometry: CourseGeometry
     public let config: CourseMatcherConfig
-    public internal(set) var phase: Phase = .joining
+    public private(set) var phase: Phase = .joining
+    private var anchor = Anchor()
     /// Progress at the last match on course (the anchor while off course).
-    public internal(set) var progress = 0.0
+    public var progress: Double { anchor.progress }
     /// When that match was made (engine clock); -∞ before joining.
-    public internal(set) var progressTime = -Double.infinity
-    /// The furthest progress since (re)joining, rising no faster than the
-    /// wearer's own speed: progress goes back from it by GPS noise only.
-    public internal(set) var frontier = 0.0
-
-    /// A pass the wearer seems to be (re)joining at, followed until the dwell confirms it.
-    struct Candidate {
-        var progress: Double
-        var time: Double
-        /// Progress when it was first seen, and metres the wearer moved since.
-        var start: Double
-        var travelled: Double
-    }
-    var candidate: Candidate?
-    var offDwell = Dwell()
-    var onDwell = Dwell()
-    /// Evidence of being within the threshold of the course ahead, followed or not.
-    var nearDwell = Dwell()
+    public var progressTime: Double { anchor.time }
+    /// The furthest progress since (re)joining (`Anchor.frontier`).
+    public var frontier: Double { anchor.frontier }
+    /// Evidence of leaving the course while following it.
+    private var offDwell = Dwell()
+    private var rejoin: Rejoin
     private var lastFixTime = -Double.infinity
-    /// Metres the wearer moved since the last match on the course (their
-    /// speed over the time), and where that match was (plane metres): how
-    /// far back along the course they can have gone is the larger of the
-    /// distance moved and the straight line from there.
-    var movedSince = 0.0
-    var matchedAt = (east: 0.0, north: 0.0)
     // Reused buffers: matching a fix allocates nothing.
-    var passes: [CourseProjection] = []
-    var scratch: [Int32] = []
+    private var passes: [CourseProjection] = []
+    private var scratch: [Int32] = []
 
     public init(geometry: CourseGeometry, config: CourseMatcherConfig = CourseMatcherConfig()) {
         self.geometry = geometry
         self.config = config
+        rejoin = Rejoin(geometry: geometry, config: config)
         passes.reserveCapacity(16)
         scratch.reserveCapacity(256)
     }
@@ -116,11 +155,11 @@ public struct CourseMatcher: Sendable {
                 progressTime: Double) {
         self.init(geometry: geometry, config: config)
         self.phase = phase
-        self.progress = min(max(progress, 0), geometry.length)
-        self.progressTime = phase == .joining ? -.infinity : progressTime
-        frontier = self.progress
-        let p = geometry.position(atProgress: self.progress)
-        matchedAt = geometry.project(latitude: p.latitude, longitude: p.longitude)
+        anchor.progress = min(max(progress, 0), geometry.length)
+        anchor.time = phase == .joining ? -.infinity : progressTime
+        anchor.frontier = anchor.progress
+        let p = geometry.position(atProgress: anchor.progress)
+        anchor.matchedAt = geometry.project(latitude: p.latitude, longitude: p.longitude)
     }
 
     /// Metres to the finish from `progress`.
@@ -140,20 +179,20 @@ public struct CourseMatcher: Sendable {
         let known = speed.isFinite && speed >= 0
         let v = known ? min(speed, config.maxSpeed) : 0
         let contiguous = t - lastFixTime <= config.dwellGap
-        if lastFixTime.isFinite && t > lastFixTime { movedSince += v * (t - lastFixTime) }
+        if lastFixTime.isFinite && t > lastFixTime { anchor.movedSince += v * (t - lastFixTime) }
         // The direction of travel, when the wearer moves enough to have one.
         let direction = speed.isFinite && speed >= config.headingSpeed && heading.isFinite ? heading : Double.nan
         lastFixTime = max(lastFixTime, t)
+        let fix = Fix(x: x, y: y, t: t, speed: v, speedKnown: known, direction: direction, sigma: s, slack: slack,
+                      onWithin: onWithin, offAbove: offAbove, contiguous: contiguous)
 
         var transition: CourseTransition?
         let nearest: CourseProjection
         switch phase {
         case .on:
-            nearest = follow(x, y, now: t, speed: v, known: known, direction: direction, sigma: s, slack: slack,
-                             offAbove: offAbove, contiguous: contiguous, transition: &transition)
+            nearest = follow(fix, transition: &transition)
         case .joining, .off, .holding:
-            nearest = join(x, y, now: t, speed: v, direction: direction, sigma: s, slack: slack, onWithin: onWithin,
-                           offAbove: offAbove, contiguous: contiguous, transition: &transition)
+            nearest = rejoin.join(fix, phase: &phase, anchor: &anchor, transition: &transition)
         }
         let point = geometry.plane.unproject(east: nearest.east, north: nearest.north)
         let match = CourseMatch(time: t, progress: phase == .on ? progress : nil, distance: nearest.distance,
@@ -165,33 +204,29 @@ public struct CourseMatcher: Sendable {
     /// On course: the best pass inside the window of progress the wearer
     /// can have reached becomes the progress; leaving is confirmed by the
     /// off-course dwell.
-    private mutating func follow(_ x: Double, _ y: Double, now t: Double, speed v: Double, known: Bool, direction: Double,
-                                 sigma s: Double, slack: Double, offAbove: Double, contiguous: Bool,
-                                 transition: inout CourseTransition?) -> CourseProjection {
+    private mutating func follow(_ f: Fix, transition: inout CourseTransition?) -> CourseProjection {
+        let (x, y, t, v, slack, frontier) = (f.x, f.y, f.t, f.speed, f.slack, anchor.frontier)
         let nearest: CourseProjection
-        let dt = max(0, t - progressTime)
+        let dt = max(0, t - anchor.time)
         // The window: back from the frontier by noise, forward from it
         // by what the wearer can cover since the last match.
         let best = track(x, y, from: frontier - slack, to: frontier + config.maxSpeed * dt + slack,
-                         predicted: progress + v * dt, dt: dt, sigma: s, slack: slack, radius: offAbove,
-                         direction: direction)
+                         predicted: anchor.progress + v * dt, dt: dt, sigma: f.sigma, slack: slack, radius: f.offAbove,
+                         direction: f.direction)
         if let best {
             nearest = best
             // The frontier rises no faster than the wearer moves (when
             // the speed is known): a burst of fixes thrown along the
             // course neither raises the floor nor the window's reach.
-            let rise = known ? (v + config.speedSigma) * dt : .infinity
-            frontier = max(frontier, min(best.progress, frontier + rise))
-            progress = best.progress
-            progressTime = t
-            movedSince = 0
-            matchedAt = (x, y)
+            let rise = f.speedKnown ? (v + config.speedSigma) * dt : .infinity
+            anchor.frontier = max(frontier, min(best.progress, frontier + rise))
+            anchor.match(best.progress, at: t, x, y)
         } else {
             nearest = geometry.nearest(east: x, north: y, from: frontier - slack,
                                        to: frontier + config.maxSpeed * dt + slack)
         }
-        if nearest.distance > offAbove {
-            if offDwell.count(at: t, contiguous: contiguous, dwell: config.offDwell, fixes: config.offFixes) {
+        if nearest.distance > f.offAbove {
+            if offDwell.count(at: t, contiguous: f.contiguous, dwell: config.offDwell, fixes: config.offFixes) {
                 phase = .off
                 transition = .offCourse(since: offDwell.since)
                 offDwell.reset()
@@ -251,34 +286,6 @@ public struct CourseMatcher: Sendable {
     private static func along(_ geometry: CourseGeometry, _ i: Int, _ direction: Double) -> Bool {
         let d = abs(geometry.bearing(ofSegment: i) - direction).truncatingRemainder(dividingBy: 360)
         return min(d, 360 - d) < 90
-    }
-
-    /// True when moving in `direction` (a bearing; NaN when not moving) goes
-    /// along the course near `p`: in a direction the course takes within
-    /// `offCourseDistance` of it along the course (someone joining at a
-    /// corner cuts it and moves along the next street).
-    func follows(_ p: CourseProjection, _ direction: Double) -> Bool {
-        heading(direction, within: config.maxHeadingDifference, near: p)
-    }
-
-    /// True when moving in `direction` goes against the course near `p`:
-    /// within `maxHeadingDifference` of the opposite of every direction the
-    /// course takes within `offCourseDistance` of it (running a street the
-    /// course runs the other way). False when not moving.
-    func opposes(_ p: CourseProjection, _ direction: Double) -> Bool {
-        direction.isFinite && !heading(direction, within: 180 - config.maxHeadingDifference, near: p)
-    }
-
-    /// True when `direction` is within `limit` degrees of a direction the
-    /// course takes within `offCourseDistance` of `p` along it (or not moving).
-    private func heading(_ direction: Double, within limit: Double, near p: CourseProjection) -> Bool {
-        guard direction.isFinite else { return true }
-        let reach = config.offCourseDistance
-        for i in geometry.segments(from: p.progress - reach, to: p.progress + reach) {
-            let d = abs(geometry.bearing(ofSegment: i) - direction).truncatingRemainder(dividingBy: 360)
-            if min(d, 360 - d) <= limit { return true }
-        }
-        return false
     }
 }
 

@@ -8,7 +8,8 @@ public struct SessionEngine: Sendable {
     public let config: EngineConfig
     public private(set) var state: SessionState = .idle
     public private(set) var stats = SessionStats()
-    public private(set) var pauses: [PauseInterval] = []
+    /// The session's pauses, oldest first.
+    public var pauses: [PauseInterval] { pauseLog.intervals }
     /// Latest instant the engine has seen.
     public private(set) var now = -Double.infinity
     /// IMU samples refused as implausible (non-finite or beyond full scale).
@@ -41,18 +42,9 @@ public struct SessionEngine: Sendable {
     private var lastStep = -Double.infinity
     private var lastSampleTime = -Double.infinity
     private var lastFixTime = -Double.infinity
-    /// Total of closed pauses, so that moving time costs O(1) per sample.
-    private var closedPauses = 0.0
-    // The heart rate's state, read and written by `SessionEngine+HeartRate.swift`.
-    /// The last heart rate taken and when (NaN after a reading without one).
-    var heartRate = Double.nan
-    var heartRateTime = -Double.infinity
-    var lastHeartRateSample = -Double.infinity
-    var zones: HeartRateZoneTracker
-    /// The session's heart-rate figures so far (what `STATUS` shows live).
-    var heartRateTally: HeartRateTally
-    /// Heart-rate readings and RR intervals taken, missing and refused.
-    public internal(set) var heartRateCounters = HeartRateCounters()
+    private var pauseLog = SessionPauses()
+    /// The strap's readings: the heart rate now, its zone, the session's figures.
+    public private(set) var heartRate: HeartRateTrack
 
     static let maxStepsPerSample = 32
 
@@ -63,8 +55,7 @@ public struct SessionEngine: Sendable {
         autoPause = AutoPauseDetector(config: config.autoPause)
         gps = GPSFilter(config: config.gps)
         altitude = AltitudeFusion(config: config.altitude)
-        zones = HeartRateZoneTracker(floors: config.heartRate.zoneFloors)
-        heartRateTally = HeartRateTally(profile: config.heartRate)
+        heartRate = HeartRateTrack(profile: config.heartRate)
     }
 
     /// Current GPS signal grade.
@@ -77,6 +68,12 @@ public struct SessionEngine: Sendable {
     public var hasIMU: Bool { now - lastSampleTime <= 2 }
     /// True when a position fix arrived within the last five seconds.
     public var hasGPS: Bool { now - lastFixTime <= 5 }
+    /// The session's heart rate so far over its moving time (up to its end once
+    /// it stopped), by the stored session's rules; nil while idle.
+    public var heartRateSummary: HeartRateSummary? {
+        guard state != .idle, stats.startTime.isFinite else { return nil }
+        return heartRate.summary(paused: PausedTime(pauses), from: stats.startTime, to: stats.startTime + stats.elapsed)
+    }
     /// The snapshot the store keeps so that a restart can carry on.
     public var snapshot: SessionSnapshot {
         SessionSnapshot(state: state, stats: stats, pauses: pauses, lastTime: now, utcOffset: sessionOffset,
@@ -98,9 +95,8 @@ public struct SessionEngine: Sendable {
         stats.activity = activity
         stats.startTime = t
         sessionOffset = receiverClock.offset
-        pauses = []
-        closedPauses = 0
-        heartRateTally = HeartRateTally(profile: config.heartRate)
+        pauseLog = SessionPauses()
+        heartRate.startSession()
         state = .recording
         autoPause.restart(at: t)
         gps.breakSegment()
@@ -117,11 +113,11 @@ public struct SessionEngine: Sendable {
             throw SessionCommandError(command: "pause", state: state)
         }
         advance(to: t, emit: emit)
-        if state == .autoPaused, let i = pauses.indices.last {
+        if state == .autoPaused, !pauses.isEmpty {
             // Already stopped: the wearer makes it their own pause, from when it began.
-            pauses[i].automatic = false
+            pauseLog.ownLast()
         } else {
-            pauses.append(PauseInterval(start: t, end: .nan, detectedAt: t, automatic: false))
+            pauseLog.open(PauseInterval(start: t, end: .nan, detectedAt: t, automatic: false))
         }
         state = .paused
         refreshTimes()
@@ -133,7 +129,7 @@ public struct SessionEngine: Sendable {
             throw SessionCommandError(command: "resume", state: state)
         }
         advanceClock(t)
-        closePause(at: t)
+        pauseLog.close(at: t)
         state = .recording
         autoPause.restart(at: t)
         gps.breakSegment()
@@ -158,7 +154,7 @@ public struct SessionEngine: Sendable {
             // Standing at the finish before pressing stop is not moving time.
             handle(autoPause.sessionEnds(at: now), emit: emit)
         }
-        closePause(at: now)
+        pauseLog.close(at: now)
         refreshTimes()
         state = .stopped
         stats.speed = 0
@@ -176,18 +172,10 @@ public struct SessionEngine: Sendable {
         navigator = snapshot.navigation.map { Navigator(restoring: $0, course: course, config: navigationConfig) }
             ?? Navigator(course: nil, destination: nil, config: navigationConfig)
         stats = snapshot.stats
-        pauses = snapshot.pauses
         sessionOffset = snapshot.utcOffset
         state = snapshot.state == .paused ? .paused : .recording
-        if state == .recording {
-            if let last = pauses.last, last.end.isNaN {
-                pauses[pauses.count - 1].end = snapshot.lastTime
-            }
-            if now > snapshot.lastTime {
-                pauses.append(PauseInterval(start: snapshot.lastTime, end: now, detectedAt: now, automatic: true))
-            }
-        }
-        closedPauses = pauses.reduce(0) { $0 + ($1.end.isNaN ? 0 : $1.end - $1.start) }
+        pauseLog = state == .recording ? SessionPauses(resuming: snapshot.pauses, lastTime: snapshot.lastTime, now: now)
+            : SessionPauses(snapshot.pauses)
         autoPause.restart(at: now)
         gps.reset()
         shaper = TrackShaper()
@@ -195,6 +183,11 @@ public struct SessionEngine: Sendable {
         altitude.reset()
         refreshTimes()
         emit(.event(SessionEvent(kind: .resume, time: now, detectedAt: now, cause: "recovery", state: state)))
+    }
+
+    /// Takes back the heart-rate readings a restored session had stored, so that its figures go on from them.
+    public mutating func restoreHeartRate(_ readings: [HeartRateReading]) {
+        heartRate.restore(readings, at: now, pauses: pauses, from: stats.startTime)
     }
 
     // MARK: Inputs
@@ -265,7 +258,7 @@ public struct SessionEngine: Sendable {
         if var point = out.point {
             let fused = climb?.altitude ?? altitude.latest
             if fused.isFinite { point.altitude = fused }
-            point.heartRate = currentHeartRate ?? .nan
+            point.heartRate = heartRate.current(at: now) ?? .nan
             let recording = state == .recording
             if recording {
                 stats.distance += out.distance
@@ -299,6 +292,23 @@ public struct SessionEngine: Sendable {
     public mutating func ingest(_ sample: BaroSample, emit: (EngineOutput) -> Void) {
         guard altitude.ingest(sample) == nil else { return }
         advanceClock(sample.t)
+        checkAutoPause(emit: emit)
+    }
+
+    /// One heart-rate reading, as `heartRate` takes it: while a session is open the reading and its
+    /// R–R intervals go out for the store (and its figures); while recording, a zone crossed is an event.
+    public mutating func ingest(_ sample: HeartRateSample, emit: (EngineOutput) -> Void) {
+        guard let taken = heartRate.take(sample) else { return }
+        advanceClock(sample.t)
+        if state.isActive, !taken.rrMilliseconds.isEmpty { emit(.rrIntervals(at: sample.t, taken.rrMilliseconds)) }
+        if state.isActive, let reading = taken.reading {
+            emit(.heartRate(reading))
+            heartRate.record(reading, pauses: pauses, from: stats.startTime)
+        }
+        if let zone = taken.zone, state == .recording {
+            emit(.event(SessionEvent(kind: .hrZone, time: sample.t, detectedAt: sample.t, cause: "heart_rate",
+                                     state: state, detail: String(zone))))
+        }
         checkAutoPause(emit: emit)
     }
 
@@ -395,7 +405,7 @@ public struct SessionEngine: Sendable {
         }
     }
 
-    mutating func checkAutoPause(emit: (EngineOutput) -> Void) {
+    private mutating func checkAutoPause(emit: (EngineOutput) -> Void) {
         // Stillness must be observed: with neither IMU samples nor fixes
         // arriving, nothing is known and nothing is paused.
         if state == .recording && (hasIMU || hasGPS) {
@@ -412,7 +422,7 @@ public struct SessionEngine: Sendable {
             guard state == .recording else { return }
             // Never back-date into an earlier pause or before the start.
             let start = max(since, pauses.last?.end ?? stats.startTime, stats.startTime)
-            pauses.append(PauseInterval(start: start, end: .nan, detectedAt: at, automatic: true))
+            pauseLog.open(PauseInterval(start: start, end: .nan, detectedAt: at, automatic: true))
             state = .autoPaused
             stats.speed = 0
             refreshTimes()
@@ -420,7 +430,7 @@ public struct SessionEngine: Sendable {
         case let .resume(since, at, cause):
             guard state == .autoPaused else { return }
             let open = pauses.last?.start ?? since
-            closePause(at: max(since, open))
+            pauseLog.close(at: max(since, open))
             state = .recording
             shaper.resume(at: max(since, open), segmentBreak: false)
             refreshTimes()
@@ -429,22 +439,14 @@ public struct SessionEngine: Sendable {
         }
     }
 
-    private mutating func closePause(at t: Double) {
-        guard let i = pauses.indices.last, pauses[i].end.isNaN else { return }
-        pauses[i].end = max(t, pauses[i].start)
-        closedPauses += pauses[i].end - pauses[i].start
-    }
-
-    mutating func advanceClock(_ t: Double) {
+    private mutating func advanceClock(_ t: Double) {
         if t > now { now = t }
     }
 
     private mutating func refreshTimes() {
         guard state.isActive, stats.startTime.isFinite else { return }
         stats.elapsed = max(0, now - stats.startTime)
-        var paused = closedPauses
-        if let open = pauses.last, open.end.isNaN { paused += max(0, now - open.start) }
-        stats.moving = max(0, stats.elapsed - paused)
+        stats.moving = max(0, stats.elapsed - pauseLog.paused(at: now))
         stats.cadence = state == .recording ? cadence.cadence(at: now) : 0
     }
 }

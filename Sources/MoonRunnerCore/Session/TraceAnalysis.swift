@@ -97,7 +97,7 @@ public struct TraceAnalysis: Sendable {
             summary.heartRate(hr)
             if hr.calorieMethod == .heartRate { summary.caloriesKcal = hr.heartRateKcal }
         }
-        summary.hr = engine.heartRateCounters
+        summary.hr = engine.heartRate.counters
         if course != nil { summary.courseTimeline = courseTimeline }
         return summary
     }

@@ -8,26 +8,21 @@ import NIOPosix
 import Synchronization
 
 /// The control socket: a Unix stream socket speaking the line protocol of
-/// `MoonRunnerProtocol`. Each connection is its own task; requests go to
-/// the `SessionService` actor, so a slow client never holds up the sensors.
-/// Replies leave through a bounded queue drained by one writer per client
-/// that waits for each write to reach the kernel: a client that pipelines
-/// requests faster than it reads its replies is slowed down (its requests
-/// wait), a watcher that stops reading is dropped, and either costs at most
-/// the queue.
-public final class ControlServer: Sendable {
+/// `MoonRunnerProtocol`. Each connection is its own task: its lines are
+/// admitted here (length, syntax, rate, the peer's right to change state) and
+/// answered by the `RequestRouter`, so a slow client never holds up the
+/// sensors. Replies leave through a bounded queue drained by one writer per
+/// client that waits for each write to reach the kernel: a client that
+/// pipelines requests faster than it reads its replies is slowed down (its
+/// requests wait), a watcher that stops reading is dropped, and either costs
+/// at most the queue.
+final class ControlServer: Sendable {
     private let config: DaemonConfig
-    private let service: SessionService
-    private let exporter: ExportProvider?
+    private let router: RequestRouter
     private let logger: Logger
     private let policy: PeerPolicy
     private let clients = Atomic<Int>(0)
     private let nextID = Atomic<UInt64>(1)
-    /// Bytes announced by the uploads in progress on all connections.
-    private let uploading = Atomic<Int>(0)
-    /// Uploads in progress may hold this many times `course.max_upload_kb` in
-    /// all: two full-size files at once, a bounded amount of memory.
-    static let uploadsAtOnce = 2
 
     /// Replies queued for one client before its requests wait (it pipelines faster than it reads).
     static let replyLimit = 64
@@ -36,10 +31,9 @@ public final class ControlServer: Sendable {
     /// Refused state changes logged per connection; the rest are counted.
     static let refusalsLogged = 3
 
-    public init(config: DaemonConfig, service: SessionService, logger: Logger, exporter: ExportProvider? = nil) {
+    init(config: DaemonConfig, logger: Logger, router: RequestRouter) {
         self.config = config
-        self.service = service
-        self.exporter = exporter
+        self.router = router
         self.logger = logger
         policy = PeerPolicy(controlGroup: config.controlGroup)
     }
@@ -52,7 +46,7 @@ public final class ControlServer: Sendable {
     }
 
     /// Binds (or adopts a socket-activated descriptor) and serves until cancelled.
-    public func run(listenFD: CInt?) async throws {
+    func run(listenFD: CInt?) async throws {
         if policy.controlGroupMissing {
             logger.warning("socket.control_group \(config.controlGroup) does not exist: only root and the daemon's user may change state")
         }
@@ -112,8 +106,8 @@ public final class ControlServer: Sendable {
         let peer: PeerCredentials?
         var limiter: RateLimiter
         var refusals = 0
-        /// A course upload in progress on this connection.
-        var upload: CourseUpload?
+        /// The router's side: where `?WATCH` lines go, the upload in progress.
+        var requests: RequestRouter.Client
     }
 
     private func serve(_ connection: Connection) async {
@@ -123,11 +117,12 @@ public final class ControlServer: Sendable {
         let channel = connection.channel
         let peerText = connection.peer.map(\.description) ?? "unknown peer"
         logger.debug("client \(id) connected (\(peerText))")
+        let queue = OutboundQueue(replyLimit: Self.replyLimit, watcherHeadroom: Self.watcherHeadroom)
         var state = ClientState(id: id, peer: connection.peer,
-                                limiter: RateLimiter(perSecond: Double(config.maxRequestsPerSecond)))
+                                limiter: RateLimiter(perSecond: Double(config.maxRequestsPerSecond)),
+                                requests: RequestRouter.Client(id: id, watcher: watcher(id, queue: queue, channel: channel)))
         do {
             try await connection.io.executeThenClose { inbound, _ in
-                let queue = OutboundQueue(replyLimit: Self.replyLimit, watcherHeadroom: Self.watcherHeadroom)
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
                         // A failed write (the client is gone) ends the queue, so that nothing waits on it.
@@ -143,7 +138,7 @@ public final class ControlServer: Sendable {
                     }
                     _ = await queue.push(.line(ReplyEncoder.line(VersionReply())))
                     for try await frame in inbound {
-                        guard let reply = await respond(to: frame, state: &state, queue: queue, channel: channel) else { continue }
+                        guard let reply = await respond(to: frame, state: &state) else { continue }
                         // Waits while this client has many replies unread: it slows itself down, not the daemon.
                         guard await queue.push(reply) else { break }
                     }
@@ -152,11 +147,10 @@ public final class ControlServer: Sendable {
         } catch {
             logger.debug("client \(id) ended: \(error)")
         }
-        if let upload = state.upload { uploading.wrappingSubtract(upload.header.bytes, ordering: .relaxed) }
+        router.disconnected(&state.requests)
         if state.refusals > Self.refusalsLogged {
             logger.warning("client \(id) (\(peerText)): \(state.refusals) state changes refused in all")
         }
-        await service.removeWatcher(id)
         logger.debug("client \(id) disconnected")
     }
 
@@ -190,27 +184,12 @@ public final class ControlServer: Sendable {
         case admitted(Request)
     }
 
-    private func respond(to frame: InboundLine, state: inout ClientState, queue: OutboundQueue,
-                         channel: any Channel) async -> Outgoing? {
-        let request: Request
+    private func respond(to frame: InboundLine, state: inout ClientState) async -> Outgoing? {
         switch admit(frame, state: &state) {
         case .ignored: return nil
         case let .answered(reply): return reply
-        case let .admitted(r): request = r
+        case let .admitted(request): return await router.reply(to: request, from: &state.requests)
         }
-        switch request.command {
-        case let .watch(enable):
-            await watch(enable, client: state.id, queue: queue, channel: channel)
-        case let .export(session, format):
-            if let exporter { return await export(session, format: format, id: request.id, with: exporter) }
-        case let .courseAdd(header):
-            return .line(openUpload(header, state: &state, id: request.id))
-        case let .courseData(seq, data):
-            return .line(await receive(seq: seq, data: data, state: &state, id: request.id))
-        default:
-            break
-        }
-        return .line(await service.handle(request))
     }
 
     /// Parses one line and checks it against the rate limit and the peer's
@@ -231,7 +210,7 @@ public final class ControlServer: Sendable {
         // The pieces of an upload in progress are bounded by its announced
         // size, not by the request rate (a 1 MB course is ~350 lines).
         var piece = false
-        if state.upload != nil, case .courseData? = (try? parsed.get())?.command { piece = true }
+        if state.requests.upload != nil, case .courseData? = (try? parsed.get())?.command { piece = true }
         guard piece || state.limiter.allow(at: EngineClock.monotonic()) else {
             return .answered(rateLimited(id: (try? parsed.get())?.id))
         }
@@ -259,94 +238,17 @@ public final class ControlServer: Sendable {
             + "read-only requests such as ?STATUS; work", id: request.id))))
     }
 
-    /// `?WATCH`: the client's queue gets every `STATUS` and `EVENT`; one that
-    /// does not read them is dropped rather than slowing the daemon.
-    private func watch(_ enable: Bool, client id: UInt64, queue: OutboundQueue, channel: any Channel) async {
-        guard enable else {
-            await service.removeWatcher(id)
-            return
-        }
+    /// Where a client's `?WATCH` lines go: its queue, without waiting; a
+    /// watcher that does not read them is dropped rather than slowing the daemon.
+    private func watcher(_ id: UInt64, queue: OutboundQueue, channel: any Channel) -> Watchers.Sink {
         let logger = logger
-        await service.addWatcher(id) { line in
+        return { line in
             if case .full = queue.offer(.line(line)) {
                 logger.warning("watcher \(id) does not read its updates; closing it")
                 queue.finish()
                 channel.close(promise: nil)
             }
         }
-    }
-
-    /// `?EXPORT`: the file, streamed in chunks by the writer.
-    private func export(_ session: Int64, format: String, id: JSONValue?, with exporter: ExportProvider) async -> Outgoing {
-        do throws(RequestError) {
-            let file = try await exporter(session, format)
-            return .export(ExportStream(file: file, id: id))
-        } catch {
-            var e = error
-            e.id = id
-            return .line(ReplyEncoder.line(ErrorReply(e)))
-        }
-    }
-
-    // MARK: Course uploads
-
-    /// `?COURSE_ADD`: opens an upload (dropping one left open on this connection).
-    private func openUpload(_ header: CourseUploadHeader, state: inout ClientState, id: JSONValue?) -> String {
-        dropUpload(&state)
-        let limit = service.library.maxUploadBytes
-        guard header.bytes <= limit else {
-            return ReplyEncoder.line(ErrorReply(RequestError(.tooLarge,
-                "a course file of \(header.bytes) bytes is larger than \(limit / 1024) KiB (course.max_upload_kb); nothing was stored",
-                id: id)))
-        }
-        let total = Self.uploadsAtOnce * limit
-        let reserved = uploading.wrappingAdd(header.bytes, ordering: .relaxed).newValue
-        guard reserved <= total else {
-            uploading.wrappingSubtract(header.bytes, ordering: .relaxed)
-            return ReplyEncoder.line(ErrorReply(RequestError(.busy,
-                "other uploads are in progress; try again in a moment", id: id)))
-        }
-        state.upload = CourseUpload(header)
-        return ReplyEncoder.line(CourseUploadReply(seq: nil, received: 0, bytes: header.bytes, chunks: header.chunks, id: id))
-    }
-
-    /// `?COURSE_DATA`: one piece; the last one stores the course.
-    private func receive(seq: Int, data: String, state: inout ClientState, id: JSONValue?) async -> String {
-        guard var upload = state.upload else {
-            return ReplyEncoder.line(ErrorReply(RequestError(.invalidState,
-                "no course upload in progress; send ?COURSE_ADD={\"bytes\":N,\"chunks\":K}; first", id: id)))
-        }
-        do throws(RequestError) {
-            try upload.accept(seq: seq, data: data)
-        } catch {
-            dropUpload(&state)
-            var e = error
-            e.id = id
-            return ReplyEncoder.line(ErrorReply(e))
-        }
-        guard upload.isComplete else {
-            state.upload = upload
-            return ReplyEncoder.line(CourseUploadReply(seq: seq, received: upload.data.count, bytes: upload.header.bytes,
-                                                       chunks: upload.header.chunks, id: id))
-        }
-        // The bytes stay reserved until the file is read and stored.
-        state.upload = nil
-        defer { uploading.wrappingSubtract(upload.header.bytes, ordering: .relaxed) }
-        do throws(RequestError) {
-            let course = try await service.library.add(upload.data, header: upload.header)
-            logger.notice("course \(course.id) \"\(course.name)\" added (\(Int(course.lengthM)) m, \(course.points) points)")
-            return ReplyEncoder.line(CourseReply(course: course, id: id))
-        } catch {
-            var e = error
-            e.id = id
-            return ReplyEncoder.line(ErrorReply(e))
-        }
-    }
-
-    private func dropUpload(_ state: inout ClientState) {
-        guard let upload = state.upload else { return }
-        uploading.wrappingSubtract(upload.header.bytes, ordering: .relaxed)
-        state.upload = nil
     }
 
     private func rateLimited(id: JSONValue?) -> Outgoing {

@@ -21,27 +21,23 @@ public final class CourseLibrary: Sendable {
         self.maxUploadBytes = maxUploadBytes
     }
 
-    /// Answers the read and delete requests; nil for other requests.
-    public func handle(_ request: Request) async -> String? {
-        let id = request.id
-        do {
-            switch request.command {
-            case .courses:
-                return ReplyEncoder.line(CoursesReply(courses: try await store.courses().map(Self.info), id: id))
-            case let .course(cid):
-                guard let (c, course) = try await store.load(id: cid) else { return notFound(cid, id) }
-                var info = Self.info(c)
-                info.cues = (try? FollowedCourse(id: cid, course: course))?.cues ?? []
-                return ReplyEncoder.line(CourseReply(course: info, id: id))
-            case let .courseDelete(cid):
-                guard try await store.delete(id: cid) else { return notFound(cid, id) }
-                return ReplyEncoder.line(CourseDeletedReply(course: cid, id: id))
-            default:
-                return nil
-            }
-        } catch {
-            return ReplyEncoder.line(ErrorReply(RequestError(.storeError, "the store failed: \(error)", id: id)))
-        }
+    /// `?COURSES`: every course in the library.
+    public func courses() async throws(RequestError) -> CoursesReply {
+        CoursesReply(courses: try await reading { try await store.courses() }.map(Self.info))
+    }
+
+    /// `?COURSE`: one course with the points its file named.
+    public func course(_ cid: Int64) async throws(RequestError) -> CourseReply {
+        guard let (c, course) = try await reading({ try await store.load(id: cid) }) else { throw notFound(cid) }
+        var info = Self.info(c)
+        info.cues = (try? FollowedCourse(id: cid, course: course))?.cues ?? []
+        return CourseReply(course: info)
+    }
+
+    /// `?COURSE_DELETE`: a course leaves the library (sessions that followed it keep its name).
+    public func delete(_ cid: Int64) async throws(RequestError) -> CourseDeletedReply {
+        guard try await reading({ try await store.delete(id: cid) }) else { throw notFound(cid) }
+        return CourseDeletedReply(course: cid)
     }
 
     /// Reads an uploaded file and stores it as a course. A file that is not
@@ -86,8 +82,17 @@ public final class CourseLibrary: Sendable {
         }
     }
 
-    private func notFound(_ cid: Int64, _ id: JSONValue?) -> String {
-        ReplyEncoder.line(ErrorReply(RequestError(.notFound, "no course \(cid); ?COURSES; lists them", id: id)))
+    private func notFound(_ cid: Int64) -> RequestError {
+        RequestError(.notFound, "no course \(cid); ?COURSES; lists them")
+    }
+
+    /// Runs a read or write of the library; its failure is a `store_error`.
+    private func reading<T>(_ body: () async throws -> T) async throws(RequestError) -> T {
+        do {
+            return try await body()
+        } catch {
+            throw RequestError(.storeError, "the store failed: \(error)")
+        }
     }
 
     static func info(_ c: StoredCourse) -> CourseInfo {

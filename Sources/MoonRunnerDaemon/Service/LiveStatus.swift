@@ -22,15 +22,15 @@ struct LiveStatus {
     var ladder = BadgeLadder.solarSystem
 
     /// The reply at engine time `now` (it leaves in UTC, as every time the daemon sends).
-    func reply(at now: Double, id: JSONValue?) -> StatusReply {
+    func reply(at now: Double) -> StatusReply {
         let offset = engine.utcOffsetNow
         let shown = engine.state == .idle ? nil : engine.stats.shifted(by: offset)
         let heartRate = engine.heartRateSummary
         let navigator = shown == nil ? nil : engine.navigator
-        return StatusReply(time: now + (offset ?? 0), state: engine.state.rawValue,
+        return StatusReply(time: now + (offset ?? 0), state: engine.state,
                            session: session ?? (engine.state == .stopped ? lastSession : nil), stats: shown,
-                           gps: gps, imu: imu, baro: baro, altitudeSource: engine.altitudeSource.rawValue,
-                           store: store, lastTransition: lastTransition, units: units.rawValue,
+                           gps: gps, imu: imu, baro: baro, altitudeSource: engine.altitudeSource,
+                           store: store, lastTransition: lastTransition, units: units,
                            caloriesKcal: shown.map { liveCalories($0, heartRate: heartRate) } ?? 0,
                            nextBadge: nextBadge,
                            course: shown.flatMap { navigator?.courseStatus(averageSpeed: $0.averageSpeed) }
@@ -41,24 +41,25 @@ struct LiveStatus {
                                                 arrived: navigator?.arrived ?? false)
                            },
                            quiet: quiet,
-                           hrBpm: engine.currentHeartRate, hrZone: engine.heartRateZone,
-                           hrState: inputs.hrState.rawValue, hr: hr,
-                           caloriesMethod: shown.map { _ in (heartRate?.calorieMethod ?? .acsm).rawValue },
-                           climbRate: shown.map { _ in engine.climbRate.metresPerHour }, id: id)
+                           hrBpm: engine.heartRate.current(at: engine.now), hrZone: engine.heartRate.zone(at: engine.now),
+                           hrState: inputs.hrState, hr: hr,
+                           caloriesMethod: shown.map { _ in heartRate?.calorieMethod ?? .acsm },
+                           climbRate: shown.map { _ in engine.climbRate.metresPerHour })
     }
 
     /// A short status for systemd's STATUS= (shown by `systemctl status`).
     var oneLine: String {
         let st = engine.stats
-        guard engine.state != .idle else { return "idle; gps \(inputs.gps.health), imu \(inputs.imu.health)" }
+        let health = "gps \(inputs.gps.health.rawValue), imu \(inputs.imu.health.rawValue)"
+        guard engine.state != .idle else { return "idle; \(health)" }
         return "\(engine.state.rawValue) \(Formatting.distance(st.distance, units)) "
-            + "\(Formatting.duration(st.moving)) \(st.steps) steps; gps \(inputs.gps.health), imu \(inputs.imu.health)"
+            + "\(Formatting.duration(st.moving)) \(st.steps) steps; \(health)"
     }
 
     /// gpsd's side with the engine's signal grade.
     var gps: GPSStatus {
         var gps = inputs.gps
-        gps.grade = engine.signal.rawValue
+        gps.grade = engine.signal
         return gps
     }
 
@@ -79,7 +80,7 @@ struct LiveStatus {
 
     /// The strap's side with the engine's counts of what it took and refused.
     var hr: HeartRateStatus {
-        let c = engine.heartRateCounters
+        let c = engine.heartRate.counters
         var hr = inputs.hr
         (hr.samples, hr.missing, hr.rejected, hr.rrIntervals, hr.rrRejected) = (c.samples, c.missing, c.rejected,
                                                                                c.rrIntervals, c.rrRejected)
@@ -108,7 +109,7 @@ extension StoreStatus {
     /// take in keeps every commit meanwhile: either is an error to look at.
     init(healthy: Bool, lastError: String?, pendingRows: Int, consolidationError: String?) {
         let consolidation = consolidationError.map { "the database cannot take the journal in: \($0)" }
-        self.init(health: healthy && consolidation == nil ? "ok" : "error", pending: pendingRows,
+        self.init(health: healthy && consolidation == nil ? .ok : .error, pending: pendingRows,
                   lastError: lastError ?? consolidation)
     }
 }

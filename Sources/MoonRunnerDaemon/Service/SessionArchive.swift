@@ -11,31 +11,84 @@ struct LiveSession: Sendable {
 }
 
 /// Recorded sessions as they leave the daemon (`?SESSIONS`, `?SESSION`,
-/// `?EXPORT`): read from the store, the live one's figures taken from the
-/// engine, every time moved to UTC. It holds no state of its own, so the
-/// session service only hands it the live session of the moment.
+/// `?DELETE`, and the session `?EXPORT` writes): read from the store, the live
+/// one's figures taken from the engine as the session service has it at the
+/// moment of asking, every time moved to UTC. The reads run in the caller's
+/// task, never on the session actor; a failure of the store is told to the
+/// service, whose `STATUS` then shows it.
 struct SessionArchive: Sendable {
+    let service: SessionService
     let store: SessionStore
     let calories: CalorieModel
     let heartRateProfile: HeartRateProfile
+    /// The state folder, named in a failure's message.
+    let stateDir: String
+
+    init(service: SessionService, store: SessionStore, config: DaemonConfig) {
+        self.service = service
+        self.store = store
+        calories = CalorieModel(bodyMass: config.bodyMassKg)
+        heartRateProfile = config.engineConfig.heartRate
+        stateDir = config.stateDir
+    }
 
     /// `?SESSIONS`: a page of sessions, newest first.
-    func sessions(limit: Int, before: Int64?, live: LiveSession?, id: JSONValue?) async throws -> SessionsReply {
-        let list = try await store.sessions(limit: limit, before: before)
-        return SessionsReply(sessions: list.map { Self.info($0, live: live) }, id: id)
+    func sessions(limit: Int, before: Int64?) async throws(RequestError) -> SessionsReply {
+        let live = await service.liveSession
+        let list = try await reading { try await store.sessions(limit: limit, before: before) }
+        return SessionsReply(sessions: list.map { Self.info($0, live: live) })
     }
 
-    /// `?SESSION`: nil when there is no such session.
-    func session(_ sid: Int64, live: LiveSession?, id: JSONValue?) async throws -> SessionReply? {
-        guard let s = try await store.session(id: sid) else { return nil }
-        let detail = try await export(s, live: live)
-        return await reply(for: s, detail: detail, live: live, id: id)
+    /// `?SESSION`: one session in full.
+    func session(_ sid: Int64) async throws(RequestError) -> SessionReply {
+        let live = await service.liveSession
+        let found = try await reading { () async throws -> (StoredSession, ExportSession)? in
+            guard let s = try await store.session(id: sid) else { return nil }
+            return (s, try await export(s, live: live))
+        }
+        guard let (s, detail) = found else { throw RequestError(.notFound, "no session \(sid); ?SESSIONS; lists them") }
+        return await reply(for: s, detail: detail, live: live)
     }
 
-    /// The session `?EXPORT` writes: nil when there is no such session.
-    func export(id sid: Int64, live: LiveSession?) async throws -> ExportSession? {
-        guard let s = try await store.session(id: sid) else { return nil }
-        return try await export(s, live: live)
+    /// `?DELETE`: a finished session and everything stored with it.
+    func delete(_ sid: Int64) async throws(RequestError) -> DeletedReply {
+        guard sid != (await service.liveSession)?.id else {
+            throw RequestError(.invalidState, "session \(sid) is being recorded; ?STOP; it first")
+        }
+        guard try await reading({ try await store.delete(id: sid) }) else {
+            throw RequestError(.notFound, "no session \(sid)")
+        }
+        return DeletedReply(session: sid)
+    }
+
+    /// Everything stored about a session, in the form the exporters and the
+    /// statistics take (what `?EXPORT` writes).
+    func export(id sid: Int64) async throws(RequestError) -> ExportSession {
+        let live = await service.liveSession
+        let found: ExportSession?
+        do {
+            if let s = try await store.session(id: sid) {
+                found = try await export(s, live: live)
+            } else {
+                found = nil
+            }
+        } catch {
+            await service.storeFailed(error)
+            throw RequestError(.storeError, "the store failed: \(error)")
+        }
+        guard let found else { throw RequestError(.notFound, "no session \(sid); ?SESSIONS; lists them") }
+        return found
+    }
+
+    /// Runs a read or write of the store; its failure is the store's (the
+    /// service is told) and the client is told what to check.
+    private func reading<T>(_ body: () async throws -> T) async throws(RequestError) -> T {
+        do {
+            return try await body()
+        } catch {
+            await service.storeFailed(error)
+            throw RequestError(.storeError, "the store failed: \(error); check free space and permissions of \(stateDir)")
+        }
     }
 
     /// Everything stored about a session, in the form the exporters and the
@@ -65,7 +118,7 @@ struct SessionArchive: Sendable {
     }
 
     /// `?SESSION`'s reply for a session and what `export` read of it.
-    private func reply(for s: StoredSession, detail: ExportSession, live: LiveSession?, id: JSONValue?) async -> SessionReply {
+    private func reply(for s: StoredSession, detail: ExportSession, live: LiveSession?) async -> SessionReply {
         let events = detail.events.map { EventReply(session: s.id, event: $0) }
         let snap = Self.snapshot(of: s, live: live)
         // Splits and laps walk the whole track: off the session actor.
@@ -74,7 +127,7 @@ struct SessionArchive: Sendable {
             n.courseName.map { SessionCourseReply(id: n.courseID, name: $0, finished: n.finished) }
         }
         return SessionReply(session: Self.info(s, live: live), stats: snap.stats, pauses: snap.pauses,
-                            events: events, points: detail.points.count, figures: figures, course: course, id: id)
+                            events: events, points: detail.points.count, figures: figures, course: course)
     }
 
     /// A session's snapshot (the engine's for the live one) with its times in UTC.
@@ -88,7 +141,7 @@ struct SessionArchive: Sendable {
         let recording = current(s, live: live)
         let snap = recording?.snapshot ?? s.snapshot
         let offset = snap.utcOffset ?? 0
-        return SessionInfo(id: s.id, activity: s.activity.rawValue, state: (recording?.state ?? s.state).rawValue,
+        return SessionInfo(id: s.id, activity: s.activity.rawValue, state: recording?.state ?? s.state,
                            startTime: s.startTime + offset, endTime: s.endTime.map { $0 + offset }, distanceM: snap.stats.distance,
                            elapsedS: snap.stats.elapsed, movingS: snap.stats.moving, steps: snap.stats.steps,
                            interrupted: s.interrupted)

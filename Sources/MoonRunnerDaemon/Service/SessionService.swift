@@ -1,17 +1,18 @@
 import Logging
 import MoonRunnerCore
-import MoonRunnerExport
 import MoonRunnerProtocol
 import MoonRunnerSensors
 import MoonRunnerStore
 import MoonRunnerTerrain
 
-/// The serialiser: every input and every command goes through this actor,
-/// one at a time, so the pure values it holds need no locks: the engine, what
-/// the session records (`SessionRecording`), `STATUS` (`LiveStatus`), stored
-/// sessions as they leave (`SessionArchive`). It does the I/O they decide:
-/// store writes are awaited, never blocking a thread, and the actor keeps
-/// taking samples while a commit is in flight.
+/// The serialiser: every input and every command on the live session goes
+/// through this actor, one at a time, so the pure values it holds need no
+/// locks: the engine, what the session records (`SessionRecording`), when it is
+/// written (`CommitScheduler`), `STATUS` (`LiveStatus`). It does the I/O they
+/// decide: store writes are awaited, never blocking a thread, and the actor
+/// keeps taking samples while a commit is in flight. Commands return typed
+/// replies or throw a `RequestError`: the wire is the `RequestRouter`'s, and
+/// recorded sessions are the `SessionArchive`'s.
 public actor SessionService {
     private var engine: SessionEngine
     private let store: SessionStore
@@ -19,33 +20,25 @@ public actor SessionService {
     private let config: DaemonConfig
     private let logger: Logger
 
-    private var sessionID: Int64?
+    /// The last session started: `STATUS` shows it while the engine rests stopped after it.
     private var lastSessionID: Int64?
     private var starting = false
-    /// Rows for the next commit, events, splits and badges of the live session.
+    /// Events, splits and badges of the live session.
     private var recording: SessionRecording
-    private var lastCommit = -Double.infinity
-    private var committing = false
-    /// A forced commit asked for while one was in flight: it runs right after.
-    private var commitAgain = false
-    /// Commands waiting for the commits in flight to be written.
-    private var settled: [CheckedContinuation<Void, Never>] = []
-    private var storeHealthy = true
-    private var storeError: String?
+    /// The rows for the store, the commit in flight and the store's health.
+    private var commits: CommitScheduler
     /// Reused between calls so that the IMU path does not allocate per sample.
     private var outputs: [EngineOutput] = []
 
-    private var watchers: [UInt64: @Sendable (String) -> Void] = [:]
+    /// The clients watching: every `STATUS` and `EVENT` is sent to them.
+    nonisolated let watchers = Watchers()
     private var inputHealth = InputHealth()
-    /// Stored sessions as they leave the daemon.
-    private let archive: SessionArchive
+    private let calories: CalorieModel
     private var lastRetention = -Double.infinity
     private let hook: TransitionHook?
     /// The course library (its requests and uploads need no session state).
     public nonisolated let library: CourseLibrary
     private let recovery: SessionRecovery
-    private var gpsLoss = GPSLossWatch()
-    private var heartRateLink = HeartRateLinkWatch()
     /// Announcers are asked to keep silent (`?ANNOUNCE`); not kept across restarts.
     private var quiet = false
     private let terrain: TerrainFolder?
@@ -58,15 +51,14 @@ public actor SessionService {
         library = CourseLibrary(store: store, clock: clock, maxUploadBytes: config.courseMaxUploadKB * 1024)
         terrain = TerrainTiles.open(config, logger: logger)
         engine = SessionEngine(config: config.engineConfig, terrain: terrain)
-        archive = SessionArchive(store: store, calories: CalorieModel(bodyMass: config.bodyMassKg),
-                                 heartRateProfile: config.engineConfig.heartRate)
+        calories = CalorieModel(bodyMass: config.bodyMassKg)
         recording = SessionRecording(units: config.units)
+        // A database found damaged at start was kept aside: say so in STATUS.
+        commits = CommitScheduler(interval: config.commitInterval, damage: store.recoveredFromDamage.map { "\($0)" })
         recovery = SessionRecovery(store: store, library: library, logger: logger)
         outputs.reserveCapacity(64)
         hook = config.hookCommand.isEmpty ? nil : TransitionHook(command: config.hookCommand, timeout: config.hookTimeout,
                                                                  logger: logger)
-        // A database found damaged at start was kept aside: say so in STATUS.
-        storeError = store.recoveredFromDamage.map { "\($0)" }
     }
 
     // MARK: Start-up
@@ -91,16 +83,15 @@ public actor SessionService {
             recording.badges.start(sessionID != nil ? engine.stats.activity : idle,
                                    at: sessionID != nil ? engine.stats.distance : 0)
         } catch {
-            markStoreError(error)
+            storeFailed(error)
         }
         await applyRetention()
     }
 
     /// Carries on session `s`, last committed `age` seconds ago.
     private func resume(_ s: StoredSession, age: Double) async throws {
-        sessionID = s.id
         lastSessionID = s.id
-        recording.pending = CommitBatch(sessionID: s.id, snapshot: s.snapshot)
+        commits.pending = CommitBatch(sessionID: s.id, snapshot: s.snapshot)
         let course = await recovery.followedCourse(of: s.snapshot)
         collect { engine, emit in engine.restore(s.snapshot, course: course, at: clock.now(), emit: emit) }
         engine.restoreHeartRate(try await store.heartRate(session: s.id))
@@ -119,7 +110,7 @@ public actor SessionService {
             let n = try await store.deleteSessions(endedBefore: cutoff)
             if n > 0 { logger.notice("retention: deleted \(n) session(s) older than \(config.retentionDays) days") }
         } catch {
-            markStoreError(error)
+            storeFailed(error)
         }
     }
 
@@ -146,27 +137,13 @@ public actor SessionService {
         await afterInput()
     }
 
-    /// The strap's link and health changed (its source's stream, in order):
-    /// `hr_state` and `hr.health` come from this one snapshot, so they never
-    /// disagree; a change of link is an `hr_connected` or `hr_lost` event
-    /// (detail: the strap, or why).
+    /// The strap's link and health changed (its source's stream, in order); a
+    /// change of link is an `hr_connected` or `hr_lost` event (detail: the strap, or why).
     public func update(heartRate s: HeartRateSourceStatus, detail: String?) async {
-        inputHealth.hr = HeartRateStatus(s)
-        guard s.state != inputHealth.hrState else { return }
-        inputHealth.hrState = s.state
-        if let kind = heartRateLink.update(s.state) {
-            record(SessionEvent(kind: kind, time: engine.now, detectedAt: engine.now, cause: "heart_rate",
-                                state: engine.state, detail: detail))
-            await afterInput()
-        }
-    }
-
-    /// The source's counters (the daemon's 1 Hz tick); state and health stay
-    /// as the stream last said, so the two can never be taken from different moments.
-    public func refresh(heartRate s: HeartRateSourceStatus) {
-        var hr = HeartRateStatus(s)
-        hr.health = inputHealth.hr.health
-        inputHealth.hr = hr
+        guard let kind = inputHealth.heartRateChanged(s) else { return }
+        record(SessionEvent(kind: kind, time: engine.now, detectedAt: engine.now, cause: "heart_rate",
+                            state: engine.state, detail: detail))
+        await afterInput()
     }
 
     public func ingest(fix: GPSFix, at t: Double) async {
@@ -177,19 +154,16 @@ public actor SessionService {
         await afterInput()
     }
 
-    /// gpsd's connection health, sampled by the daemon's heartbeat.
-    public func update(gpsHealth health: String, connects: Int) {
-        inputHealth.gps.health = health
-        inputHealth.gps.connects = connects
+    /// The adapters' health, as the daemon's heartbeat reads it.
+    public func refresh(_ adapters: AdapterReadings) {
+        inputHealth.refresh(adapters)
     }
-    public func update(imu: IMUStatus) { inputHealth.imu = imu }
-    public func update(baro: BaroStatus) { inputHealth.baro = baro }
 
     /// The 1 Hz heartbeat: time passes, watchers get `STATUS`, batches commit.
     public func tick() async {
         let now = clock.now()
         collect { engine, emit in engine.advance(to: now, emit: emit) }
-        broadcast(ReplyEncoder.line(status(id: nil)))
+        watchers.send(status())
         await afterInput()
         if now - lastRetention >= 3600 { await applyRetention() }
     }
@@ -205,163 +179,89 @@ public actor SessionService {
 
     // MARK: Commands
 
-    /// Each request is one method of the service (or the course library's);
-    /// the control server answers `?EXPORT`, `?COURSE_ADD` and `?COURSE_DATA` itself.
-    public func handle(_ request: Request) async -> String {
-        let id = request.id
-        switch request.command {
-        case .version: return ReplyEncoder.line(VersionReply(id: id))
-        case .status, .watch: return ReplyEncoder.line(status(id: id))
-        case let .start(activity, course, destination): return await start(activity, courseID: course, destination: destination, id: id)
-        case .pause: return await command("pause", id) { e, t, emit throws(SessionCommandError) in try e.pause(at: t, emit: emit) }
-        case .resume: return await command("resume", id) { e, t, emit throws(SessionCommandError) in try e.resume(at: t, emit: emit) }
-        case .lap: return await command("lap", id) { e, t, emit throws(SessionCommandError) in try e.lap(at: t, emit: emit) }
-        case .stop: return await command("stop", id) { e, t, emit throws(SessionCommandError) in try e.stop(at: t, emit: emit) }
-        case let .sessions(limit, before): return await sessions(limit: limit, before: before, id: id)
-        case let .session(sid): return await session(sid, id: id)
-        case let .delete(sid): return await delete(sid, id: id)
-        case .export: return error(.unavailable, "?EXPORT; is answered by the control server", id)
-        case .badges: return badgeBoard(id: id)
-        case .config: return ReplyEncoder.line(ConfigReply(config: ConfigSummary.json(config), id: id))
-        case .courses, .course, .courseDelete: return await library.handle(request) ?? error(.internalError, "the course library did not answer", id)
-        case .courseAdd, .courseData: return error(.unavailable, "?\(request.command.name); is answered by the control server", id)
-        case let .announce(q): return announce(quiet: q, id: id)
-        }
+    /// `STATUS` as of now.
+    public func status() -> StatusReply {
+        liveStatus.reply(at: clock.now())
     }
 
-    /// `?START`: the activity by name (the configured one when none), the course by id.
-    private func start(_ activityName: String?, courseID: Int64?, destination: GeoPoint?, id: JSONValue?) async -> String {
-        let name = activityName ?? config.defaultActivity.rawValue
-        guard let activity = Activity(rawValue: name) else {
-            return error(.badParameter, "\"activity\" must be one of \(Activity.allCases.map(\.rawValue).joined(separator: ", "))", id)
-        }
-        var course: FollowedCourse?
-        if let courseID {
-            do throws(RequestError) {
-                course = try await library.load(id: courseID)
-            } catch {
-                return self.error(error.code, error.message, id)
-            }
-        }
-        return await start(activity, course: course, destination: destination, id: id)
-    }
-
-    private func sessions(limit: Int, before: Int64?, id: JSONValue?) async -> String {
-        do {
-            return ReplyEncoder.line(try await archive.sessions(limit: limit, before: before, live: live, id: id))
-        } catch {
-            return storeFailure(error, id)
-        }
-    }
-
-    private func session(_ sid: Int64, id: JSONValue?) async -> String {
-        do {
-            guard let reply = try await archive.session(sid, live: live, id: id) else {
-                return error(.notFound, "no session \(sid); ?SESSIONS; lists them", id)
-            }
-            return ReplyEncoder.line(reply)
-        } catch {
-            return storeFailure(error, id)
-        }
-    }
-
-    private func delete(_ sid: Int64, id: JSONValue?) async -> String {
-        guard sid != sessionID else {
-            return error(.invalidState, "session \(sid) is being recorded; ?STOP; it first", id)
-        }
-        do {
-            guard try await store.delete(id: sid) else { return error(.notFound, "no session \(sid)", id) }
-            return ReplyEncoder.line(DeletedReply(session: sid, id: id))
-        } catch {
-            return storeFailure(error, id)
-        }
-    }
-
-    private func badgeBoard(id: JSONValue?) -> String {
-        let live = sessionID.map { (session: $0, distance: engine.stats.distance) }
-        return ReplyEncoder.line(BadgesReply(activity: recording.badges.activity, board: recording.badges.board,
-                                             live: live, id: id))
-    }
-
-    /// `?ANNOUNCE`: watchers learn a change now rather than at the next tick.
-    private func announce(quiet q: Bool, id: JSONValue?) -> String {
-        if q != quiet {
-            quiet = q
-            logger.notice("announcements \(q ? "muted" : "unmuted")")
-            broadcast(ReplyEncoder.line(status(id: nil)))
-        }
-        return ReplyEncoder.line(status(id: id))
-    }
-
-    // MARK: Watchers
-
-    public func addWatcher(_ id: UInt64, sink: @escaping @Sendable (String) -> Void) {
-        watchers[id] = sink
-    }
-
-    public func removeWatcher(_ id: UInt64) {
-        watchers[id] = nil
-    }
-
-    // MARK: Internals
-
-    private func start(_ activity: Activity, course: FollowedCourse?, destination: GeoPoint?, id: JSONValue?) async -> String {
+    /// `?START`: a session of `activity` (the configured one when nil),
+    /// following `course` and/or heading for `destination`.
+    public func start(_ activity: Activity?, course: FollowedCourse?,
+                      destination: GeoPoint?) async throws(RequestError) -> StatusReply {
+        let activity = activity ?? config.defaultActivity
         if let refusal = StartRefusal(asked: activity, current: engine.stats.activity, state: engine.state,
                                       starting: starting) {
-            return error(.invalidState, refusal.message, id)
+            throw RequestError(.invalidState, refusal.message)
         }
         starting = true
         defer { starting = false }
         TerrainTiles.reload(terrain, logger: logger)
         let t = clock.now()
         var probe = engine
-        do {
+        do throws(SessionCommandError) {
             try probe.start(activity: activity, at: t, course: course, destination: destination) { _ in }
         } catch {
-            return self.error(.invalidState, error.description, id)
+            throw RequestError(.invalidState, error.description)
         }
         let newID: Int64
         do {
             newID = try await store.createSession(activity: activity, snapshot: probe.snapshot)
         } catch {
-            return storeFailure(error, id)
+            throw storeFailure(error)
         }
-        sessionID = newID
         lastSessionID = newID
-        recording.pending = CommitBatch(sessionID: newID, snapshot: probe.snapshot)
+        commits.pending = CommitBatch(sessionID: newID, snapshot: probe.snapshot)
         collect { engine, emit in
             try? engine.start(activity: activity, at: t, course: course, destination: destination, emit: emit)
         }
         await afterInput()
         await commitsSettled()
-        return ReplyEncoder.line(status(id: id))
+        return status()
     }
 
-    private func command(_ name: String, _ id: JSONValue?,
-                         _ body: (inout SessionEngine, Double, (EngineOutput) -> Void) throws(SessionCommandError) -> Void) async -> String {
+    /// `?PAUSE`, `?RESUME`, `?LAP`, `?STOP`. The reply says it is done once it
+    /// is on disk (a commit already in flight when the command came would
+    /// otherwise still be writing its batch).
+    public func run(_ command: SessionCommand) async throws(RequestError) -> StatusReply {
         let t = clock.now()
         var failure: SessionCommandError?
         var produced: [EngineOutput] = []
         do throws(SessionCommandError) {
-            try body(&engine, t) { produced.append($0) }
+            try command.run(on: &engine, at: t) { produced.append($0) }
         } catch {
             failure = error
         }
         for o in produced { handle(o) }
         if let failure {
-            return error(.invalidState, "cannot \(name): the session is \(failure.state.rawValue)", id)
+            throw RequestError(.invalidState, "cannot \(command.rawValue): the session is \(failure.state.rawValue)")
         }
         await afterInput()
-        // The reply says it is done: it is on disk (a commit already in flight
-        // when the command came would otherwise still be writing its batch).
         await commitsSettled()
-        return ReplyEncoder.line(status(id: id))
+        return status()
     }
+
+    /// `?BADGES`: the board of the live (else the last) session's activity.
+    public func badges() -> BadgesReply {
+        let live = sessionID.map { (session: $0, distance: engine.stats.distance) }
+        return BadgesReply(activity: recording.badges.activity, board: recording.badges.board, live: live)
+    }
+
+    /// `?ANNOUNCE`: watchers learn a change now rather than at the next tick.
+    public func announce(quiet q: Bool) -> StatusReply {
+        if q != quiet {
+            quiet = q
+            logger.notice("announcements \(q ? "muted" : "unmuted")")
+            watchers.send(status())
+        }
+        return status()
+    }
+
+    // MARK: Internals
 
     /// Returns once no commit is in flight or queued.
     private func commitsSettled() async {
-        guard committing || commitAgain else { return }
-        await withCheckedContinuation { settled.append($0) }
+        guard commits.isBusy else { return }
+        await withCheckedContinuation { commits.wait($0) }
     }
 
     /// Runs the engine with a buffer for its outputs, then handles them. The
@@ -377,124 +277,77 @@ public actor SessionService {
     }
 
     private func handle(_ output: EngineOutput) {
-        tell(recording.take(output, from: engine, session: sessionID))
+        tell(recording.take(output, from: engine, into: &commits.pending))
     }
 
     private func record(_ event: SessionEvent) {
-        tell(recording.record(event, from: engine, session: sessionID))
+        tell(recording.record(event, from: engine, into: &commits.pending))
     }
 
     /// Tells watchers, the hook and the log what was journaled (in UTC).
     private func tell(_ told: [SessionRecording.Told]) {
         for t in told {
             let e = t.event
-            broadcast(ReplyEncoder.line(EventReply(session: sessionID, event: e, split: t.split)))
+            watchers.send(EventReply(session: sessionID, event: e, split: t.split))
             logger.info("\(e.kind.rawValue) at \(e.time) (\(e.cause)) → \(e.state.rawValue)")
             hook?.run(event: e, session: sessionID)
         }
     }
 
+    /// After every input and command: the moments it brought, then a commit when one is due.
     private func afterInput() async {
-        // Asked on every input: the engine is read in place, not copied.
-        for passing in recording.badges.update(distance: engine.stats.distance, sessionActive: engine.state.isActive) {
-            record(SessionEvent(kind: .badge, time: engine.now, detectedAt: engine.now, cause: passing.cause,
-                                state: engine.state, detail: passing.badge.name))
-        }
-        if let kind = gpsLoss.update(hasFix: engine.hasGPS, sessionActive: engine.state.isActive) {
-            record(SessionEvent(kind: kind, time: engine.now, detectedAt: engine.now, cause: "gps", state: engine.state))
-        }
+        tell(recording.look(at: engine, into: &commits.pending))
         if recording.eventJournaled {
             recording.eventJournaled = false
             await commit(force: true)
-        } else if clock.now() - lastCommit >= config.commitInterval {
+        } else if commits.isDue(at: clock.now()) {
             await commit(force: false)
         }
     }
 
-    /// Writes the pending batch. On failure the rows stay pending and are
-    /// retried at the next commit, so a full disk loses nothing already
-    /// recorded in memory and recording carries on.
+    /// Writes the batch the scheduler hands out. On failure its rows stay
+    /// pending and are retried at the next commit.
     private func commit(force: Bool) async {
-        if committing {
-            if force { commitAgain = true }
-            return
-        }
         let ended = engine.state == .stopped
-        guard let sid = sessionID ?? recording.pending?.sessionID,
-              let batch = recording.takeBatch(session: sid, snapshot: engine.snapshot, ended: ended) else { return }
-        if ended { sessionID = nil }
-        committing = true
-        lastCommit = clock.now()
+        let taken = commits.begin(force: force, at: clock.now(), ended: ended) { batch in
+            if let s = recording.steps.take() { batch.stepSeconds.append(s) }
+            batch.snapshot = engine.snapshot
+        }
+        guard let batch = taken else { return }
         do {
             try await store.commit(batch)
-            committing = false
-            if !storeHealthy { logger.notice("store writable again; pending rows committed") }
-            storeHealthy = true
-            storeError = nil
+            if commits.written() { logger.notice("store writable again; pending rows committed") }
         } catch {
-            committing = false
-            markStoreError(error)
-            if recording.putBack(batch), ended { sessionID = sid }
+            if commits.failed(batch, error: error) { logger.error("store error: \(error)") }
         }
-        if commitAgain {
-            commitAgain = false
-            await commit(force: true)
-        }
-        if !committing && !commitAgain {
-            let waiting = settled
-            settled = []
-            for w in waiting { w.resume() }
-        }
+        if commits.takeQueued() { await commit(force: true) }
+        for waiter in commits.settled() { waiter.resume() }
     }
 
-    /// Everything stored about a session, in the form the exporters and the
-    /// statistics take; the live session's figures come from the engine.
-    public func exportSession(id sid: Int64) async throws(RequestError) -> ExportSession {
-        let found: ExportSession?
-        do {
-            found = try await archive.export(id: sid, live: live)
-        } catch {
-            markStoreError(error)
-            throw RequestError(.storeError, "the store failed: \(error)")
-        }
-        guard let found else { throw RequestError(.notFound, "no session \(sid); ?SESSIONS; lists them") }
-        return found
-    }
+    /// The session being recorded: the one whose rows are not all written yet.
+    private var sessionID: Int64? { commits.session }
 
-    /// The session being recorded, as the archive sees it.
-    private var live: LiveSession? {
+    /// The session being recorded, as the archive sees it (its engine is newer than its stored row).
+    var liveSession: LiveSession? {
         sessionID.map { LiveSession(id: $0, snapshot: engine.snapshot, state: engine.state) }
     }
 
-    private func markStoreError(_ error: any Error) {
-        if storeHealthy { logger.error("store error: \(error)") }
-        storeHealthy = false
-        storeError = "\(error)"
+    /// The store failed a read or write: `STATUS` says so until a commit is written again.
+    func storeFailed(_ error: any Error) {
+        if commits.storeFailed(error) { logger.error("store error: \(error)") }
     }
 
-    private func broadcast(_ line: String) {
-        for sink in watchers.values { sink(line) }
-    }
-
-    private func status(id: JSONValue?) -> StatusReply {
-        liveStatus.reply(at: clock.now(), id: id)
-    }
-
-    /// `STATUS` as of now, before its time and id.
+    /// `STATUS` as of now, before its time.
     private var liveStatus: LiveStatus {
-        let health = StoreStatus(healthy: storeHealthy, lastError: storeError, pendingRows: recording.pending?.rowCount ?? 0,
-                                 consolidationError: store.consolidationError)
-        return LiveStatus(engine: engine, inputs: inputHealth, session: sessionID, lastSession: lastSessionID,
-                          lastTransition: recording.lastTransition, store: health, quiet: quiet, units: config.units,
-                          calories: archive.calories, ladder: recording.badges.ladder)
+        LiveStatus(engine: engine, inputs: inputHealth, session: sessionID, lastSession: lastSessionID,
+                   lastTransition: recording.lastTransition,
+                   store: commits.status(consolidationError: store.consolidationError), quiet: quiet,
+                   units: config.units, calories: calories, ladder: recording.badges.ladder)
     }
 
-    private func error(_ code: RequestError.Code, _ message: String, _ id: JSONValue?) -> String {
-        ReplyEncoder.line(ErrorReply(RequestError(code, message, id: id)))
-    }
-
-    private func storeFailure(_ e: any Error, _ id: JSONValue?) -> String {
-        markStoreError(e)
-        return error(.storeError, "the store failed: \(e); check free space and permissions of \(config.stateDir)", id)
+    /// A read or write of a command failed: the store's health says so, and the client what to check.
+    private func storeFailure(_ e: any Error) -> RequestError {
+        storeFailed(e)
+        return RequestError(.storeError, "the store failed: \(e); check free space and permissions of \(config.stateDir)")
     }
 }

@@ -25,6 +25,19 @@ struct DeviceHealthLog {
         var message: String
     }
 
+    /// Logs what changed of each adapter the heartbeat read.
+    mutating func observe(_ r: AdapterReadings, at now: Double, to logger: Logger) {
+        observe("gps", health: r.gps.rawValue, fault: nil, at: now, to: logger)
+        observe("imu", health: r.imu.health.rawValue, fault: r.imu.lastError, found: r.imu.device, at: now, to: logger)
+        if let b = r.baro {
+            observe("barometer", health: b.health.rawValue, fault: b.lastError, found: b.device, at: now, to: logger)
+        }
+        if let h = r.heartRate {
+            observe("heart-rate strap", health: h.health.rawValue, fault: h.lastError, found: h.device, at: now,
+                    to: logger)
+        }
+    }
+
     /// Logs the line `decide` gives, if any.
     mutating func observe(_ device: String, health: String, fault: String?, found: String? = nil, at now: Double,
                           to logger: Logger) {

@@ -48,7 +48,7 @@ public final class BlueZClient: HeartRateSource, @unchecked Sendable {
         busRecovery = DeviceRecovery(policy: BlueZLink.policy, now: t)
         (updates, continuation) = AsyncStream.makeStream(of: HeartRateUpdate.self, bufferingPolicy: .bufferingNewest(1024))
         shared.withLock {
-            $0.health = "degraded"
+            $0.health = .degraded
             $0.state = .searching
         }
     }
@@ -269,7 +269,7 @@ public final class BlueZClient: HeartRateSource, @unchecked Sendable {
 
     /// The machine's state for `STATUS`; a change of link or health goes out on the stream.
     private func publish() {
-        let health = bus == nil ? "degraded" : machine.health
+        let health: IMUHealth = bus == nil ? .degraded : machine.health
         let problem = bus == nil ? busFault : (machine.problem ?? lastMalformed)
         let (changed, snapshot) = shared.withLock { s -> (Bool, HeartRateSourceStatus) in
             let changed = s.state != machine.link || s.health != health

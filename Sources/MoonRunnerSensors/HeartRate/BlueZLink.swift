@@ -105,9 +105,9 @@ struct BlueZLink {
 
     /// `ok`, `degraded` (bluetoothd, the adapter or power missing: retried) or `lost` (the strap had
     /// delivered and no longer does); always consistent with `link`.
-    var health: String {
-        if daemon != .present || !objects.loaded || objects.adapter == nil || !objects.adapterPowered { return "degraded" }
-        return link == .lost ? "lost" : "ok"
+    var health: IMUHealth {
+        if daemon != .present || !objects.loaded || objects.adapter == nil || !objects.adapterPowered { return .degraded }
+        return link == .lost ? .lost : .ok
     }
 
     /// Why the state is degraded, for `last_error` when nothing else went wrong.

@@ -27,7 +27,7 @@ public final class HeartRateReplay: HeartRateSource, @unchecked Sendable {
         (updates, continuation) = AsyncStream.makeStream(of: HeartRateUpdate.self, bufferingPolicy: .bufferingNewest(1024))
         shared.withLock {
             $0.device = "(replay) \(path)"
-            $0.health = "ok"
+            $0.health = .ok
         }
     }
 
@@ -60,7 +60,7 @@ public final class HeartRateReplay: HeartRateSource, @unchecked Sendable {
                 connected = true
                 let now = shared.withLock { s -> HeartRateSourceStatus in
                     s.state = .connected
-                    s.health = "ok"
+                    s.health = .ok
                     s.connects = 1
                     return s
                 }
@@ -74,7 +74,7 @@ public final class HeartRateReplay: HeartRateSource, @unchecked Sendable {
         if connected, !thread.stopRequested {
             let now = shared.withLock { s -> HeartRateSourceStatus in
                 s.state = .lost
-                s.health = "lost"
+                s.health = .lost
                 s.lastError = "end of trace"
                 return s
             }

@@ -76,7 +76,7 @@ public struct HeartRateSourceStatus: Sendable, Equatable {
     /// `ok` (connected, or searching with everything in place), `degraded`
     /// (no bus, no bluetoothd, no adapter or adapter off: retried) or `lost`
     /// (the strap had delivered and no longer does).
-    public var health: String = "lost"
+    public var health = IMUHealth.lost
     public var state: HeartRateLinkState = .searching
     public var device: String?
     public var notifications = 0

@@ -1,6 +1,7 @@
 import MoonRunnerCore
 
-/// How well the IMU is doing, as the daemon reports it.
+/// How well a sensor is doing (the IMU, the barometer, the heart-rate strap),
+/// as the daemon reports it.
 public enum IMUHealth: String, Sendable, Equatable, CaseIterable {
     /// Data flowing, no recent faults.
     case ok

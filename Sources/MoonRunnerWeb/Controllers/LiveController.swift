@@ -189,7 +189,7 @@ struct LivePage {
         activities = Activity.allCases.map {
             ActivityChoice(value: $0.rawValue, name: phrases.activityName($0.rawValue), checked: $0 == last)
         }
-        let shown = LiveView.controls(for: view.state)
+        let shown = LiveView.controls(for: SessionState(rawValue: view.state))
         show = Dictionary(uniqueKeysWithValues: ["start", "pause", "resume", "lap", "stop"].map { ($0, shown.contains($0)) })
         quietNext = view.quiet ? "off" : "on"
         quietLabel = view.quiet ? p.voiceOn : p.voiceOff

@@ -91,7 +91,7 @@ struct SessionsController {
             guard let info = list.sessions.first, info.id == id else {
                 return try notFound(context, String(id)).response(from: request, context: context)
             }
-            stopped = info.state == "stopped"
+            stopped = info.state == .stopped
             let key = PictureKey(kind: kind, units: units, language: p.language)
             if stopped, let kept = await app.sessions.picture(id, key), await app.sessions.session(info) != nil {
                 picture = kept
@@ -239,13 +239,13 @@ extension WebApp {
     /// fraction of a second to read).
     func warmNewest() async {
         guard let list = try? await link.decoded(SessionsReply.self, for: DaemonRequest(command: .sessions(limit: 1, before: nil))),
-              let info = list.sessions.first, info.state == "stopped" else { return }
+              let info = list.sessions.first, info.state == .stopped else { return }
         _ = try? await sessionWithTrack(info)
     }
 
     func warm(session id: Int64) async {
         guard let list = try? await link.decoded(SessionsReply.self, for: DaemonRequest(command: .sessions(limit: 1, before: id + 1))),
-              let info = list.sessions.first, info.id == id, info.state == "stopped" else { return }
+              let info = list.sessions.first, info.id == id, info.state == .stopped else { return }
         _ = try? await sessionWithTrack(info)
     }
 }

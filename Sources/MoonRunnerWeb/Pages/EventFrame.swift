@@ -25,7 +25,7 @@ public enum EventFrame {
         case let .event(e):
             // The state comes with the event, so a transition shows at once, not with the next STATUS.
             return frame(event: "event", data: JSONValue.object([
-                "event": .string(e.event), "state": .string(e.state), "stateText": .string(p.stateName(e.state)),
+                "event": .string(e.event), "state": .string(e.state.rawValue), "stateText": .string(p.stateName(e.state)),
                 "text": .string(EventWords.text(e, phrases: p, units: units)),
             ]).serialized)
         case let .link(up, reason):

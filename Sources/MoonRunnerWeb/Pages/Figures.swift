@@ -117,14 +117,14 @@ public enum FigureText {
     public static func text(_ raw: JSONValue?, _ kind: FigureKind, _ phrases: Phrases, _ units: UnitSystem) -> String {
         if case let .string(s)? = raw {
             switch kind {
-            case .grade: return phrases.gradeName(s)
-            case .altitudeSource:
-                return s == "barometric" ? phrases[.barometric] : s == "dem" ? phrases[.terrainModel] : phrases[.gpsAltitude]
+            // A grade or a source this build does not know reads as none, as GPS.
+            case .grade: return phrases.gradeName(SignalGrade(rawValue: s) ?? SignalGrade.none)
+            case .altitudeSource: return phrases.sourceName(AltitudeSource(rawValue: s) ?? .gps)
             default: return s
             }
         }
         guard case let .number(v)? = raw, v.isFinite else {
-            if case .grade = kind { return phrases.gradeName("none") }
+            if case .grade = kind { return phrases.gradeName(.none) }
             return kind.placeholder(units)
         }
         switch kind {
@@ -143,7 +143,7 @@ public enum FigureText {
         case let .count(unit): return unit.isEmpty ? String(Int(v.rounded())) : "\(Int(v.rounded())) \(unit)"
         case let .perMinute(unit): return "\(Int(v.rounded())) \(unit)"
         case .energy: return "\(Int(v.rounded())) kcal"
-        case .grade: return phrases.gradeName("none")
+        case .grade: return phrases.gradeName(.none)
         case .bearing: return "\(Int(v.rounded()) % 360)° \(phrases.direction(v))"
         case .text: return numberText(v)
         }

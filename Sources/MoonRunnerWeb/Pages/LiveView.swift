@@ -82,7 +82,8 @@ public struct LiveView: Sendable {
         let raw = status.string(at: "state") ?? "idle"
         state = raw
         activity = status.string(at: "activity") ?? ""
-        stateText = p.stateName(raw)
+        // A state this build does not know is shown as the daemon named it.
+        stateText = SessionState(rawValue: raw).map(p.stateName) ?? raw
         heroFigures = Self.hero.map { $0.figure(in: status, phrases: p, units: units) }
         let profile = (Activity(rawValue: activity) ?? .run).profile
         gridFigures = Self.grid(for: profile).map { $0.figure(in: status, phrases: p, units: units) }
@@ -106,10 +107,10 @@ public struct LiveView: Sendable {
         nextBadge = Figure(key: "next_badge.left_m", label: p[.nextBadge],
                            text: badge.map { "\($0) · " + p.format(.toGoShort, ["distance": left]) } ?? "",
                            value: status.number(at: "next_badge.left_m").map(FigureText.numberText) ?? "")
-        let hrState = status.string(at: "hr_state") ?? "none"
+        let hrState = status.string(at: "hr_state") ?? HeartRateLinkState.none.rawValue
+        let link = HeartRateLinkState(rawValue: hrState)
         heartState = Figure(key: "hr_state", label: p[.heartRate],
-                            text: hrState == "searching" ? p[.hrSearching] : hrState == "lost" ? p[.hrLost] : "",
-                            value: hrState)
+                            text: link == .searching ? p[.hrSearching] : link == .lost ? p[.hrLost] : "", value: hrState)
         quiet = status.bool(at: "quiet")
         cue = NextCueView(status: status, phrases: p, units: units)
         flags = [
@@ -120,7 +121,7 @@ public struct LiveView: Sendable {
             "destination": status.at(path: "destination").map { $0 != .null } ?? false,
             "badge": badge != nil,
             "quiet": quiet,
-            "hr": hrState != "none",
+            "hr": link != HeartRateLinkState.none,
         ]
     }
 
@@ -160,12 +161,13 @@ public struct LiveView: Sendable {
                       value: status.number(at: "\(prefix).distance_m").map(FigureText.numberText) ?? "")
     }
 
-    /// The controls that fit a state (`data-states` on each group).
-    public static func controls(for state: String) -> Set<String> {
+    /// The controls that fit a state (`data-states` on each group); a state
+    /// this build does not know (nil) offers a start, as when idle.
+    public static func controls(for state: SessionState?) -> Set<String> {
         switch state {
-        case "recording", "autoPaused": ["pause", "lap", "stop"]
-        case "paused": ["resume", "lap", "stop"]
-        default: ["start"]
+        case .recording?, .autoPaused?: ["pause", "lap", "stop"]
+        case .paused?: ["resume", "lap", "stop"]
+        case .idle?, .stopped?, nil: ["start"]
         }
     }
 

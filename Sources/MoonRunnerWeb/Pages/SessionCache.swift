@@ -30,7 +30,7 @@ public enum PictureKind: String, Sendable, CaseIterable {
         let events = reply.events.compactMap { e -> SessionEvent? in
             guard let kind = SessionEventKind(rawValue: e.event) else { return nil }
             return SessionEvent(kind: kind, time: e.time, detectedAt: e.detectedAt, cause: e.cause,
-                                state: SessionState(rawValue: e.state) ?? .recording, detail: e.detail)
+                                state: e.state, detail: e.detail)
         }
         return ExportSession(id: reply.session.id, activity: Activity(rawValue: reply.session.activity) ?? .run,
                              startTime: reply.session.startTime, endTime: reply.session.endTime, stats: reply.stats,
@@ -86,7 +86,7 @@ public actor SessionCache {
     /// The kept session when it is still `info` (else it is dropped).
     public func session(_ info: SessionInfo) -> CachedSession? {
         guard let i = entries.firstIndex(where: { $0.info.id == info.id }) else { return nil }
-        guard entries[i].info == info, info.state == "stopped" else {
+        guard entries[i].info == info, info.state == .stopped else {
             entries.remove(at: i)
             return nil
         }
@@ -116,7 +116,7 @@ public actor SessionCache {
 
     /// Keeps a stopped session (replacing what was kept of it).
     public func keep(_ s: CachedSession) {
-        guard s.info.state == "stopped" else { return }
+        guard s.info.state == .stopped else { return }
         var s = s
         if let old = entries.first(where: { $0.info == s.info }) {
             s.pictures.merge(old.pictures) { new, _ in new }

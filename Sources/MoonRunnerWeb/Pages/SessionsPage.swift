@@ -57,7 +57,7 @@ struct SessionsPage {
             if let s = b.gold?.session { earned[s, default: []].append("\(name) (\(p[.tierGold]))") }
         }
         rows = sessions.map { s in
-            let note = s.interrupted ? p[.interrupted] : (s.state == "stopped" ? nil : p[.recordingNow])
+            let note = s.interrupted ? p[.interrupted] : (s.state == .stopped ? nil : p[.recordingNow])
             return Row(id: s.id, iso: DateText.iso(s.startTime), startValue: FigureText.numberText(s.startTime),
                        date: DateText.readable(s.startTime, offsetMinutes: offset), activity: p.activityName(s.activity),
                        distance: Formatting.distance(s.distanceM, units), distanceValue: FigureText.numberText(s.distanceM),

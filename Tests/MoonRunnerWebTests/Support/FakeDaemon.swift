@@ -12,7 +12,7 @@ import Synchronization
 /// every request it was sent, so a test can say "nothing was changed".
 final class FakeDaemon: Sendable {
     struct State {
-        var state = "idle"
+        var state = SessionState.idle
         var quiet = false
         var laps = 0
         var sessions: [Int64: ExportSession] = [:]
@@ -21,7 +21,7 @@ final class FakeDaemon: Sendable {
         var upload: CourseUpload?
         var watchers = 0
         var maxUploadKB = 8192
-        var units = "metric"
+        var units = UnitSystem.metric
         /// A reply for a command name instead of the usual one (an ERROR, say).
         var override: [String: String] = [:]
     }
@@ -71,24 +71,24 @@ final class FakeDaemon: Sendable {
             s.watchers += 1
             return [status(s)] + watch
         case .start:
-            guard s.state == "idle" || s.state == "stopped" else { return error(.invalidState, "a session is being recorded; ?STOP; it first") }
-            s.state = "recording"
+            guard s.state == .idle || s.state == .stopped else { return error(.invalidState, "a session is being recorded; ?STOP; it first") }
+            s.state = .recording
             return [status(s)]
         case .pause:
-            guard s.state == "recording" || s.state == "autoPaused" else { return error(.invalidState, "nothing to pause: no session is being recorded") }
-            s.state = "paused"
+            guard s.state == .recording || s.state == .autoPaused else { return error(.invalidState, "nothing to pause: no session is being recorded") }
+            s.state = .paused
             return [status(s)]
         case .resume:
-            guard s.state == "paused" else { return error(.invalidState, "not paused") }
-            s.state = "recording"
+            guard s.state == .paused else { return error(.invalidState, "not paused") }
+            s.state = .recording
             return [status(s)]
         case .lap:
-            guard s.state != "idle" && s.state != "stopped" else { return error(.invalidState, "no session is being recorded") }
+            guard s.state != .idle && s.state != .stopped else { return error(.invalidState, "no session is being recorded") }
             s.laps += 1
             return [status(s)]
         case .stop:
-            guard s.state != "idle" && s.state != "stopped" else { return error(.invalidState, "no session is being recorded") }
-            s.state = "stopped"
+            guard s.state != .idle && s.state != .stopped else { return error(.invalidState, "no session is being recorded") }
+            s.state = .stopped
             return [status(s)]
         case let .announce(quiet):
             s.quiet = quiet
@@ -115,7 +115,7 @@ final class FakeDaemon: Sendable {
             return [ReplyEncoder.line(BadgesReply(activity: .run, board: board, live: nil))]
         case .config:
             return [ReplyEncoder.line(ConfigReply(config: .object([
-                "units": .string(s.units), "course": .object(["max_upload_kb": .number(Double(s.maxUploadKB))]),
+                "units": .string(s.units.rawValue), "course": .object(["max_upload_kb": .number(Double(s.maxUploadKB))]),
             ])))]
         case .courses:
             // The list without each course's cues, as the daemon sends it.
@@ -171,7 +171,7 @@ final class FakeDaemon: Sendable {
 
     static func status(_ s: State) -> String {
         var stats = SessionStats()
-        if s.state != "idle" {
+        if s.state != .idle {
             stats.distance = 1234.5
             stats.elapsed = 600
             stats.moving = 580
@@ -180,17 +180,17 @@ final class FakeDaemon: Sendable {
             stats.cadence = 162
             stats.laps = s.laps
         }
-        let reply = StatusReply(time: 1_714_548_600, state: s.state, session: s.state == "idle" ? nil : 7,
-                                stats: s.state == "idle" ? nil : stats,
-                                gps: GPSStatus(health: "ok", grade: "best", fixes: 10, connects: 1),
-                                imu: IMUStatus(health: "ok", samples: 100, rejected: 0, busErrors: 0, overflows: 0),
-                                store: StoreStatus(health: "ok", pending: 0, lastError: nil), lastTransition: nil,
+        let reply = StatusReply(time: 1_714_548_600, state: s.state, session: s.state == .idle ? nil : 7,
+                                stats: s.state == .idle ? nil : stats,
+                                gps: GPSStatus(health: .ok, grade: .best, fixes: 10, connects: 1),
+                                imu: IMUStatus(health: .ok, samples: 100, rejected: 0, busErrors: 0, overflows: 0),
+                                store: StoreStatus(health: .ok, pending: 0, lastError: nil), lastTransition: nil,
                                 units: s.units, quiet: s.quiet)
         return ReplyEncoder.line(reply)
     }
 
     static func info(_ e: ExportSession) -> SessionInfo {
-        SessionInfo(id: e.id, activity: e.activity.rawValue, state: "stopped", startTime: e.startTime, endTime: e.endTime,
+        SessionInfo(id: e.id, activity: e.activity.rawValue, state: .stopped, startTime: e.startTime, endTime: e.endTime,
                     distanceM: e.distance, elapsedS: e.elapsed, movingS: e.moving, steps: e.totalSteps, interrupted: false)
     }
 

@@ -88,24 +88,32 @@ public struct Phrases: Sendable {
 
     public static func of(_ language: Language) -> Phrases { language == .en ? .english : .chinese }
 
-    public func stateName(_ raw: String) -> String {
-        switch raw {
-        case "idle": self[.stateIdle]
-        case "recording": self[.stateRecording]
-        case "paused": self[.statePaused]
-        case "autoPaused": self[.stateAutoPaused]
-        case "stopped": self[.stateStopped]
-        default: raw
+    public func stateName(_ state: SessionState) -> String {
+        switch state {
+        case .idle: self[.stateIdle]
+        case .recording: self[.stateRecording]
+        case .paused: self[.statePaused]
+        case .autoPaused: self[.stateAutoPaused]
+        case .stopped: self[.stateStopped]
         }
     }
 
-    public func gradeName(_ raw: String) -> String {
-        switch raw {
-        case "best": self[.gradeBest]
-        case "better": self[.gradeBetter]
-        case "average": self[.gradeAverage]
-        case "bad": self[.gradeBad]
-        default: self[.gradeNone]
+    public func gradeName(_ grade: SignalGrade) -> String {
+        switch grade {
+        case .best: self[.gradeBest]
+        case .better: self[.gradeBetter]
+        case .average: self[.gradeAverage]
+        case .bad: self[.gradeBad]
+        case .none: self[.gradeNone]
+        }
+    }
+
+    /// Where an altitude came from, in a word of the phone's language.
+    public func sourceName(_ source: AltitudeSource) -> String {
+        switch source {
+        case .barometric: self[.barometric]
+        case .dem: self[.terrainModel]
+        case .gps: self[.gpsAltitude]
         }
     }
 
