@@ -367,7 +367,7 @@ deb-check: deb $(if $(filter-out $(HOST_ARCH),$(ARCH)),release test-arm64)
 ## (_Testing_Foundation: attachments of Data and URLs, which no test here makes) but not its
 ## library, so a test file importing both would ask the linker for a library that is not
 ## there: the overlay is not imported (-disable-cross-import-overlays).
-ARM64_TESTS := MoonRunnerCoreTests,MoonRunnerExportTests,MoonRunnerProtocolTests,MoonRunnerStoreTests,MoonRunnerYAMLTests,MoonRunnerAnnounceCoreTests
+ARM64_TESTS := MoonRunnerCoreTests,MoonRunnerExportTests,MoonRunnerProtocolTests,MoonRunnerStoreTests,MoonRunnerYAMLTests,MoonRunnerConfigTests,MoonRunnerAnnounceCoreTests
 ARM64_TEST_SCRATCH := .build/$(CROSS_SDK)-tests
 test-arm64:
 	@$(MAKE) --no-print-directory deb-deps ARCH=arm64

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import MoonRunnerConfig
 import MoonRunnerCore
 
 /// What the announcer says and how (`/etc/moonrunner/announce.yaml`).

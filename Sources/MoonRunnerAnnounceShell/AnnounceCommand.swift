@@ -3,9 +3,11 @@ import FoundationEssentials
 import Glibc
 import MoonRunnerAnnounceCore
 import MoonRunnerClient
+import MoonRunnerConfig
 import MoonRunnerCore
+import MoonRunnerProtocol
+import MoonRunnerSystem
 import MoonRunnerThreads
-import MoonRunnerYAML
 
 /// `moonrunner-announce`: speaks what the daemon's watchers hear. Its `main()`
 /// runs from the `moonrunner-announce` executable and from `moonrunner` when

@@ -1,10 +1,12 @@
 import Foundation
 import Logging
+import MoonRunnerConfig
 import MoonRunnerCore
 import MoonRunnerExport
 import MoonRunnerProtocol
 import MoonRunnerSensors
 import MoonRunnerStore
+import MoonRunnerSystem
 import ServiceLifecycle
 
 /// The shell: wires the adapters to the session service and runs them until
@@ -157,9 +159,9 @@ public struct Daemon: Service {
             if let b = inputs.baro?.status { await service.update(baro: BaroStatus(b)) }
             if let h = inputs.heartRate?.status { await service.refresh(heartRate: h) }
             await service.tick()
-            if let w = watchdog, EngineClock.monotonic() - lastPing >= w {
+            if let w = watchdog, MonotonicClock.now() - lastPing >= w {
                 notifier.watchdog()
-                lastPing = EngineClock.monotonic()
+                lastPing = MonotonicClock.now()
             }
             notifier.status(await service.oneLineStatus())
         }

@@ -1,7 +1,8 @@
 import ArgumentParser
 import Foundation
-import MoonRunnerCore
 import Logging
+import MoonRunnerConfig
+import MoonRunnerCore
 import MoonRunnerDaemon
 import MoonRunnerWeb
 

@@ -1,7 +1,8 @@
 import Foundation
+import MoonRunnerConfig
 import MoonRunnerCore
-import Testing
 import MoonRunnerYAML
+import Testing
 @testable import MoonRunnerAnnounceCore
 
 @Suite("Announcer settings and phrase tables")

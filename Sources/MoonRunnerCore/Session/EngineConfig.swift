@@ -18,8 +18,6 @@ public struct EngineConfig: Sendable, Equatable {
     public var navigation = NavigationConfig()
     /// Who wears the heart-rate strap: zones, training load, calories.
     public var heartRate = HeartRateProfile()
-    /// Evaluation only: the activities' auto-pause settings varied by name.
-    public var activityTuning = ActivityTuning()
 
     public init() {}
 }

@@ -88,9 +88,16 @@ public struct SessionEngine: Sendable {
     /// Starts a session, following `course` and/or heading for `destination` when given.
     public mutating func start(activity: Activity, at t: Double, course: FollowedCourse? = nil,
                                destination: GeoPoint? = nil, emit: (EngineOutput) -> Void) throws(SessionCommandError) {
+        try start(profile: activity.profile, at: t, course: course, destination: destination, emit: emit)
+    }
+
+    /// Starts a session under `profile`: its activity's own, or one an evaluation varied.
+    public mutating func start(profile: ActivityProfile, at t: Double, course: FollowedCourse? = nil,
+                               destination: GeoPoint? = nil, emit: (EngineOutput) -> Void) throws(SessionCommandError) {
         guard !state.isActive else { throw SessionCommandError(command: "start", state: state) }
+        let activity = profile.activity
         advanceClock(t)
-        take(activity.profile)
+        take(profile)
         navigator = Navigator(course: course, destination: destination, config: navigationConfig)
         stats = SessionStats()
         climbRate = ClimbRate()
@@ -313,11 +320,8 @@ public struct SessionEngine: Sendable {
     /// The activity's rules take effect: the filter's gates, the auto-pause rule.
     private mutating func take(_ profile: ActivityProfile) {
         self.profile = profile
-        var gates = profile.gpsConfig(config.gps)
-        var pausing = profile.autoPauseConfig(config.autoPause)
-        config.activityTuning.apply(to: &pausing, gps: &gates, activity: profile.activity)
-        gps.config = gates
-        autoPause.config = pausing
+        gps.config = profile.gpsConfig(config.gps)
+        autoPause.config = profile.autoPauseConfig(config.autoPause)
     }
 
     /// Course matching reaches as far as the activity's speed gate lets the wearer go.

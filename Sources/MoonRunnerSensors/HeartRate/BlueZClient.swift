@@ -1,8 +1,9 @@
 import CSystemd
 import FoundationEssentials
 import Glibc
-import MoonRunnerThreads
 import MoonRunnerCore
+import MoonRunnerSystem
+import MoonRunnerThreads
 import Synchronization
 
 /// A heart-rate strap through BlueZ on the system D-Bus (libsystemd's sd-bus):
@@ -43,7 +44,7 @@ public final class BlueZClient: HeartRateSource, @unchecked Sendable {
     public init(address: String?, clock: EngineClock) {
         self.clock = clock
         stopFD = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
-        let t = EngineClock.monotonic()
+        let t = MonotonicClock.now()
         machine = BlueZLink(wanted: address, at: t)
         busRecovery = DeviceRecovery(policy: BlueZLink.policy, now: t)
         (updates, continuation) = AsyncStream.makeStream(of: HeartRateUpdate.self, bufferingPolicy: .bufferingNewest(1024))
@@ -70,7 +71,7 @@ public final class BlueZClient: HeartRateSource, @unchecked Sendable {
     private var stopped: Bool { stopping.load(ordering: .sequentiallyConsistent) }
 
     /// Monotonic seconds (the back-off and silence timers; the engine clock stamps readings).
-    private func now() -> Double { EngineClock.monotonic() }
+    private func now() -> Double { MonotonicClock.now() }
 
     // MARK: The loop
 

@@ -3,6 +3,7 @@ import CMalloc
 import Foundation
 import Logging
 import MoonRunnerClient
+import MoonRunnerConfig
 import MoonRunnerCore
 
 /// `moonrunner-web`: the phone's screen, a client of moonrunnerd's control
