@@ -74,7 +74,7 @@ public struct AnnounceCommand: ParsableCommand {
         let speaker = Speaker(settings: settings, output: directory)
         NamedThread.start(name: "speaker") { speaker.run(shared) }
         NamedThread.start(name: "watch") { WatchLoop(socket: path, shared: shared).run() }
-        Log.line("speaking \(settings.language.rawValue) (voice \(settings.espeakVoice)) "
+        Log.line("speaking \(settings.language.announcerName) (voice \(settings.espeakVoice)) "
             + (directory.map { "into \($0.path)" } ?? "on ALSA device \(settings.alsaDevice)"))
         var received: Int32 = 0
         sigwait(&stops, &received)
@@ -88,7 +88,7 @@ public struct AnnounceCommand: ParsableCommand {
             settings = try AnnounceConfigReader.read(ConfigFile.mapping(at: file), source: file)
         }
         if let language {
-            settings.language = try ConfigChecks.enumValue("--language", language, AnnounceLanguage.self)
+            settings.language = try AnnounceConfigReader.language("--language", language)
         }
         return settings
     }
