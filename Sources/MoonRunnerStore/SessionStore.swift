@@ -217,7 +217,7 @@ public final class SessionStore: Sendable {
     }
 
     /// Every heart-rate reading of a session, in time order (NaN: missing).
-    public func heartRate(session id: Int64) async throws -> [HeartRateReading] {
+    public func heartRate(session id: Int64) async throws -> [HeartRatePoint] {
         try await records.heartRate(session: id) + heldBatches(id).flatMap(\.heartRate)
     }
 

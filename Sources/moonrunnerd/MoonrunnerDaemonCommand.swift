@@ -16,7 +16,7 @@ enum MoonrunnerDaemonMain {
     static func main() async {
         MemoryBudget.apply()
         if CommandLine.arguments.first?.split(separator: "/").last == "moonrunner-web" {
-            await WebCommand.main()
+            await WebAppCommand.main()
             return
         }
         await MoonrunnerDaemonCommand.main(processArguments())

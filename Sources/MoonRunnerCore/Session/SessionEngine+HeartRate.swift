@@ -11,7 +11,7 @@ extension SessionEngine {
     }
 
     /// Takes in the readings a resumed session had stored, so that its live figures go on from them.
-    public mutating func restoreHeartRate(_ readings: [HeartRateReading]) {
+    public mutating func restoreHeartRate(_ readings: [HeartRatePoint]) {
         heartRateTally = HeartRateTally(profile: config.heartRate)
         for r in readings { heartRateTally.add(r) }
         heartRateTally.settle(at: now, pauses: pauses, from: stats.startTime)
@@ -51,12 +51,12 @@ extension SessionEngine {
             heartRate = .nan
             heartRateTime = sample.t
             _ = zones.update(bpm: .nan, at: sample.t)
-            if state.isActive { take(HeartRateReading(time: sample.t, bpm: .nan), emit: emit) }
+            if state.isActive { take(HeartRatePoint(time: sample.t, bpm: .nan), emit: emit) }
         case .valid:
             heartRateCounters.samples += 1
             heartRate = Double(sample.bpm)
             heartRateTime = sample.t
-            if state.isActive { take(HeartRateReading(time: sample.t, bpm: heartRate), emit: emit) }
+            if state.isActive { take(HeartRatePoint(time: sample.t, bpm: heartRate), emit: emit) }
             if let z = zones.update(bpm: heartRate, at: sample.t), state == .recording {
                 emit(.event(SessionEvent(kind: .hrZone, time: sample.t, detectedAt: sample.t, cause: "heart_rate",
                                          state: state, detail: String(z))))
@@ -66,7 +66,7 @@ extension SessionEngine {
     }
 
     /// A reading of the open session: stored, and counted in the live figures.
-    private mutating func take(_ r: HeartRateReading, emit: (EngineOutput) -> Void) {
+    private mutating func take(_ r: HeartRatePoint, emit: (EngineOutput) -> Void) {
         emit(.heartRate(r))
         heartRateTally.add(r)
         heartRateTally.settle(at: r.time, pauses: pauses, from: stats.startTime)

@@ -19,7 +19,7 @@ public struct TraceAnalysis: Sendable {
         var events: [SessionEvent] = []
         var rejections: [FixRejection: Int] = [:]
         var points: [TrackPoint] = []
-        var heartRate: [HeartRateReading] = []
+        var heartRate: [HeartRatePoint] = []
         var rrIntervals: [RRInterval] = []
 
         mutating func record(_ output: EngineOutput) {
@@ -64,7 +64,7 @@ public struct TraceAnalysis: Sendable {
     }
 
     /// The heart-rate readings and RR intervals recorded while the session was open.
-    public var heartRate: [HeartRateReading] { recorder.heartRate }
+    public var heartRate: [HeartRatePoint] { recorder.heartRate }
     public var rrIntervals: [RRInterval] { recorder.rrIntervals }
 
     public mutating func feed(_ fix: GPSFix, at t: Double) {

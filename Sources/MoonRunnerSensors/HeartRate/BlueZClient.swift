@@ -251,9 +251,9 @@ public final class BlueZClient: HeartRateSource, @unchecked Sendable {
     }
 
     private func notification(_ path: String, _ bytes: [UInt8], at t: Double) {
-        let measurement: HeartRateMeasurement?
+        let measurement: HeartRateNotification?
         do {
-            measurement = try HeartRateMeasurement.parse(bytes)
+            measurement = try HeartRateNotification.parse(bytes)
         } catch {
             measurement = nil
             lastMalformed = "a notification that does not read: \(error)"
@@ -263,7 +263,7 @@ public final class BlueZClient: HeartRateSource, @unchecked Sendable {
         if measurement == nil { malformed += 1 }
         // Published before the sample, so that a reading never arrives from a strap still said to be searching.
         publish()
-        if let measurement { continuation.yield(.sample(HeartRateSample(t: clock.now(), measurement: measurement))) }
+        if let measurement { continuation.yield(.sample(HeartRateSample(t: clock.now(), notification: measurement))) }
     }
 
     // MARK: Reporting

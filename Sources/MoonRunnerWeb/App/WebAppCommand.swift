@@ -12,7 +12,7 @@ import MoonRunnerCore
 /// that the daemon's executable can run it when called as `moonrunner-web`
 /// (the package's link): the two share one copy of the Swift runtime,
 /// Foundation and ICU's 34 MB, as two processes under two users.
-public struct WebCommand: AsyncParsableCommand {
+public struct WebAppCommand: AsyncParsableCommand {
     public init() {}
 
     public static let configuration = CommandConfiguration(
