@@ -24,7 +24,8 @@ public struct AnnounceCommand: ParsableCommand {
             or with --output writes each announcement as NNNN.wav with its text in NNNN.txt. \
             Reconnects when the daemon restarts; announcements that cannot start within max_delay_s are dropped. \
             An invalid configuration exits with 78 and names the key.
-            """)
+            """,
+        version: "moonrunner-announce \(MoonRunnerRelease.version)")
 
     static let defaultConfig = "/etc/moonrunner/announce.yaml"
 

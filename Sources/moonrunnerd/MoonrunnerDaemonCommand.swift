@@ -4,6 +4,7 @@ import Logging
 import MoonRunnerConfig
 import MoonRunnerCore
 import MoonRunnerDaemon
+import MoonRunnerProtocol
 import MoonRunnerWeb
 
 @main
@@ -52,7 +53,8 @@ struct MoonrunnerDaemonCommand: AsyncParsableCommand {
 
             Files: the store in the state directory (/var/lib/moonrunner: moonrunner.journal, moonrunner.sqlite), \
             the control socket (/run/moonrunner/moonrunner.sock). Clients: moonrunner(1), moonrunner-announce(1).
-            """)
+            """,
+        version: "moonrunnerd \(MoonRunnerRelease.version)")
 
     @Option(help: "Configuration file (YAML).") var config: String?
     @Option(help: "State directory (database).") var stateDir: String?

@@ -5,6 +5,7 @@ import Logging
 import MoonRunnerClient
 import MoonRunnerConfig
 import MoonRunnerCore
+import MoonRunnerProtocol
 
 /// `moonrunner-web`: the phone's screen, a client of moonrunnerd's control
 /// socket. Reads its options and settings, builds the application and runs
@@ -22,7 +23,8 @@ public struct WebAppCommand: AsyncParsableCommand {
             A client of moonrunnerd's control socket (one ?WATCH for every phone). Reads the web: section \
             of moonrunner.yaml (and socket.path); an invalid value exits with 78 and names the key. \
             Phones pair with a code from `moonrunner web pair`.
-            """)
+            """,
+        version: "moonrunner-web \(MoonRunnerRelease.version)")
 
     static let defaultConfig = "/etc/moonrunner/moonrunner.yaml"
 
