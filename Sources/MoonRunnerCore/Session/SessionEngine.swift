@@ -335,7 +335,7 @@ public struct SessionEngine: Sendable {
     /// climb as evidence of motion (`ClimbEvidence`) while a session is open.
     private mutating func climbOf(_ fix: GPSFix, under point: TrackPoint, moving: Bool, moved: Double, at t: Double,
                                   emit: (EngineOutput) -> Void) -> AltitudeUpdate {
-        let sigma = config.gps.verticalSigma(of: fix)
+        let sigma = config.gps.errorModel.verticalSigma(of: fix)
         let ground = ground(under: point, at: t, emit: emit)
         let climb = altitude.gps(altitude: fix.altitude, sigma: sigma, at: t, moving: moving,
                                  terrain: ground.metres, terrainSpacing: ground.arcSeconds, moved: moved)
@@ -354,7 +354,7 @@ public struct SessionEngine: Sendable {
     private mutating func navigate(_ point: TrackPoint, fix: GPSFix, at t: Double, emit: (EngineOutput) -> Void) {
         let state = self.state
         let doppler = fix.speed.isFinite && fix.track.isFinite
-        let sigma = horizontalSigma(fix), distance = stats.distance
+        let sigma = config.gps.errorModel.horizontal(of: fix)?.sigma ?? .nan, distance = stats.distance
         // Mutated in place (optional chaining), so its buffers are not copied.
         navigator?.update(latitude: point.latitude, longitude: point.longitude, sigma: sigma,
                           speed: doppler ? fix.speed : point.speed, heading: doppler ? fix.track : point.course,
@@ -375,13 +375,6 @@ public struct SessionEngine: Sendable {
             emit(.event(SessionEvent(kind: kind, time: t, detectedAt: t, cause: "terrain", state: state, detail: detail)))
         }
         return reading
-    }
-
-    /// 1σ horizontal error of a fix: GST when present, else gpsd's
-    /// pessimistic `eph` brought to an honest 95 % and then to 1σ.
-    private func horizontalSigma(_ fix: GPSFix) -> Double {
-        if fix.stdLat.isFinite && fix.stdLon.isFinite { return fix.horizontalSigma }
-        return fix.eph.isFinite ? fix.eph / config.gps.ephPessimism / 2.45 : .nan
     }
 
     private mutating func stepDetected(at t: Double, emit: (EngineOutput) -> Void) {
