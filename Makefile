@@ -273,8 +273,8 @@ FUZZ_SECONDS ?= 120
 ## build; any crash, sanitizer report or broken encode/parse round trip stops it.
 fuzz-hr:
 	mkdir -p .build/fuzz/corpus-hr
-	$(SWIFTC) -O -sanitize=fuzzer,address -parse-as-library Sources/MoonRunnerCore/HeartRate/HeartRateMeasurement.swift \
-	  Tests/Fuzz/HeartRateMeasurementFuzz.swift -o .build/fuzz/fuzz-hr 2>.build/fuzz/build.log || { cat .build/fuzz/build.log; exit 1; }
+	$(SWIFTC) -O -sanitize=fuzzer,address -parse-as-library Sources/MoonRunnerCore/HeartRate/HeartRateNotification.swift \
+	  Tests/Fuzz/HeartRateNotificationFuzz.swift -o .build/fuzz/fuzz-hr 2>.build/fuzz/build.log || { cat .build/fuzz/build.log; exit 1; }
 	.build/fuzz/fuzz-hr -max_total_time=$(FUZZ_SECONDS) -max_len=64 -print_final_stats=1 .build/fuzz/corpus-hr
 
 ## Binaries (unstripped: dh_strip makes the -dbgsym package; `make install` strips),
@@ -398,7 +398,7 @@ vm-check: deb release
 ## (_Testing_Foundation: attachments of Data and URLs, which no test here makes) but not its
 ## library, so a test file importing both would ask the linker for a library that is not
 ## there: the overlay is not imported (-disable-cross-import-overlays).
-ARM64_TESTS := MoonRunnerCoreTests,MoonRunnerExportTests,MoonRunnerProtocolTests,MoonRunnerStoreTests,MoonRunnerYAMLTests,MoonRunnerAnnounceCoreTests
+ARM64_TESTS := MoonRunnerCoreTests,MoonRunnerExportTests,MoonRunnerProtocolTests,MoonRunnerStoreTests,MoonRunnerYAMLTests,MoonRunnerConfigTests,MoonRunnerAnnounceCoreTests
 ARM64_TEST_SCRATCH := .build/$(CROSS_SDK)-tests
 test-arm64:
 	@$(MAKE) --no-print-directory deb-deps ARCH=arm64

@@ -36,21 +36,29 @@ let package = Package(
 
         // Pure algorithms and models: no I/O, no clocks.
         .target(name: "MoonRunnerCore"),
+        // What the C library tells every module that reads files or waits: an error in its words
+        // (strerror) and the monotonic clock. No Foundation beyond FoundationEssentials' error types.
+        .target(name: "MoonRunnerSystem"),
         // Named detached threads and a condition variable without Foundation (sensor loops, the announcer).
-        .target(name: "MoonRunnerThreads", dependencies: ["CThreadName"]),
+        .target(name: "MoonRunnerThreads", dependencies: ["CThreadName", "MoonRunnerSystem"]),
         // A YAML reader over Debian's libyaml that resolves values as Yams does, without Foundation
         // (the daemon's and the announcer's config files; Yams bundles its own libyaml and needs Foundation).
-        .target(name: "MoonRunnerYAML", dependencies: ["MoonRunnerCore", "CYAML"]),
+        .target(name: "MoonRunnerYAML", dependencies: ["CYAML"]),
+        // Settings as users and evaluations give them, knowing nothing of Core: the config files read
+        // and checked key by key (ConfigChecks, ConfigError and its exit code 78), and KEY=VALUE tuning.
+        .target(name: "MoonRunnerConfig", dependencies: ["MoonRunnerYAML", "MoonRunnerSystem"]),
         // Input adapters: gpsd client, I2C bus, IMU drivers, emulator, trace readers, BlueZ (sd-bus).
         .target(name: "MoonRunnerSensors", dependencies: [
-            "MoonRunnerCore", "MoonRunnerThreads", "CGPS", "CI2C", "CZlib", "CSystemd",
+            "MoonRunnerCore", "MoonRunnerThreads", "MoonRunnerSystem", "CGPS", "CI2C", "CZlib", "CSystemd",
         ]),
         // Terrain tiles on disk: SRTM .hgt (zipped or not) and GeoTIFF (libtiff), read by the few
         // bytes or the block a lookup needs; the terrain model the core asks under the track.
-        .target(name: "MoonRunnerTerrain", dependencies: ["MoonRunnerCore", "MoonRunnerThreads", "CTIFF", "CZlib", "CMalloc"]),
+        .target(name: "MoonRunnerTerrain", dependencies: [
+            "MoonRunnerCore", "MoonRunnerThreads", "MoonRunnerSystem", "CTIFF", "CZlib", "CMalloc",
+        ]),
         // SQLite (WAL) store.
         .target(name: "MoonRunnerStore", dependencies: [
-            "MoonRunnerCore", "CZlib", "CMalloc", .product(name: "GRDB", package: "GRDB.swift"),
+            "MoonRunnerCore", "MoonRunnerSystem", "CZlib", "CMalloc", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         // File writers (GPX, TCX, FIT, GeoJSON, CSV, SVG).
         .target(name: "MoonRunnerExport", dependencies: ["MoonRunnerCore"]),
@@ -65,7 +73,7 @@ let package = Package(
         .target(name: "MoonRunnerSocket", dependencies: [.product(name: "NIOCore", package: "swift-nio")]),
         // The announcer's core: what it says and when (phrase tables per language,
         // number wording, staleness); pure, no sockets, no sound.
-        .target(name: "MoonRunnerAnnounceCore", dependencies: ["MoonRunnerCore", "MoonRunnerProtocol"]),
+        .target(name: "MoonRunnerAnnounceCore", dependencies: ["MoonRunnerCore", "MoonRunnerProtocol", "MoonRunnerConfig"]),
         // Daemon shell: config, wiring, control server, lifecycle.
         .target(name: "MoonRunnerDaemon", dependencies: [
             "MoonRunnerCore", "MoonRunnerSensors", "MoonRunnerStore", "MoonRunnerExport",
@@ -74,23 +82,23 @@ let package = Package(
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            "MoonRunnerYAML",
+            "MoonRunnerYAML", "MoonRunnerConfig", "MoonRunnerSystem",
         ]),
         // The daemon; called as moonrunner-web (a link in the package) the web app.
         .executableTarget(name: "moonrunnerd", dependencies: [
-            "MoonRunnerDaemon", "MoonRunnerCore", "MoonRunnerWeb",
+            "MoonRunnerDaemon", "MoonRunnerCore", "MoonRunnerWeb", "MoonRunnerConfig",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "moonrunner", dependencies: [
             "MoonRunnerCore", "MoonRunnerSensors", "MoonRunnerProtocol", "MoonRunnerExport", "MoonRunnerClient",
-            "MoonRunnerAnnounceShell", "MoonRunnerTerrain",
+            "MoonRunnerAnnounceShell", "MoonRunnerTerrain", "MoonRunnerConfig", "MoonRunnerSystem",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // The announcer's shell: a watcher of the control socket that speaks through espeak-ng and
         // ALSA. A library so that `moonrunner` can run it too (the package's moonrunner-announce is a link).
         .target(name: "MoonRunnerAnnounceShell", dependencies: [
             "MoonRunnerAnnounceCore", "MoonRunnerClient", "MoonRunnerProtocol", "MoonRunnerCore", "MoonRunnerThreads",
-            "MoonRunnerYAML", "CProcessFD",
+            "MoonRunnerConfig", "MoonRunnerSystem", "CProcessFD",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "moonrunner-announce", dependencies: ["MoonRunnerAnnounceShell"]),
@@ -107,11 +115,12 @@ let package = Package(
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            "MoonRunnerYAML",
+            "MoonRunnerConfig",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], resources: [.embedInCode("Templates"), .embedInCode("Public")]),
         .executableTarget(name: "moonrunner-bench", dependencies: [
             "MoonRunnerCore", "MoonRunnerSensors", "MoonRunnerStore", "MoonRunnerTerrain", "MoonRunnerTestSupport",
+            "MoonRunnerSystem",
         ]),
 
         // Test support: starting helper processes safely from parallel tests; a
@@ -119,7 +128,7 @@ let package = Package(
         .target(name: "MoonRunnerTestSupport", dependencies: ["MoonRunnerCore", "CZlib"], path: "Tests/Support"),
         // Scores the course matcher and the cues on those scenarios, or writes them out (eval_rejoin.py, eval_cues.py).
         .executableTarget(name: "course-scenarios", dependencies: [
-            "MoonRunnerCore", "MoonRunnerExport", "MoonRunnerTestSupport",
+            "MoonRunnerCore", "MoonRunnerExport", "MoonRunnerTestSupport", "MoonRunnerConfig",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "Tests/Tools/course-scenarios"),
         .testTarget(name: "MoonRunnerCoreTests", dependencies: ["MoonRunnerCore", "MoonRunnerTestSupport"]),
@@ -128,16 +137,18 @@ let package = Package(
         .testTarget(name: "MoonRunnerTerrainTests", dependencies: ["MoonRunnerTerrain", "MoonRunnerTestSupport"]),
         .testTarget(name: "MoonRunnerExportTests", dependencies: ["MoonRunnerExport", "MoonRunnerTestSupport"]),
         .testTarget(name: "MoonRunnerProtocolTests", dependencies: ["MoonRunnerProtocol"]),
-        .testTarget(name: "MoonRunnerDaemonTests", dependencies: ["MoonRunnerDaemon"]),
+        .testTarget(name: "MoonRunnerDaemonTests", dependencies: ["MoonRunnerDaemon", "MoonRunnerConfig"]),
         .testTarget(name: "MoonRunnerAnnounceCoreTests", dependencies: [
-            "MoonRunnerAnnounceCore", "MoonRunnerYAML", "MoonRunnerTestSupport",
+            "MoonRunnerAnnounceCore", "MoonRunnerYAML", "MoonRunnerConfig", "MoonRunnerTestSupport",
         ]),
         // The libyaml reader against Yams, document by document.
         .testTarget(name: "MoonRunnerYAMLTests", dependencies: [
-            "MoonRunnerYAML", "MoonRunnerCore", .product(name: "Yams", package: "Yams"),
+            "MoonRunnerYAML", .product(name: "Yams", package: "Yams"),
         ]),
+        .testTarget(name: "MoonRunnerConfigTests", dependencies: ["MoonRunnerConfig", "MoonRunnerCore"]),
         .testTarget(name: "MoonRunnerWebTests", dependencies: [
-            "MoonRunnerWeb", "MoonRunnerTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"),
+            "MoonRunnerWeb", "MoonRunnerConfig", "MoonRunnerTestSupport",
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "GRDB", package: "GRDB.swift"),

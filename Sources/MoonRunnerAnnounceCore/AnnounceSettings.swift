@@ -1,9 +1,10 @@
 import FoundationEssentials
+import MoonRunnerConfig
 import MoonRunnerCore
 
 /// What the announcer says and how (`/etc/moonrunner/announce.yaml`).
 public struct AnnounceSettings: Sendable, Equatable {
-    public var language: AnnounceLanguage = .en
+    public var language: Language = .english
     /// espeak-ng voice; empty: the language's own.
     public var voice = ""
     /// Words per minute.
@@ -45,7 +46,7 @@ public enum AnnounceConfigReader {
     typealias Apply = @Sendable (inout AnnounceSettings, String, Any) throws(ConfigError) -> Void
 
     private static let keys: [String: Apply] = [
-        "language": { c, k, v throws(ConfigError) in c.language = try ConfigChecks.enumValue(k, v, AnnounceLanguage.self) },
+        "language": { c, k, v throws(ConfigError) in c.language = try Self.language(k, v) },
         "voice": { c, k, v throws(ConfigError) in c.voice = try ConfigChecks.string(k, v, nonEmpty: false) },
         "rate_wpm": { c, k, v throws(ConfigError) in c.rateWPM = try ConfigChecks.int(k, v, 80...450) },
         "volume": { c, k, v throws(ConfigError) in c.volume = try ConfigChecks.int(k, v, 0...200) },
@@ -65,6 +66,12 @@ public enum AnnounceConfigReader {
         "announce.summary": { c, k, v throws(ConfigError) in c.summary = try ConfigChecks.bool(k, v) },
         "cues.auto_pause": { c, k, v throws(ConfigError) in c.autoPauseCue = try ConfigChecks.bool(k, v) },
     ]
+
+    /// A language by its announcer's name (`en`, `cmn`), for the file's key and `--language`.
+    public static func language(_ key: String, _ value: Any) throws(ConfigError) -> Language {
+        let name = try ConfigChecks.oneOfStrings(key, value, Language.allCases.map(\.announcerName))
+        return Language(announcerName: name) ?? .english
+    }
 
     /// Every key the file may hold.
     public static var knownKeys: [String] { keys.keys.sorted() }

@@ -3,9 +3,11 @@ import FoundationEssentials
 import Glibc
 import MoonRunnerAnnounceCore
 import MoonRunnerClient
+import MoonRunnerConfig
 import MoonRunnerCore
+import MoonRunnerProtocol
+import MoonRunnerSystem
 import MoonRunnerThreads
-import MoonRunnerYAML
 
 /// `moonrunner-announce`: speaks what the daemon's watchers hear. Its `main()`
 /// runs from the `moonrunner-announce` executable and from `moonrunner` when
@@ -22,7 +24,8 @@ public struct AnnounceCommand: ParsableCommand {
             or with --output writes each announcement as NNNN.wav with its text in NNNN.txt. \
             Reconnects when the daemon restarts; announcements that cannot start within max_delay_s are dropped. \
             An invalid configuration exits with 78 and names the key.
-            """)
+            """,
+        version: "moonrunner-announce \(MoonRunnerRelease.version)")
 
     static let defaultConfig = "/etc/moonrunner/announce.yaml"
 
@@ -72,7 +75,7 @@ public struct AnnounceCommand: ParsableCommand {
         let speaker = Speaker(settings: settings, output: directory)
         NamedThread.start(name: "speaker") { speaker.run(shared) }
         NamedThread.start(name: "watch") { WatchLoop(socket: path, shared: shared).run() }
-        Log.line("speaking \(settings.language.rawValue) (voice \(settings.espeakVoice)) "
+        Log.line("speaking \(settings.language.announcerName) (voice \(settings.espeakVoice)) "
             + (directory.map { "into \($0.path)" } ?? "on ALSA device \(settings.alsaDevice)"))
         var received: Int32 = 0
         sigwait(&stops, &received)
@@ -86,7 +89,7 @@ public struct AnnounceCommand: ParsableCommand {
             settings = try AnnounceConfigReader.read(ConfigFile.mapping(at: file), source: file)
         }
         if let language {
-            settings.language = try ConfigChecks.enumValue("--language", language, AnnounceLanguage.self)
+            settings.language = try AnnounceConfigReader.language("--language", language)
         }
         return settings
     }

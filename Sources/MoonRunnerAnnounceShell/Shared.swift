@@ -1,8 +1,9 @@
 import FoundationEssentials
 import Glibc
-import MoonRunnerThreads
 import MoonRunnerAnnounceCore
 import MoonRunnerProtocol
+import MoonRunnerSystem
+import MoonRunnerThreads
 
 /// What the reader thread and the speaker thread share: the announcer's
 /// state and the queue of what is to be said, behind one lock.
@@ -44,7 +45,7 @@ final class Shared: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         while true {
-            let now = Monotonic.now()
+            let now = MonotonicClock.now()
             enqueue(announcer.tick(at: now), signal: false)
             let (next, dropped) = queue.next(at: now)
             Self.logDropped(dropped, why: "stale")
@@ -60,7 +61,7 @@ final class Shared: @unchecked Sendable {
 
     /// True when `a` may no longer start (for a speaker that was held up).
     func isStale(_ a: Announcement) -> Bool {
-        locked { queue.isStale(a, at: Monotonic.now()) || announcer.quiet }
+        locked { queue.isStale(a, at: MonotonicClock.now()) || announcer.quiet }
     }
 
     private func enqueue(_ out: [Announcement], signal: Bool = true) {

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import MoonRunnerAnnounceCore
+import MoonRunnerSystem
 
 /// Where the audio of one announcement goes.
 protocol AudioSink {
@@ -101,7 +102,7 @@ struct ALSASink: AudioSink {
                                    pipeInput: true, pipeOutput: false)
             _ = fcntl(p.input, F_SETFL, fcntl(p.input, F_GETFL) | O_NONBLOCK)
             player = p
-            deadline = Monotonic.now() + 5
+            deadline = MonotonicClock.now() + 5
             return true
         } catch {
             failure = error.notInstalled ? "aplay is not installed (Debian package alsa-utils)" : error.description
@@ -133,7 +134,7 @@ struct ALSASink: AudioSink {
     mutating func finish(text: String) -> Bool {
         guard let player else { return false }
         player.closeInput()
-        let status = player.wait(timeout: max(1, deadline - Monotonic.now()))
+        let status = player.wait(timeout: max(1, deadline - MonotonicClock.now()))
         self.player = nil
         if failure == nil {
             if status == nil {

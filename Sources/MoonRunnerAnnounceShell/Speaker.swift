@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import MoonRunnerAnnounceCore
+import MoonRunnerSystem
 
 /// Says announcements one after another: cue tone, then the voice, to the
 /// sound card or to numbered files. Nothing here can stop the announcer:
@@ -51,7 +52,7 @@ final class Speaker: @unchecked Sendable {
             opened = true
             guard sink.begin(rate: rate) else { return false }
             firstAudio = Date().timeIntervalSince1970
-            firstAudioMonotonic = Monotonic.now()
+            firstAudioMonotonic = MonotonicClock.now()
             if let cue = a.cue { return sink.write(WAV.bytes(Tone.cue(cue, rate: rate))) }
             return true
         }
@@ -76,7 +77,7 @@ final class Speaker: @unchecked Sendable {
         let latency = firstAudio.flatMap { first in decided.map { (first - $0).fixed(3) } } ?? "-"
         Log.line("\(done ? "said" : "failed") \(said) \(a.trigger) latency_s=\(latency) "
             + "own_s=\((firstAudioMonotonic - a.receivedAt).fixed(3)) "
-            + "total_s=\((Monotonic.now() - a.receivedAt).fixed(3)): \(a.text.isEmpty ? "(tone)" : a.text)")
+            + "total_s=\((MonotonicClock.now() - a.receivedAt).fixed(3)): \(a.text.isEmpty ? "(tone)" : a.text)")
     }
 
     private func complain(_ why: String) {

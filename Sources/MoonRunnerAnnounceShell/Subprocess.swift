@@ -1,6 +1,7 @@
 import CProcessFD
 import FoundationEssentials
 import Glibc
+import MoonRunnerSystem
 
 /// A helper program (espeak-ng, aplay) started with posix_spawnp, with our
 /// ends of its standard input and output as pipes. Our ends are
@@ -89,13 +90,13 @@ final class Subprocess {
     @discardableResult
     func wait(timeout: Double) -> Int32? {
         if let exitStatus { return exitStatus }
-        let deadline = Monotonic.now() + timeout
+        let deadline = MonotonicClock.now() + timeout
         var exited = reap(blocking: false)
         if !exited, exitWatch >= 0 {
             // The pidfd turns readable when the child has exited.
             exited = ready(exitWatch, write: false, until: deadline) && reap(blocking: true)
         }
-        while !exited && Monotonic.now() < deadline {
+        while !exited && MonotonicClock.now() < deadline {
             // A kernel without pidfd (before 5.3): look again shortly.
             usleep(5_000)
             exited = reap(blocking: false)
@@ -126,19 +127,10 @@ final class Subprocess {
     }
 }
 
-enum Monotonic {
-    /// CLOCK_MONOTONIC seconds.
-    static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
-    }
-}
-
 /// Waits until `fd` can be read (or written) or `deadline` (monotonic) passes.
 func ready(_ fd: Int32, write: Bool, until deadline: Double) -> Bool {
     while true {
-        let left = deadline - Monotonic.now()
+        let left = deadline - MonotonicClock.now()
         if left <= 0 { return false }
         var p = pollfd(fd: fd, events: Int16(write ? POLLOUT : POLLIN), revents: 0)
         let n = poll(&p, 1, Int32(min(left, 1) * 1000) + 1)

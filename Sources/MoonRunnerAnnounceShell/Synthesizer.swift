@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import MoonRunnerAnnounceCore
+import MoonRunnerSystem
 
 /// espeak-ng as a command: text in, a 16-bit mono WAV stream out, handed
 /// on in pieces as it is made so that playing can start before the whole
@@ -33,7 +34,7 @@ struct Synthesizer {
         } catch {
             throw error.notInstalled ? .notInstalled : .failed(error.description)
         }
-        let deadline = Monotonic.now() + timeout
+        let deadline = MonotonicClock.now() + timeout
         var header: [UInt8] = []
         var begun = false
         var chunk = [UInt8](repeating: 0, count: 8192)
@@ -62,7 +63,7 @@ struct Synthesizer {
         }
         // The sink gave up (the sound device failed): espeak-ng is killed with the child.
         guard wanted else { return }
-        let status = child.wait(timeout: max(0.5, deadline - Monotonic.now()))
+        let status = child.wait(timeout: max(0.5, deadline - MonotonicClock.now()))
         guard begun else { throw .failed("espeak-ng produced no audio (exit \(status.map(String.init) ?? "killed"))") }
     }
 }

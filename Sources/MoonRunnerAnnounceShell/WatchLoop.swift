@@ -3,6 +3,7 @@ import Glibc
 import MoonRunnerAnnounceCore
 import MoonRunnerClient
 import MoonRunnerProtocol
+import MoonRunnerSystem
 
 /// Follows the daemon with `?WATCH`, for ever: a daemon that is not there,
 /// restarts or stops answering is reconnected with back-off (0.25 s
@@ -26,7 +27,7 @@ struct WatchLoop {
                 shared.connected()
                 var announced = false
                 while let line = try client.readLine() {
-                    let now = Monotonic.now()
+                    let now = MonotonicClock.now()
                     switch ReplyEncoder.replyClass(of: line) {
                     case "STATUS":
                         guard let s = try? ReplyEncoder.decode(StatusReply.self, from: line) else { continue }

@@ -1,9 +1,11 @@
 import Foundation
 import Logging
+import MoonRunnerConfig
 import MoonRunnerCore
 import MoonRunnerProtocol
 import MoonRunnerSensors
 import MoonRunnerStore
+import MoonRunnerSystem
 import ServiceLifecycle
 
 /// The shell: wires the adapters to the session service and runs them until
@@ -144,11 +146,11 @@ public struct Daemon: Service {
             try await Task.sleep(for: .seconds(1))
             let readings = inputs.readings
             await service.refresh(readings)
-            healthLog.observe(readings, at: EngineClock.monotonic(), to: logger)
+            healthLog.observe(readings, at: MonotonicClock.now(), to: logger)
             await service.tick()
-            if let w = watchdog, EngineClock.monotonic() - lastPing >= w {
+            if let w = watchdog, MonotonicClock.now() - lastPing >= w {
                 notifier.watchdog()
-                lastPing = EngineClock.monotonic()
+                lastPing = MonotonicClock.now()
             }
             notifier.status(await service.oneLineStatus())
         }

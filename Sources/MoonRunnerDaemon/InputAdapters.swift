@@ -1,4 +1,5 @@
 import Logging
+import MoonRunnerConfig
 import MoonRunnerCore
 import MoonRunnerProtocol
 import MoonRunnerSensors

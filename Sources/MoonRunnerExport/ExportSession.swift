@@ -27,7 +27,7 @@ public struct ExportSession: Sendable {
     /// waypoints, FIT `course_point`s), so the export reads back as the course.
     public var coursePoints: [CourseCue]
     /// Every heart-rate reading (NaN: missing) and R–R interval, in time order.
-    public var heartRate: [HeartRateReading]
+    public var heartRate: [HeartRatePoint]
     public var rrIntervals: [RRInterval]
     /// Zones, training load and calories from heart rate.
     public var heartRateProfile: HeartRateProfile
@@ -38,7 +38,7 @@ public struct ExportSession: Sendable {
                 pauses: [PauseInterval] = [], stepSeconds: [StepSecondSample] = [],
                 laps: [LapSummary]? = nil, calorieModel: CalorieModel = CalorieModel(),
                 title: String? = nil, course: String? = nil, coursePoints: [CourseCue] = [],
-                heartRate: [HeartRateReading] = [], rrIntervals: [RRInterval] = [],
+                heartRate: [HeartRatePoint] = [], rrIntervals: [RRInterval] = [],
                 heartRateProfile: HeartRateProfile = HeartRateProfile()) {
         self.id = id
         self.activity = activity

@@ -9,13 +9,12 @@ import MoonRunnerCore
 public enum ProtocolVersion {
     public static let major = 1
     public static let minor = 6
-    public static let release = "0.1.0"
 }
 
 /// `{"class":"VERSION",...}`, sent on connect and in reply to `?VERSION;`.
 public struct VersionReply: Codable, Sendable, Equatable {
     public var cls = "VERSION"
-    public var release = ProtocolVersion.release
+    public var release = MoonRunnerRelease.version
     public var protoMajor = ProtocolVersion.major
     public var protoMinor = ProtocolVersion.minor
     public var id: JSONValue?

@@ -9,7 +9,7 @@ public struct CommitBatch: Sendable {
     public var events: [SessionEvent] = []
     public var stepSeconds: [StepSecondSample] = []
     /// Heart-rate readings (NaN: missing) and R–R intervals.
-    public var heartRate: [HeartRateReading] = []
+    public var heartRate: [HeartRatePoint] = []
     public var rrIntervals: [RRInterval] = []
     /// Set when the session ended.
     public var endTime: Double?

@@ -1,4 +1,5 @@
 import MoonRunnerCore
+import MoonRunnerSystem
 
 /// Commits in the journal that the database has not taken in yet, and how
 /// reads see them: a pure value, kept under the store's lock.
@@ -7,7 +8,7 @@ struct HeldCommits: Sendable {
     /// How many of `batches` a consolidation is writing now (they must stay as they are).
     var inFlight = 0
     var nextSeq: UInt64 = 1
-    var since = Monotonic.seconds()
+    var since = MonotonicClock.now()
     var consolidationError: String?
 
     /// A commit of the session the last held batch belongs to is merged into it

@@ -52,10 +52,10 @@ struct SessionRecords: Sendable {
         }
     }
 
-    func heartRate(session id: Int64) async throws -> [HeartRateReading] {
+    func heartRate(session id: Int64) async throws -> [HeartRatePoint] {
         try await pool.read { db in
             try Row.fetchAll(db, sql: "SELECT time, bpm FROM hr_sample WHERE session_id = ? ORDER BY time, rowid",
-                             arguments: [id]).map { HeartRateReading(time: $0[0], bpm: $0[1] ?? .nan) }
+                             arguments: [id]).map { HeartRatePoint(time: $0[0], bpm: $0[1] ?? .nan) }
         }
     }
 

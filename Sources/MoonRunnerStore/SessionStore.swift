@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import GRDB
 import MoonRunnerCore
+import MoonRunnerSystem
 import Synchronization
 
 /// The on-disk journal of sessions, gentle on an SD card.
@@ -53,8 +54,8 @@ public final class SessionStore: Sendable {
 
         let journalPath = (directory as NSString).appendingPathComponent(Self.journalName)
         var file = try StoreDatabase.openJournal(journalPath)
-        let deadline = Monotonic.seconds() + writerWait
-        while !file.isWriter && Monotonic.seconds() < deadline {
+        let deadline = MonotonicClock.now() + writerWait
+        while !file.isWriter && MonotonicClock.now() < deadline {
             usleep(50_000)
             file = try StoreDatabase.openJournal(journalPath)
         }
@@ -105,7 +106,7 @@ public final class SessionStore: Sendable {
         let due = held.withLock { h -> Bool in
             h.hold(batch)
             h.nextSeq = seq + 1
-            return Monotonic.seconds() - h.since >= consolidationInterval
+            return MonotonicClock.now() - h.since >= consolidationInterval
         }
         if due || batch.endTime != nil || batch.snapshot.state == .stopped {
             await consolidate()
@@ -129,7 +130,7 @@ public final class SessionStore: Sendable {
             held.withLock { h in
                 h.batches.removeFirst(min(batches.count, h.batches.count))
                 h.inFlight = 0
-                h.since = Monotonic.seconds()
+                h.since = MonotonicClock.now()
                 h.consolidationError = nil
             }
             // Already in the database: a journal that fails to empty is taken in again, skipped by number.
@@ -216,7 +217,7 @@ public final class SessionStore: Sendable {
     }
 
     /// Every heart-rate reading of a session, in time order (NaN: missing).
-    public func heartRate(session id: Int64) async throws -> [HeartRateReading] {
+    public func heartRate(session id: Int64) async throws -> [HeartRatePoint] {
         try await records.heartRate(session: id) + heldBatches(id).flatMap(\.heartRate)
     }
 

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import MoonRunnerSystem
 
 /// A tile's file, open for reading at any offset (`pread`): a lookup reads the
 /// few bytes it needs, nothing is mapped or kept in memory, and a file cut
@@ -16,7 +17,7 @@ final class TileFile: Sendable {
         self.path = path
         name = TileFile.baseName(path)
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw TerrainFileError(file: name, "cannot be opened: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw TerrainFileError(file: name, "cannot be opened: \(errnoText(errno))") }
         var st = stat()
         guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
             close(fd)

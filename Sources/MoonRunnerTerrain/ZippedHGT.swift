@@ -2,6 +2,7 @@ import CZlib
 import FoundationEssentials
 import Glibc
 import MoonRunnerCore
+import MoonRunnerSystem
 
 /// An `.hgt.zip` as NASA and viewfinderpanoramas serve them: one `.hgt`
 /// entry, stored or deflated. A stored entry is read in place. A deflated
@@ -45,7 +46,7 @@ enum ZippedHGT {
         let partial = path + ".part"
         let out = Glibc.open(partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o640)
         guard out >= 0 else {
-            throw TerrainFileError(file: file.name, "cannot be unpacked into \(dir): \(String(cString: strerror(errno)))")
+            throw TerrainFileError(file: file.name, "cannot be unpacked into \(dir): \(errnoText(errno))")
         }
         defer { close(out) }
         do {
@@ -56,7 +57,7 @@ enum ZippedHGT {
         }
         guard fsync(out) == 0, rename(partial, path) == 0 else {
             unlink(partial)
-            throw TerrainFileError(file: file.name, "cannot be unpacked into \(dir): \(String(cString: strerror(errno)))")
+            throw TerrainFileError(file: file.name, "cannot be unpacked into \(dir): \(errnoText(errno))")
         }
         return path
     }
@@ -94,7 +95,7 @@ enum ZippedHGT {
                 let produced = chunk - Int(stream.avail_out)
                 crc = crc32(crc, output.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt32(produced))
                 guard Glibc.write(fd, output.baseAddress, produced) == produced else {
-                    throw TerrainFileError(file: file.name, "cannot be unpacked: \(String(cString: strerror(errno)))")
+                    throw TerrainFileError(file: file.name, "cannot be unpacked: \(errnoText(errno))")
                 }
                 written += produced
             } while stream.avail_out == 0 && status != Z_STREAM_END

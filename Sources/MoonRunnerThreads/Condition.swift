@@ -1,4 +1,5 @@
 import Glibc
+import MoonRunnerSystem
 
 /// A mutex with a condition variable, as Foundation's `NSCondition` (which
 /// lives in the full Foundation, and so links ICU; issue 21): `lock()`,
@@ -30,16 +31,7 @@ public final class Condition: @unchecked Sendable {
 
     /// With the lock held: waits until signalled or `seconds` have passed (spurious wake-ups included, as any condition).
     public func wait(seconds: Double) {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        let whole = Int(seconds.rounded(.down))
-        var nanos = now.tv_nsec + Int((seconds - Double(whole)) * 1e9)
-        var secs = now.tv_sec + whole
-        if nanos >= 1_000_000_000 {
-            secs += 1
-            nanos -= 1_000_000_000
-        }
-        var deadline = timespec(tv_sec: secs, tv_nsec: nanos)
+        var deadline = MonotonicClock.deadline(after: seconds)
         _ = pthread_cond_timedwait(cond, mutex, &deadline)
     }
 }

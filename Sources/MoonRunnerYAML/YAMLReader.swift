@@ -1,5 +1,4 @@
 import CYAML
-import MoonRunnerCore
 
 /// Reads a YAML document into the values Yams's `load(yaml:)` gives (String,
 /// Int, Double, Bool, a null, `[String: Any]`, `[Any]`), over libyaml, which
@@ -8,7 +7,7 @@ import MoonRunnerCore
 /// libyaml (a bundled library Debian's lintian refuses; issue 21): the daemon
 /// and the announcer read their config files with this instead, with the same
 /// YAML 1.1 resolution of plain scalars as Yams's default resolver (tested
-/// against Yams), so that existing files mean what they meant. Nulls are `ConfigNull`; a timestamp is left
+/// against Yams), so that existing files mean what they meant. Nulls are `YAMLNull`; a timestamp is left
 /// as its text (no config key takes a date). Mapping keys are their text.
 public enum YAMLReader {
     public struct ParseError: Error, CustomStringConvertible, Sendable {
@@ -46,7 +45,7 @@ public enum YAMLReader {
     /// a document that refers to itself from recursing without end.
     private static func value(of node: UnsafeMutablePointer<yaml_node_t>, in document: inout yaml_document_t,
                               depth: Int) -> Any {
-        guard depth < 64 else { return ConfigNull() }
+        guard depth < 64 else { return YAMLNull() }
         switch node.pointee.type {
         case YAML_SCALAR_NODE:
             let scalar = node.pointee.data.scalar
@@ -74,7 +73,7 @@ public enum YAMLReader {
             }
             return map
         default:
-            return ConfigNull()
+            return YAMLNull()
         }
     }
 

@@ -1,5 +1,3 @@
-import MoonRunnerCore
-
 /// What a plain (unquoted) scalar means: Yams's default resolver and
 /// constructors (YAML 1.1: `yes`/`on` are true, `0660` is octal, `1:30` is 90,
 /// `_` separates digits), rule for rule and in the same order, so the
@@ -19,7 +17,7 @@ enum YAMLScalar {
         if text.wholeMatch(of: bool) != nil, let b = boolean(text) { return b }
         if text.wholeMatch(of: int) != nil { return integer(text) ?? text }
         if text.wholeMatch(of: float) != nil { return double(text) ?? text }
-        if text.wholeMatch(of: null) != nil { return ConfigNull() }
+        if text.wholeMatch(of: null) != nil { return YAMLNull() }
         return text
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import MoonRunnerCore
+import MoonRunnerSystem
 import MoonRunnerTerrain
 import MoonRunnerTestSupport
 
@@ -54,9 +55,9 @@ private func lookups(_ dem: DEMDirectory, format: String, fixes: Int) -> Terrain
         let metres = 3.0 * Double(i)
         let lat = 41.05 + metres * 0.7 / 111_000 + 2e-5 * sin(Double(i))
         let lon = 2.05 + metres * 0.7 / 84_000 + 2e-5 * cos(Double(i))
-        let t0 = now()
+        let t0 = MonotonicClock.now()
         sink += dem.elevation(latitude: lat, longitude: lon).metres
-        times.append((now() - t0) * 1e6)
+        times.append((MonotonicClock.now() - t0) * 1e6)
         usleep(250)
     }
     let sorted = times.sorted()

@@ -26,6 +26,7 @@
 
 import Foundation
 import MoonRunnerCore
+import MoonRunnerSystem
 
 struct Options {
     var hours = 10.0
@@ -112,12 +113,6 @@ struct SplitMix {
         let u = max(uniform(), 1e-12), v = uniform()
         return (-2 * log(u)).squareRoot() * cos(2 * Double.pi * v)
     }
-}
-
-func now() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
 }
 
 /// CPU time of this thread: on a machine shared with other work the wall
@@ -225,11 +220,11 @@ if let bin = options.bin {
     process.executableURL = URL(fileURLWithPath: bin)
     process.arguments = ["analyze", "--imu", csv.path, "--json"]
     process.standardOutput = FileHandle.nullDevice
-    let start = now()
+    let start = MonotonicClock.now()
     do {
         try process.run()
         process.waitUntilExit()
-        let seconds = now() - start
+        let seconds = MonotonicClock.now() - start
         print(String(format: "moonrunner analyze      %8.1f s wall for %.1f h (%.1f M samples/s), exit %d",
                      seconds, options.hours, Double(samples) / seconds / 1e6, process.terminationStatus))
     } catch {

@@ -5,6 +5,7 @@ import MoonRunnerCore
 import MoonRunnerExport
 import MoonRunnerProtocol
 import MoonRunnerSensors
+import MoonRunnerSystem
 import MoonRunnerTerrain
 
 struct Analyze: ParsableCommand {
@@ -45,18 +46,18 @@ struct Analyze: ParsableCommand {
     var course: String?
     @Option(name: .customLong("course-option"), parsing: .singleValue,
             help: ArgumentHelp("Override a course-matching setting, KEY=VALUE (for evaluation): "
-                + CourseTuning.keys.joined(separator: ", ") + ".", valueName: "key=value"))
+                + AnalyzeSetup.courseSettings.keys.joined(separator: ", ") + ".", valueName: "key=value"))
     var courseOptions: [String] = []
     @Option(help: "A folder of terrain tiles (SRTM .hgt, Copernicus GeoTIFF): the climb comes from the ground under the track.",
             completion: .directory)
     var dem: String?
     @Option(name: .customLong("terrain-option"), parsing: .singleValue,
             help: ArgumentHelp("Override a terrain setting, KEY=VALUE (for evaluation): "
-                + AltitudeFusionConfig.terrainSettings.keys.joined(separator: ", ") + ".", valueName: "key=value"))
+                + AnalyzeSetup.terrainSettings.keys.joined(separator: ", ") + ".", valueName: "key=value"))
     var terrainOptions: [String] = []
     @Option(name: .customLong("activity-option"), parsing: .singleValue,
             help: ArgumentHelp("Override an activity's auto-pause setting, KEY=VALUE (for evaluation): "
-                + ActivityTuning.keys.joined(separator: ", ") + ".", valueName: "key=value"))
+                + ActivityOptions.settings.keys.joined(separator: ", ") + ".", valueName: "key=value"))
     var activityOptions: [String] = []
     @Option(help: "Seconds added to IMU times (default: aligns a 0-based IMU trace with the GPS trace's start).")
     var imuOffset: Double?
@@ -72,59 +73,22 @@ struct Analyze: ParsableCommand {
     /// here is what hands them to this subcommand).
     @OptionGroup var output: ClientOptions
 
-    func validate() throws {
+    /// What the options mean, worked out once by `validate()`. Not an option:
+    /// ArgumentParser keeps a property without a property wrapper as it is.
+    private var setup = AnalyzeSetup()
+
+    mutating func validate() throws {
         guard imu != nil || gps != nil || baro != nil || hr != nil else {
             throw ValidationError("give --imu FILE, --gps FILE, --baro FILE, --hr FILE, or several of them")
         }
-        _ = try heartRateProfile()
-        guard StepDetectorKind(rawValue: detector) != nil else {
-            throw ValidationError("--detector must be one of \(StepDetectorKind.allCases.map(\.rawValue).joined(separator: ", "))")
-        }
-        guard Activity(rawValue: activity) != nil else {
-            throw ValidationError("--activity must be one of \(Activity.allCases.map(\.rawValue).joined(separator: ", "))")
-        }
-        if let start, let stop, stop < start { throw ValidationError("--stop must not be before --start") }
-        guard (20...300).contains(bodyMass) else { throw ValidationError("--body-mass must be 20 to 300 kg") }
-        var tuning = ActivityTuning()
-        for option in activityOptions where (try? tuning.set(option)) == nil {
-            throw ValidationError("--activity-option \(option): expected KEY=NUMBER with KEY one of \(ActivityTuning.keys.joined(separator: ", "))")
-        }
-        for option in courseOptions where (try? CourseTuning.apply(option, to: CourseMatcherConfig())) == nil {
-            throw ValidationError("--course-option \(option): expected KEY=NUMBER with KEY one of \(CourseTuning.keys.joined(separator: ", "))")
-        }
-        for option in terrainOptions where (try? AltitudeFusionConfig.terrainSettings.apply(option, to: AltitudeFusionConfig())) == nil {
-            throw ValidationError("--terrain-option \(option): expected KEY=NUMBER with KEY one of \(AltitudeFusionConfig.terrainSettings.keys.joined(separator: ", "))")
-        }
-    }
-
-    /// The wearer as the heart-rate options describe them.
-    func heartRateProfile() throws -> HeartRateProfile {
-        var p = HeartRateProfile()
-        p.bodyMass = bodyMass
-        guard (5...110).contains(age) else { throw ValidationError("--age must be 5 to 110 years") }
-        p.age = age
-        guard let s = HeartRateProfile.Sex(rawValue: sex) else { throw ValidationError("--sex must be male, female or unspecified") }
-        p.sex = s
-        guard let m = HeartRateProfile.ZoneModel(rawValue: zoneModel) else {
-            throw ValidationError("--zone-model must be max, reserve or bpm")
-        }
-        p.zoneModel = m
-        let bounds = zoneBounds.split(separator: ",").compactMap { Double(String($0).trimmingSpacesAndTabs()) }
-        guard bounds.count == 4, zip(bounds, bounds.dropFirst()).allSatisfy({ $0 < $1 }), bounds.allSatisfy({ $0 > 0 }) else {
-            throw ValidationError("--zone-bounds must be four increasing numbers, e.g. 60,70,80,90")
-        }
-        p.zoneBounds = bounds
-        p.maxBPM = maxHr
-        p.restingBPM = restingHr
-        guard p.maximum > p.restingBPM + 10 else { throw ValidationError("--max-hr must be above --resting-hr") }
-        return p
+        setup = try AnalyzeSetup(self)
     }
 
     func run() throws {
         let config = engineConfig()
         let followed = followedCourse()
-        var analysis = TraceAnalysis(config: config, activity: Activity(rawValue: activity) ?? .run, startAt: start,
-                                     course: followed, terrain: terrain())
+        var analysis = TraceAnalysis(config: config, profile: setup.profile, startAt: start, course: followed,
+                                     terrain: terrain())
         var timed = TimedInputs(fixes: load(gps, GPSTraceReader.read(path:)),
                                 readings: load(baro, BaroTraceReader.readAll(path:)),
                                 beats: load(hr, HeartRateTraceReader.readAll(path:)))
@@ -143,23 +107,13 @@ struct Analyze: ParsableCommand {
 
     /// The engine as the options set it up; a step-parameter file that cannot be read ends the command.
     private func engineConfig() -> EngineConfig {
-        var config = EngineConfig()
-        config.heartRate = (try? heartRateProfile()) ?? HeartRateProfile()
-        config.detector = StepDetectorKind(rawValue: detector) ?? .adaptive
-        config.autoPause.enabled = !noAutoPause
+        var config = setup.config
         if let stepParameters {
             do {
                 config.stepParameters = try StepParameterFile.read(path: stepParameters)
             } catch {
                 fail("\(error)", code: ExitCodes.dataError)
             }
-        }
-        for option in activityOptions { try? config.activityTuning.set(option) }
-        for option in courseOptions {
-            config.navigation.matcher = (try? CourseTuning.apply(option, to: config.navigation.matcher)) ?? config.navigation.matcher
-        }
-        for option in terrainOptions {
-            config.altitude = (try? AltitudeFusionConfig.terrainSettings.apply(option, to: config.altitude)) ?? config.altitude
         }
         return config
     }

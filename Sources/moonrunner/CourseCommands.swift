@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import MoonRunnerCore
 import MoonRunnerProtocol
+import MoonRunnerSystem
 
 // The course library: ?COURSES, ?COURSE, ?COURSE_DELETE and the upload
 // (?COURSE_ADD with its ?COURSE_DATA pieces).

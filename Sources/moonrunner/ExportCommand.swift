@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import MoonRunnerCore
 import MoonRunnerProtocol
+import MoonRunnerSystem
 
 struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(

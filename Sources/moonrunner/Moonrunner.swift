@@ -2,6 +2,7 @@ import ArgumentParser
 import FoundationEssentials
 import Glibc
 import MoonRunnerAnnounceShell
+import MoonRunnerProtocol
 
 @main
 enum Entry {
@@ -67,9 +68,10 @@ struct Moonrunner: ParsableCommand {
 
             Shell completion: moonrunner --generate-completion-script bash|zsh|fish.
             """,
+        version: "moonrunner \(MoonRunnerRelease.version)",
         subcommands: [Status.self, Watch.self, Start.self, Pause.self, Resume.self, Lap.self, Stop.self, Announce.self,
                       Sessions.self, Show.self, Export.self, Badges.self, Delete.self, CourseCommand.self, Config.self,
-                      Version.self, WebCommand.self, Analyze.self, DEMCommand.self, StepSweep.self]
+                      Version.self, WebAdminCommand.self, Analyze.self, DEMCommand.self, StepSweep.self]
     )
 
     /// Declared here too so that help and shell completion know them before

@@ -1,10 +1,12 @@
 import FoundationEssentials
 import Glibc
+import MoonRunnerConfig
 import MoonRunnerCore
 
 /// Reads adaptive step detector parameters from JSON: one object of
 /// parameter name to number (`{"minSwing": 0.12}`), or, for a sweep, one such
-/// object per line. Names not in `AdaptiveStepDetector.Parameters.fields`
+/// object per line, each applied as the other tuning settings are
+/// (`NamedSettings`). Names not in `AdaptiveStepDetector.Parameters.fields`
 /// are errors, never ignored, so that a typo cannot silently evaluate the
 /// defaults.
 enum StepParameterFile {
@@ -45,9 +47,14 @@ enum StepParameterFile {
             throw Problem(path: path, line: line, message: "expected a JSON object of parameter names to numbers")
         }
         do {
-            return try AdaptiveStepDetector.Parameters(overrides: object)
+            return try settings.apply(object, to: AdaptiveStepDetector.Parameters())
+        } catch .unknownName(let name) {
+            let known = AdaptiveStepDetector.Parameters.fields.map(\.name).joined(separator: ", ")
+            throw Problem(path: path, line: line, message: "unknown step detector parameter '\(name)' (known: \(known))")
         } catch {
-            throw Problem(path: path, line: line, message: error.description)
+            throw Problem(path: path, line: line, message: "\(error)")
         }
     }
+
+    private static let settings = NamedSettings(fields: AdaptiveStepDetector.Parameters.fields)
 }

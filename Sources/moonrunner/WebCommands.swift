@@ -8,7 +8,7 @@ import Glibc
 
 // The web app's phones: ?PAIR, ?DEVICES, ?REVOKE on moonrunner-web's admin socket.
 
-struct WebCommand: ParsableCommand {
+struct WebAdminCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "web",
         abstract: "Phones of the web app (moonrunner-web): pair one, list them, revoke one.",

@@ -1,8 +1,10 @@
 import ArgumentParser
 import Foundation
-import MoonRunnerCore
 import Logging
+import MoonRunnerConfig
+import MoonRunnerCore
 import MoonRunnerDaemon
+import MoonRunnerProtocol
 import MoonRunnerWeb
 
 @main
@@ -16,7 +18,7 @@ enum MoonrunnerDaemonMain {
         MemoryBudget.apply()
         if CommandLine.arguments.first?.split(separator: "/").last == "moonrunner-web" {
             LoggingSystem.bootstrap { JournalLogHandler.standardOutput(label: $0, level: .info) }
-            await WebCommand.main()
+            await WebAppCommand.main()
             return
         }
         await MoonrunnerDaemonCommand.main(processArguments())
@@ -52,7 +54,8 @@ struct MoonrunnerDaemonCommand: AsyncParsableCommand {
 
             Files: the store in the state directory (/var/lib/moonrunner: moonrunner.journal, moonrunner.sqlite), \
             the control socket (/run/moonrunner/moonrunner.sock). Clients: moonrunner(1), moonrunner-announce(1).
-            """)
+            """,
+        version: "moonrunnerd \(MoonRunnerRelease.version)")
 
     @Option(help: "Configuration file (YAML).") var config: String?
     @Option(help: "State directory (database).") var stateDir: String?

@@ -18,7 +18,7 @@ struct ActivityAnnouncementTests {
         ("walk", "Walk started.", "步行开始。"), ("hike", "Hike started.", "徒步开始。"), ("ride", "Ride started.", "骑行开始。"),
     ])
     func start(activity: String, english: String, mandarin: String) throws {
-        var en = Feed(), zh = Feed(language: .cmn)
+        var en = Feed(), zh = Feed(language: .chinese)
         #expect(try en.line(Lines.event("start", time: 1, detail: activity)) == [english])
         #expect(try zh.line(Lines.event("start", time: 1, detail: activity)) == [mandarin])
     }
@@ -31,7 +31,7 @@ struct ActivityAnnouncementTests {
         #expect(try f.line(Lines.event("split", time: 20, cause: "distance", detail: "2",
                                        split: Self.split(2, pace: 120, distance: 5000, rise: 0)))
             == ["10 kilometres. Split 10 minutes. Speed 30 kilometres an hour."])
-        var zh = Feed(language: .cmn)
+        var zh = Feed(language: .chinese)
         _ = try zh.line(Lines.status(time: 10, activity: "ride"))
         #expect(try zh.line(Lines.event("split", time: 20, cause: "distance", detail: "1",
                                         split: Self.split(1, pace: 120, distance: 5000, rise: 0)))
@@ -50,7 +50,7 @@ struct ActivityAnnouncementTests {
         #expect(try f.line(Lines.event("split", time: 20, cause: "distance", detail: "1",
                                        split: Self.split(1, pace: 720, distance: 1000, rise: 84)))
             == ["1 kilometre. Split 12 minutes. Pace 12 minutes per kilometre. Climbing 420 metres an hour."])
-        var zh = Feed(language: .cmn)
+        var zh = Feed(language: .chinese)
         _ = try zh.line(Lines.status(time: 10, activity: "hike"))
         #expect(try zh.line(Lines.event("split", time: 20, cause: "distance", detail: "1",
                                         split: Self.split(1, pace: 720, distance: 1000, rise: 84)))

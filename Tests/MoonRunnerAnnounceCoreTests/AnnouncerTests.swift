@@ -64,7 +64,7 @@ struct Feed {
     var announcer: Announcer
     var now = 100.0
 
-    init(_ settings: AnnounceSettings = AnnounceSettings(), language: AnnounceLanguage = .en) {
+    init(_ settings: AnnounceSettings = AnnounceSettings(), language: Language = .english) {
         var s = settings
         s.language = language
         announcer = Announcer(settings: s)
@@ -103,7 +103,7 @@ struct AnnouncerTests {
         #expect(try miles.line(Lines.event("split", time: 20, cause: "distance", detail: "1",
                                            split: Lines.split(1, pace: 502, distance: 1609.344)))
             == ["1 mile. Split 8 minutes 22. Pace 8 22 per mile."])
-        var zh = Feed(language: .cmn)
+        var zh = Feed(language: .chinese)
         _ = try zh.line(Lines.status(time: 10))
         #expect(try zh.line(Lines.event("split", time: 20, cause: "distance", detail: "2", split: Lines.split(2, pace: 312)))
             == ["两公里。本段用时五分十二秒。配速每公里五分十二秒。"])
@@ -120,7 +120,7 @@ struct AnnouncerTests {
             == ["Run finished. 3.93 kilometres in 20 minutes 10. Average pace 5 8 per kilometre."].map {
                 $0.replacingOccurrences(of: "5 8 per", with: "5 oh 8 per") })
         // With no STATUS at all the summary still comes, from the last one known.
-        var g = Feed(language: .cmn)
+        var g = Feed(language: .chinese)
         _ = try g.line(Lines.status(time: 1000, distance: 2000, moving: 600, activity: "walk"))
         _ = try g.line(Lines.event("stop", time: 1005))
         #expect(g.announcer.tick(at: g.now + 1).isEmpty)
@@ -149,7 +149,7 @@ struct AnnouncerTests {
         #expect(try f.line(Lines.event("arrived", time: 21, cause: "course", detail: "Parliament Hill")) == ["Arrived at Parliament Hill."])
         #expect(try f.line(Lines.event("arrived", time: 22, cause: "course")) == ["You have arrived."])
 
-        var zh = Feed(language: .cmn)
+        var zh = Feed(language: .chinese)
         _ = try zh.line(Lines.status(time: 10))
         _ = try zh.line(Lines.event("off_course", time: 11, cause: "course"))
         #expect(try zh.line(Lines.status(time: 12, course: "{\"bearing_to_course_deg\":0,\"distance_to_course_m\":120}"))
@@ -166,7 +166,7 @@ struct AnnouncerTests {
         #expect(try f.line(Lines.event("badge", time: 1, cause: "distance", detail: "Mercury")) == ["Mercury distance passed."])
         #expect(try f.line(Lines.event("badge", time: 1, cause: "silver", detail: "Venus")) == ["Silver Venus badge."])
         #expect(try f.line(Lines.event("badge", time: 1, cause: "gold", detail: "Mars")) == ["Gold Mars badge."])
-        var zh = Feed(language: .cmn)
+        var zh = Feed(language: .chinese)
         #expect(try zh.line(Lines.event("badge", time: 1, cause: "gold", detail: "Jupiter")) == ["获得木星金徽章。"])
         #expect(try zh.line(Lines.event("badge", time: 1, cause: "earned", detail: "Moon")) == ["获得月球徽章。"])
     }
@@ -187,7 +187,7 @@ struct AnnouncerTests {
         #expect(try f.line(Lines.event("gps_regained", time: 12, cause: "gps")) == ["GPS signal back."])
         #expect(try f.line(Lines.event("fault", time: 13, cause: "imu", detail: "EIO")).isEmpty)
         #expect(try f.line(Lines.event("some_future_event", time: 14)).isEmpty)
-        var zh = Feed(language: .cmn)
+        var zh = Feed(language: .chinese)
         #expect(try zh.line(Lines.event("lap", time: 10, detail: "12")) == ["第十二圈。"])
         #expect(try zh.line(Lines.event("gps_lost", time: 11, cause: "gps")) == ["卫星信号丢失。"])
     }

@@ -10,7 +10,7 @@ struct HeartRateAnnouncementTests {
             == ["Heart rate connected."])
         #expect(try f.line(Lines.event("hr_lost", time: 11, cause: "heart_rate", detail: "the strap disconnected"))
             == ["Heart rate lost."])
-        var zh = Feed(language: .cmn)
+        var zh = Feed(language: .chinese)
         #expect(try zh.line(Lines.event("hr_connected", time: 10, cause: "heart_rate")) == ["心率已连接。"])
         #expect(try zh.line(Lines.event("hr_lost", time: 11, cause: "heart_rate")) == ["心率信号丢失。"])
     }
@@ -21,7 +21,7 @@ struct HeartRateAnnouncementTests {
         _ = try f.line(Lines.status(time: 9, hrBpm: 149))
         #expect(try f.line(Lines.event("hr_zone", time: 10, cause: "heart_rate", detail: "4")).isEmpty)
         #expect(try f.line(Lines.status(time: 10.5, hrBpm: 152)) == ["Heart rate 152, zone 4."])
-        var zh = Feed(language: .cmn)
+        var zh = Feed(language: .chinese)
         _ = try zh.line(Lines.event("hr_zone", time: 10, cause: "heart_rate", detail: "4"))
         #expect(try zh.line(Lines.status(time: 10.5, hrBpm: 152)) == ["心率一百五十二，四区。"])
         // Without a heart rate in that STATUS only the zone is said, after the wait.

@@ -1,7 +1,8 @@
 import Foundation
+import MoonRunnerConfig
 import MoonRunnerCore
-import Testing
 import MoonRunnerYAML
+import Testing
 @testable import MoonRunnerAnnounceCore
 
 @Suite("Announcer settings and phrase tables")
@@ -11,7 +12,7 @@ struct AnnounceSettingsTests {
         let map: [String: Any] = ["language": "cmn", "rate_wpm": 200, "max_delay_s": 3.5, "alsa_device": "plughw:1",
                                   "announce": ["every_minutes": 10, "gps": false], "cues": ["auto_pause": false]]
         let s = try AnnounceConfigReader.read(map)
-        #expect(s.language == .cmn && s.espeakVoice == "cmn-latn-pinyin")
+        #expect(s.language == .chinese && s.espeakVoice == "cmn-latn-pinyin")
         #expect(s.rateWPM == 200 && s.maxDelay == 3.5 && s.alsaDevice == "plughw:1")
         #expect(s.everyMinutes == 10 && !s.gps && !s.autoPauseCue && s.splits)
         #expect(try AnnounceConfigReader.read(nil) == AnnounceSettings())
@@ -54,7 +55,7 @@ struct AnnounceSettingsTests {
 
     @Test("each language words every kind of cue: a turn as an instruction (alone and after \"then\"), a place as a noun")
     func cueWords() {
-        for language in AnnounceLanguage.allCases {
+        for language in Language.allCases {
             let words = PhraseTable.of(language).cueWords
             for kind in CueKind.allCases {
                 if kind.isTurn {
@@ -70,7 +71,7 @@ struct AnnounceSettingsTests {
     func tables() {
         let slots: Set<String> = ["number", "distance", "time", "pace", "unit", "badge", "direction", "name", "bpm", "zone",
                                   "activity", "speed", "rate", "turn", "then", "place"]
-        for language in AnnounceLanguage.allCases {
+        for language in Language.allCases {
             let table = PhraseTable.of(language)
             #expect(table.language == language)
             for key in PhraseKey.allCases {

@@ -11,7 +11,7 @@ struct HeartRateEngineTests {
         return SessionEngine(config: config)
     }
 
-    static func hr(_ t: Double, _ bpm: Int, contact: HeartRateMeasurement.SensorContact = .detected,
+    static func hr(_ t: Double, _ bpm: Int, contact: HeartRateNotification.SensorContact = .detected,
                    rr: [Double] = []) -> HeartRateSample {
         HeartRateSample(t: t, bpm: bpm, contact: contact, rrMilliseconds: rr)
     }
@@ -75,7 +75,7 @@ struct HeartRateEngineTests {
         e.ingest(Self.hr(3, 0)) { out.append($0) }
         let readings = out.compactMap { if case let .heartRate(r) = $0 { r } else { nil } }
         #expect(readings.count == 2)
-        #expect(readings[0] == HeartRateReading(time: 2, bpm: 140))
+        #expect(readings[0] == HeartRatePoint(time: 2, bpm: 140))
         #expect(readings[1].time == 3 && readings[1].bpm.isNaN)
     }
 
@@ -127,7 +127,7 @@ struct HeartRateEngineTests {
     @Test("the live figures (STATUS) equal the stored session's at its end: 40 min at 4 Hz with pauses, a gap and missing readings, settled in batches on the way")
     func liveEqualsStored() throws {
         var e = Self.engine()
-        var readings: [HeartRateReading] = []
+        var readings: [HeartRatePoint] = []
         let keep: (EngineOutput) -> Void = { if case let .heartRate(r) = $0 { readings.append(r) } }
         try e.start(activity: .run, at: 0, emit: keep)
         var random = GPSTestRandom(seed: 22)

@@ -11,7 +11,7 @@ struct HeartRateTrackTests {
         return HeartRateTrack(profile: profile)
     }
 
-    static func hr(_ t: Double, _ bpm: Int, contact: HeartRateMeasurement.SensorContact = .detected,
+    static func hr(_ t: Double, _ bpm: Int, contact: HeartRateNotification.SensorContact = .detected,
                    rr: [Double] = []) -> HeartRateSample {
         HeartRateSample(t: t, bpm: bpm, contact: contact, rrMilliseconds: rr)
     }
@@ -91,7 +91,7 @@ struct HeartRateTrackTests {
     @Test("a restored session's stored readings give the figures they gave live")
     func restore() {
         var live = Self.track()
-        var stored: [HeartRateReading] = []
+        var stored: [HeartRatePoint] = []
         for t in 0..<600 {
             guard let r = live.take(Self.hr(Double(t) / 2, 120 + t % 40))?.reading else { continue }
             stored.append(r)

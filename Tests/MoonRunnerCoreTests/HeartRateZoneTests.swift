@@ -116,8 +116,8 @@ struct HeartRateSummaryTests {
 
     @Test("each reading holds until the next, at most 5 s; the average is over that time")
     func timeWeighted() {
-        let readings = [HeartRateReading(time: 0, bpm: 100), HeartRateReading(time: 1, bpm: 120),
-                        HeartRateReading(time: 3, bpm: 150), HeartRateReading(time: 20, bpm: 160)]
+        let readings = [HeartRatePoint(time: 0, bpm: 100), HeartRatePoint(time: 1, bpm: 120),
+                        HeartRatePoint(time: 3, bpm: 150), HeartRatePoint(time: 20, bpm: 160)]
         let s = HeartRateSummary(readings: readings, paused: PausedTime([]), from: 0, to: 21, profile: Self.profile())
         // 100 for 1 s, 120 for 2 s, 150 for 5 s (then missing until 20), 160 for 1 s.
         #expect(s.coveredSeconds == 9)
@@ -130,9 +130,9 @@ struct HeartRateSummaryTests {
 
     @Test("a reading without a heart rate holds nothing and a pause takes its time out, maximum included")
     func gapsAndPauses() {
-        let readings = [HeartRateReading(time: 0, bpm: 140), HeartRateReading(time: 2, bpm: .nan),
-                        HeartRateReading(time: 4, bpm: 190), HeartRateReading(time: 5, bpm: 150),
-                        HeartRateReading(time: 10, bpm: 150)]
+        let readings = [HeartRatePoint(time: 0, bpm: 140), HeartRatePoint(time: 2, bpm: .nan),
+                        HeartRatePoint(time: 4, bpm: 190), HeartRatePoint(time: 5, bpm: 150),
+                        HeartRatePoint(time: 10, bpm: 150)]
         let paused = PausedTime([PauseInterval(start: 3.5, end: 4.8, detectedAt: 4.8, automatic: true)])
         let s = HeartRateSummary(readings: readings, paused: paused, from: 0, to: 11, profile: Self.profile())
         #expect(s.maxBPM == 150, "the 190 came while paused")
@@ -144,7 +144,7 @@ struct HeartRateSummaryTests {
 
     @Test("calories come from heart rate when it covers 90 % of moving time, scaled to it; otherwise ACSM")
     func calorieMethod() {
-        let full = (0...600).map { HeartRateReading(time: Double($0), bpm: 150) }
+        let full = (0...600).map { HeartRatePoint(time: Double($0), bpm: 150) }
         let s = HeartRateSummary(readings: full, paused: PausedTime([]), from: 0, to: 600, profile: Self.profile())
         #expect(s.calorieMethod == .heartRate)
         #expect(abs(s.heartRateKcal - Self.profile().kcalPerMinute(bpm: 150) * 10) < 1e-6)
@@ -156,7 +156,7 @@ struct HeartRateSummaryTests {
 
     @Test("without any heart rate the average and maximum are nil, never 0")
     func none() {
-        let s = HeartRateSummary(readings: [HeartRateReading(time: 0, bpm: .nan)], paused: PausedTime([]), from: 0, to: 60,
+        let s = HeartRateSummary(readings: [HeartRatePoint(time: 0, bpm: .nan)], paused: PausedTime([]), from: 0, to: 60,
                                  profile: Self.profile())
         #expect(s.averageBPM == nil && s.maxBPM == nil)
         #expect(s.zoneSeconds == [0, 0, 0, 0, 0] && s.trimp == 0)

@@ -425,19 +425,6 @@ struct StepDetectorRuleTests {
         #expect(abs(steps.count - walked) <= 4, "\(steps.count) steps, \(walked) walked")
     }
 
-    @Test("parameters by name: overrides apply, unknown names are refused, every name reads back")
-    func parameterNames() throws {
-        let p = try AdaptiveStepDetector.Parameters(overrides: ["minSwing": 0.2, "startScore": 0.5])
-        #expect(p.minSwing == 0.2 && p.startScore == 0.5)
-        #expect(p.boutGap == AdaptiveStepDetector.Parameters().boutGap)
-        #expect(throws: AdaptiveStepDetector.Parameters.UnknownName.self) {
-            try AdaptiveStepDetector.Parameters(overrides: ["minSwng": 0.2])
-        }
-        let values = AdaptiveStepDetector.Parameters().values
-        #expect(values.count == AdaptiveStepDetector.Parameters.fields.count)
-        #expect(try AdaptiveStepDetector.Parameters(overrides: values) == AdaptiveStepDetector.Parameters())
-    }
-
     @Test("a peak's height and time come from the parabola through three ticks")
     func vertex() {
         // y = 2 - (x - 0.3)^2 sampled at -1, 0, 1.

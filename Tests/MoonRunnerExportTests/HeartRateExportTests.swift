@@ -19,7 +19,7 @@ struct HeartRateExportTests {
     static let session: ExportSession = {
         var s = ExportFixture.session()
         let start = s.startTime
-        var readings: [HeartRateReading] = []
+        var readings: [HeartRatePoint] = []
         var rr: [RRInterval] = []
         var t = start
         while t <= start + s.stats.elapsed {
@@ -27,11 +27,11 @@ struct HeartRateExportTests {
             let k = t - start
             if (900..<940).contains(k) { continue }
             if (1500..<1506).contains(k) {
-                readings.append(HeartRateReading(time: t, bpm: .nan))
+                readings.append(HeartRatePoint(time: t, bpm: .nan))
                 continue
             }
             let bpm = (130 + 35 * sin(k / 400) + 4 * sin(k / 7)).rounded()
-            readings.append(HeartRateReading(time: t, bpm: bpm))
+            readings.append(HeartRatePoint(time: t, bpm: bpm))
             let units = 60_000 / bpm * 1.024
             rr += [RRInterval(time: t, milliseconds: units.rounded(.down) * 1000 / 1024),
                    RRInterval(time: t, milliseconds: units.rounded(.up) * 1000 / 1024)]

@@ -97,7 +97,7 @@ struct ReplyTests {
         let json = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         #expect(json["proto_major"] as? Int == ProtocolVersion.major)
         #expect(json["proto_minor"] as? Int == ProtocolVersion.minor)
-        #expect(json["release"] as? String == ProtocolVersion.release)
+        #expect(json["release"] as? String == MoonRunnerRelease.version)
     }
 
     @Test("BADGES: tiers, sessions and the next badge of a live session")

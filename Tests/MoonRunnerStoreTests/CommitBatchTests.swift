@@ -11,7 +11,7 @@ struct CommitBatchTests {
         b.points = times.map(point)
         b.events = times.map { SessionEvent(kind: .lap, time: $0, detectedAt: $0, cause: "command", state: .recording) }
         b.stepSeconds = times.map { StepSecondSample(second: Int64($0), steps: 1, cadence: 120) }
-        b.heartRate = times.map { HeartRateReading(time: $0, bpm: 140) }
+        b.heartRate = times.map { HeartRatePoint(time: $0, bpm: 140) }
         b.rrIntervals = times.map { RRInterval(time: $0, milliseconds: 430) }
         b.rejected = times.map { RejectedFix(time: $0, fix: GPSFix(time: $0, mode: 3, latitude: 0, longitude: 0), reason: .nullIsland) }
         b.endTime = end

@@ -15,8 +15,8 @@ struct HeartRateStoreTests {
             p.heartRate = k == 2 ? .nan : 140 + Double(k)
             return p
         }
-        b.heartRate = [HeartRateReading(time: 1000, bpm: 140), HeartRateReading(time: 1001, bpm: 141),
-                       HeartRateReading(time: 1002, bpm: .nan), HeartRateReading(time: 1003, bpm: 143)]
+        b.heartRate = [HeartRatePoint(time: 1000, bpm: 140), HeartRatePoint(time: 1001, bpm: 141),
+                       HeartRatePoint(time: 1002, bpm: .nan), HeartRatePoint(time: 1003, bpm: 143)]
         b.rrIntervals = [RRInterval(time: 1000, milliseconds: 427.734375), RRInterval(time: 1001, milliseconds: 425.78125)]
         return b
     }

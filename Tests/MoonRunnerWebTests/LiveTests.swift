@@ -153,11 +153,11 @@ struct LiveTests {
 
     @Test("Accept-Language: Chinese when it is preferred, English otherwise")
     func acceptLanguage() {
-        #expect(Language.preferred(acceptLanguage: "zh-CN,zh;q=0.9") == .zh)
-        #expect(Language.preferred(acceptLanguage: "en-GB,en;q=0.9,zh;q=0.8") == .en)
-        #expect(Language.preferred(acceptLanguage: "fr-FR,zh-TW;q=0.5") == .zh)
-        #expect(Language.preferred(acceptLanguage: "fr-FR") == .en)
-        #expect(Language.preferred(acceptLanguage: nil) == .en)
+        #expect(Language.preferred(acceptLanguage: "zh-CN,zh;q=0.9") == .chinese)
+        #expect(Language.preferred(acceptLanguage: "en-GB,en;q=0.9,zh;q=0.8") == .english)
+        #expect(Language.preferred(acceptLanguage: "fr-FR,zh-TW;q=0.5") == .chinese)
+        #expect(Language.preferred(acceptLanguage: "fr-FR") == .english)
+        #expect(Language.preferred(acceptLanguage: nil) == .english)
     }
 
     @Test("both languages have every phrase")

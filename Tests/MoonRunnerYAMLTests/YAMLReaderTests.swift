@@ -1,5 +1,4 @@
 import Foundation
-import MoonRunnerCore
 import MoonRunnerYAML
 import Testing
 import Yams
@@ -10,11 +9,11 @@ import Yams
 /// must mean what it meant, so each document here is read both ways.
 @Suite("YAML over libyaml reads as Yams does")
 struct YAMLReaderTests {
-    /// Yams's values in the reader's terms (`NSNull` is `ConfigNull`, maps have String keys).
+    /// Yams's values in the reader's terms (`NSNull` is `YAMLNull`, maps have String keys).
     private func normalised(_ v: Any?) -> String {
         switch v {
         case nil: return "nil"
-        case is NSNull, is ConfigNull: return "null"
+        case is NSNull, is YAMLNull: return "null"
         case let b as Bool: return "bool(\(b))"
         case let i as Int: return "int(\(i))"
         case let d as Double: return d.isNaN ? "double(nan)" : "double(\(d))"

@@ -60,8 +60,10 @@ public struct SimulatedGPSReceiver: Sendable {
             track = (c + 360).truncatingRemainder(dividingBy: 360)
         }
         let sigma = (white * white + wander * wander).squareRoot()
+        // `eph` as gpsd makes it from DOP: several times the real 95 % radius.
+        let eph = 4 * sigma * GPSErrorModel.sigmasIn95PercentRadius
         return GPSFix(time: 1_700_000_000 + t, mode: 3, latitude: lat, longitude: lon,
-                      altitude: altitude + altitudeNoise * rng.gaussian(), eph: 4 * sigma * 2.45,
+                      altitude: altitude + altitudeNoise * rng.gaussian(), eph: eph,
                       epv: 40, speed: speed, track: track,
                       stdLat: sigma, stdLon: sigma, stdAlt: altitudeNoise)
     }

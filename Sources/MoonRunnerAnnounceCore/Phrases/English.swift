@@ -1,7 +1,7 @@
 extension PhraseTable {
     /// British English.
     public static let english = PhraseTable(
-        language: .en,
+        language: .english,
         templates: [
             .start: "{activity} started.",
             .pause: "Paused.",

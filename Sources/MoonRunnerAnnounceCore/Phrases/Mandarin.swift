@@ -2,7 +2,7 @@ extension PhraseTable {
     /// Mandarin (espeak-ng `cmn`). "GPS" is 卫星信号: the pinyin voice
     /// cannot read Latin letters as English.
     public static let mandarin = PhraseTable(
-        language: .cmn,
+        language: .chinese,
         templates: [
             .start: "{activity}开始。",
             .pause: "已暂停。",

@@ -78,7 +78,7 @@ public struct CueWords: Sendable {
 
 /// One language: its templates, its badge names and how it says numbers.
 public struct PhraseTable: Sendable {
-    public let language: AnnounceLanguage
+    public let language: Language
     public let templates: [PhraseKey: String]
     /// Badge names by the badge's English name as the daemon sends it ("Moon").
     public let badgeNames: [String: String]
@@ -87,7 +87,7 @@ public struct PhraseTable: Sendable {
     public let wording: any Wording
     public let cueWords: CueWords
 
-    public init(language: AnnounceLanguage, templates: [PhraseKey: String], badgeNames: [String: String],
+    public init(language: Language, templates: [PhraseKey: String], badgeNames: [String: String],
                 activityNames: [Activity: String], wording: any Wording, cueWords: CueWords) {
         self.language = language
         self.templates = templates
@@ -98,10 +98,10 @@ public struct PhraseTable: Sendable {
     }
 
     /// The table of a language.
-    public static func of(_ language: AnnounceLanguage) -> PhraseTable {
+    public static func of(_ language: Language) -> PhraseTable {
         switch language {
-        case .en: english
-        case .cmn: mandarin
+        case .english: english
+        case .chinese: mandarin
         }
     }
 
@@ -122,19 +122,5 @@ public struct PhraseTable: Sendable {
     /// An activity's name in this language (a run's for one this announcer does not know).
     public func activity(_ name: String?) -> String {
         activityNames[name.flatMap(Activity.init(rawValue:)) ?? .run] ?? ""
-    }
-}
-
-/// The languages the announcer speaks, as `--language` and `language:` name them.
-public enum AnnounceLanguage: String, Sendable, CaseIterable {
-    case en, cmn
-
-    /// The espeak-ng voice. Mandarin is `cmn-latn-pinyin`: espeak-ng 1.51's
-    /// plain `cmn` turns characters into pinyin and then reads that as English.
-    public var voice: String {
-        switch self {
-        case .en: "en-gb"
-        case .cmn: "cmn-latn-pinyin"
-        }
     }
 }

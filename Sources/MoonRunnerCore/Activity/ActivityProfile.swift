@@ -58,6 +58,14 @@ public struct ActivityProfile: Sendable, Equatable {
         public let noun: String
     }
 
+    /// This profile with another pause rule, for an evaluation that varies the
+    /// table's dwells and speeds without rebuilding (`moonrunner analyze --activity-option`).
+    public func withPause(_ rule: PauseRule) -> ActivityProfile {
+        ActivityProfile(activity: activity, countsSteps: countsSteps, maxSpeed: maxSpeed,
+                        accelerationNoise: accelerationNoise, pause: rule, calories: calories, showsSpeed: showsSpeed,
+                        splitUnits: splitUnits, ladder: ladder, sport: sport, tellsClimbRate: tellsClimbRate)
+    }
+
     /// The display units in one split: the split's length in metres.
     public func splitLength(_ units: UnitSystem) -> Double { Double(splitUnits) * units.metresPerUnit }
 

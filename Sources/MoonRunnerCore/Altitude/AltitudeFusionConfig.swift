@@ -102,9 +102,9 @@ public struct AltitudeFusionConfig: Sendable, Equatable {
 extension AltitudeFusionConfig {
     /// The terrain settings by name (`analyze --terrain-option KEY=VALUE`), so that the evaluation
     /// can cross-validate them without rebuilding (`Tests/Tools/eval_terrain.py --cv`).
-    public static let terrainSettings = NamedSettings<AltitudeFusionConfig>([
+    public static let terrainSettingsByName: [String: @Sendable (inout AltitudeFusionConfig, Double) -> Void] = [
         "band_m": { $0.terrainBand = $1 }, "sigma_m": { $0.terrainSigma = $1 },
         "correlation_m": { $0.terrainCorrelation = $1 }, "ease_m": { $0.terrainEase = $1 },
         "flat_relief_m": { $0.terrainFlatRelief = $1 },
-    ])
+    ]
 }

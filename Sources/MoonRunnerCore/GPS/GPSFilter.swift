@@ -347,20 +347,18 @@ public struct GPSFilter: Sendable {
         return o
     }
 
-    /// 1σ per axis (east, north) and the 95 % radius of a fix.
+    /// 1σ per axis (east, north) the filter weighs a fix by, and its 95 % radius
+    /// (`GPSErrorModel`). A receiver's GST is widened by `gstErrorInflation`
+    /// here only: it leaves out the slowly varying errors that a filter
+    /// averaging fix after fix must not trust away.
     @inline(__always)
     private func horizontalError(of fix: GPSFix) -> (east: Double, north: Double, r95: Double) {
-        if fix.stdLat.isFinite && fix.stdLon.isFinite {
-            let r95 = 2.45 * ((fix.stdLat * fix.stdLat + fix.stdLon * fix.stdLon) / 2).squareRoot()
-            return (max(fix.stdLon * config.gstErrorInflation, config.minimumSigma),
-                    max(fix.stdLat * config.gstErrorInflation, config.minimumSigma), r95)
+        guard let error = config.errorModel.horizontal(of: fix) else {
+            return (config.defaultSigma, config.defaultSigma, .nan)
         }
-        if fix.eph.isFinite {
-            let r95 = fix.eph / config.ephPessimism
-            let s = max(r95 / 2.45, config.minimumSigma)
-            return (s, s, r95)
-        }
-        return (config.defaultSigma, config.defaultSigma, .nan)
+        let widen = error.fromReceiver ? config.gstErrorInflation : 1
+        return (max(error.east * widen, config.minimumSigma), max(error.north * widen, config.minimumSigma),
+                error.radius95)
     }
 
     private mutating func measure(_ fix: GPSFix, at t: Double, now: Double,

@@ -3,9 +3,8 @@
 public struct GPSFilterConfig: Sendable, Equatable, Codable {
     // MARK: Seed gates
 
-    /// Fixes whose 95 % horizontal error is above this are rejected, metres.
-    /// The error is the GST ellipse when the receiver sends one, else gpsd's
-    /// `eph` divided by `ephPessimism`.
+    /// Fixes whose 95 % horizontal error (`GPSErrorModel`) is above this are
+    /// rejected, metres.
     public var maxAccuracy: Double = 30
     /// Fixes delivered later than this after their receiver time are rejected, seconds.
     public var maxAge: Double = 10
@@ -39,11 +38,11 @@ public struct GPSFilterConfig: Sendable, Equatable, Codable {
     /// 1σ of its course over ground while moving, degrees.
     public var courseSigma: Double = 5
     /// GST's 1σ comes from the solution's residuals and leaves out slowly
-    /// varying errors (multipath, atmosphere): widen it by this factor.
+    /// varying errors (multipath, atmosphere): the filter widens it by this
+    /// factor before weighing a fix.
     public var gstErrorInflation: Double = 1.5
     /// gpsd's `eph`/`epv` without GST are DOP × ~19 m: two to three times the
-    /// real 95 % error. Real 95 % = eph / this, 1σ = that / 2.45. Set 1 for a
-    /// receiver whose `eph` is honest.
+    /// real 95 % error (`GPSErrorModel`). Set 1 for a receiver whose `eph` is honest.
     public var ephPessimism: Double = 2.5
     /// Floors and fallbacks of the per-axis 1σ, metres.
     public var minimumSigma: Double = 0.5
@@ -75,13 +74,8 @@ public struct GPSFilterConfig: Sendable, Equatable, Codable {
 
     public init() {}
 
-    /// 1σ vertical error of a fix, metres: GST's when the receiver sends it,
-    /// else from `epv` (a 95 % figure as pessimistic as `eph`); NaN without either.
-    public func verticalSigma(of fix: GPSFix) -> Double {
-        if fix.stdAlt.isFinite { return fix.stdAlt }
-        if fix.epv.isFinite { return fix.epv / (2.45 * ephPessimism) }
-        return .nan
-    }
+    /// How good a fix is, as the filter, the navigator and the altitude fusion all read it.
+    public var errorModel: GPSErrorModel { GPSErrorModel(ephPessimism: ephPessimism) }
 
     private enum CodingKeys: String, CodingKey {
         case maxAccuracy, maxAge, maxSpeed, dropFirstFix, segmentGap, maxBridgedGap, gapWalkSpeed,

@@ -1,15 +1,17 @@
-/// One heart-rate reading as the engine takes it: a strap's notification (or
-/// a trace row) stamped with the engine-clock instant it arrived.
+/// One heart-rate reading as the engine takes it, like `IMUSample` and
+/// `BaroSample`: a strap's notification (`HeartRateNotification`) or a trace
+/// row, stamped `t` with the engine-clock instant it arrived. What the session
+/// keeps of it is a `HeartRatePoint`.
 public struct HeartRateSample: Sendable, Equatable {
     /// Engine clock, seconds.
     public var t: Double
     /// Beats per minute as sent; 0 when the strap sent none (a trace's empty cell).
     public var bpm: Int
-    public var contact: HeartRateMeasurement.SensorContact
+    public var contact: HeartRateNotification.SensorContact
     /// R–R intervals, milliseconds, oldest first.
     public var rrMilliseconds: [Double]
 
-    public init(t: Double, bpm: Int, contact: HeartRateMeasurement.SensorContact = .notSupported,
+    public init(t: Double, bpm: Int, contact: HeartRateNotification.SensorContact = .notSupported,
                 rrMilliseconds: [Double] = []) {
         self.t = t
         self.bpm = bpm
@@ -17,7 +19,7 @@ public struct HeartRateSample: Sendable, Equatable {
         self.rrMilliseconds = rrMilliseconds
     }
 
-    public init(t: Double, measurement m: HeartRateMeasurement) {
+    public init(t: Double, notification m: HeartRateNotification) {
         self.init(t: t, bpm: m.bpm, contact: m.contact, rrMilliseconds: m.rrMilliseconds)
     }
 }
@@ -43,28 +45,6 @@ public enum HeartRateValidity: Sendable, Equatable {
         } else {
             self = Self.plausible.contains(s.bpm) ? .valid : .implausible
         }
-    }
-}
-
-/// A reading as the store keeps it: its time and its heart rate (NaN while missing).
-public struct HeartRateReading: Sendable, Equatable {
-    public var time: Double
-    public var bpm: Double
-
-    public init(time: Double, bpm: Double) {
-        self.time = time
-        self.bpm = bpm
-    }
-}
-
-/// One R–R interval: when its notification arrived and its length in milliseconds.
-public struct RRInterval: Sendable, Equatable {
-    public var time: Double
-    public var milliseconds: Double
-
-    public init(time: Double, milliseconds: Double) {
-        self.time = time
-        self.milliseconds = milliseconds
     }
 }
 

@@ -42,7 +42,7 @@ public struct HeartRateSummary: Sendable, Equatable, Codable {
     /// The calorie method this session's figures call for.
     public var calorieMethod: CalorieMethod { coverage >= Self.coverageForCalories ? .heartRate : .acsm }
 
-    public init(readings: some Collection<HeartRateReading>, paused: PausedTime, from start: Double, to end: Double,
+    public init(readings: some Collection<HeartRatePoint>, paused: PausedTime, from start: Double, to end: Double,
                 profile: HeartRateProfile) {
         var tally = HeartRateTally(profile: profile)
         for r in readings { tally.add(r) }
@@ -87,7 +87,7 @@ public struct HeartRateTally: Sendable {
     private let floors: [Double]
     private var settled = Parts()
     /// Readings not settled yet, oldest first (the last one still open).
-    private var recent: [HeartRateReading] = []
+    private var recent: [HeartRatePoint] = []
     /// Seconds after which a reading's share can no longer change (60 s:
     /// well past the auto-pause's back-dating); readings settled per batch.
     public static let settleAfter = 60.0
@@ -101,7 +101,7 @@ public struct HeartRateTally: Sendable {
 
     public var isEmpty: Bool { recent.isEmpty && settled.covered == 0 && !settled.top.isFinite }
 
-    public mutating func add(_ r: HeartRateReading) {
+    public mutating func add(_ r: HeartRatePoint) {
         recent.append(r)
     }
 
@@ -129,7 +129,7 @@ public struct HeartRateTally: Sendable {
     }
 
     /// One reading's share: it holds until the next, at most `hold` seconds, moving time only.
-    private func close(_ r: HeartRateReading, until next: Double, paused: PausedTime, from start: Double, to end: Double,
+    private func close(_ r: HeartRatePoint, until next: Double, paused: PausedTime, from start: Double, to end: Double,
                        into p: inout Parts) {
         guard r.bpm.isFinite else { return }
         if r.time >= start, r.time <= end, !paused.isPaused(at: r.time) { p.top = max(p.top, r.bpm) }

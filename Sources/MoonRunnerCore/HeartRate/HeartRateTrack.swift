@@ -11,7 +11,7 @@ public struct HeartRateTrack: Sendable {
         /// The R–R intervals it carried that a heart can beat, milliseconds.
         public var rrMilliseconds: [Double]
         /// The reading as the store keeps it (NaN while missing); nil when refused as implausible.
-        public var reading: HeartRateReading?
+        public var reading: HeartRatePoint?
         /// The zone it confirmed a crossing into.
         public var zone: Int?
     }
@@ -56,11 +56,11 @@ public struct HeartRateTrack: Sendable {
             counters.missing += 1
             (bpm, time) = (.nan, sample.t)
             _ = zones.update(bpm: .nan, at: sample.t)
-            taken.reading = HeartRateReading(time: sample.t, bpm: .nan)
+            taken.reading = HeartRatePoint(time: sample.t, bpm: .nan)
         case .valid:
             counters.samples += 1
             (bpm, time) = (Double(sample.bpm), sample.t)
-            taken.reading = HeartRateReading(time: sample.t, bpm: bpm)
+            taken.reading = HeartRatePoint(time: sample.t, bpm: bpm)
             taken.zone = zones.update(bpm: bpm, at: sample.t)
         }
         return taken
@@ -84,13 +84,13 @@ public struct HeartRateTrack: Sendable {
 
     /// A reading of the open session counts in its figures, which settle up
     /// to its time over the session's `pauses` since `start`.
-    public mutating func record(_ reading: HeartRateReading, pauses: [PauseInterval], from start: Double) {
+    public mutating func record(_ reading: HeartRatePoint, pauses: [PauseInterval], from start: Double) {
         tally.add(reading)
         tally.settle(at: reading.time, pauses: pauses, from: start)
     }
 
     /// A resumed session's stored readings are its figures again, settled at `now`.
-    public mutating func restore(_ readings: [HeartRateReading], at now: Double, pauses: [PauseInterval],
+    public mutating func restore(_ readings: [HeartRatePoint], at now: Double, pauses: [PauseInterval],
                                  from start: Double) {
         tally = HeartRateTally(profile: profile)
         for r in readings { tally.add(r) }

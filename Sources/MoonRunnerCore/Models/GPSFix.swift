@@ -9,9 +9,9 @@ public struct GPSFix: Sendable, Equatable, Codable {
     public var longitude: Double
     /// Altitude above mean sea level, metres.
     public var altitude: Double
-    /// gpsd's 95 % horizontal error estimate, metres.
+    /// gpsd's 95 % horizontal error estimate, metres (read by `GPSErrorModel`).
     public var eph: Double
-    /// gpsd's 95 % vertical error estimate, metres.
+    /// gpsd's 95 % vertical error estimate, metres (read by `GPSErrorModel`).
     public var epv: Double
     /// Speed over ground, m/s.
     public var speed: Double
@@ -45,16 +45,6 @@ public struct GPSFix: Sendable, Equatable, Codable {
 
     /// True when gpsd reports at least a 2D fix with finite coordinates.
     public var hasPosition: Bool { mode >= 2 && latitude.isFinite && longitude.isFinite }
-
-    /// Best available 1σ horizontal error in metres: GST when present,
-    /// otherwise gpsd's 95 % `eph` scaled down (eph ≈ 2.45 σ for a circular error).
-    public var horizontalSigma: Double {
-        if stdLat.isFinite && stdLon.isFinite {
-            return ((stdLat * stdLat + stdLon * stdLon) / 2).squareRoot()
-        }
-        if eph.isFinite { return eph / 2.45 }
-        return .nan
-    }
 
     // NaN is not valid JSON: encode missing values as absent keys.
     private enum CodingKeys: String, CodingKey {

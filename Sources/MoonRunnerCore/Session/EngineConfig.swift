@@ -18,8 +18,6 @@ public struct EngineConfig: Sendable, Equatable {
     public var navigation = NavigationConfig()
     /// Who wears the heart-rate strap: zones, training load, calories.
     public var heartRate = HeartRateProfile()
-    /// Evaluation only: the activities' auto-pause settings varied by name.
-    public var activityTuning = ActivityTuning()
 
     public init() {}
 }
@@ -34,7 +32,7 @@ public enum EngineOutput: Sendable, Equatable {
     /// A fix the filter refused, with the reason.
     case rejected(FixRejection, GPSFix, at: Double)
     /// A heart-rate reading while a session is open (NaN: missing, a gap).
-    case heartRate(HeartRateReading)
+    case heartRate(HeartRatePoint)
     /// Plausible R–R intervals (ms) of a notification that arrived at this instant, while a session is open.
     case rrIntervals(at: Double, [Double])
 }

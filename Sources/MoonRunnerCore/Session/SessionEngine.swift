@@ -85,9 +85,16 @@ public struct SessionEngine: Sendable {
     /// Starts a session, following `course` and/or heading for `destination` when given.
     public mutating func start(activity: Activity, at t: Double, course: FollowedCourse? = nil,
                                destination: GeoPoint? = nil, emit: (EngineOutput) -> Void) throws(SessionCommandError) {
+        try start(profile: activity.profile, at: t, course: course, destination: destination, emit: emit)
+    }
+
+    /// Starts a session under `profile`: its activity's own, or one an evaluation varied.
+    public mutating func start(profile: ActivityProfile, at t: Double, course: FollowedCourse? = nil,
+                               destination: GeoPoint? = nil, emit: (EngineOutput) -> Void) throws(SessionCommandError) {
         guard !state.isActive else { throw SessionCommandError(command: "start", state: state) }
+        let activity = profile.activity
         advanceClock(t)
-        take(activity.profile)
+        take(profile)
         navigator = Navigator(course: course, destination: destination, config: navigationConfig)
         stats = SessionStats()
         climbRate = ClimbRate()
@@ -186,7 +193,7 @@ public struct SessionEngine: Sendable {
     }
 
     /// Takes back the heart-rate readings a restored session had stored, so that its figures go on from them.
-    public mutating func restoreHeartRate(_ readings: [HeartRateReading]) {
+    public mutating func restoreHeartRate(_ readings: [HeartRatePoint]) {
         heartRate.restore(readings, at: now, pauses: pauses, from: stats.startTime)
     }
 
@@ -323,11 +330,8 @@ public struct SessionEngine: Sendable {
     /// The activity's rules take effect: the filter's gates, the auto-pause rule.
     private mutating func take(_ profile: ActivityProfile) {
         self.profile = profile
-        var gates = profile.gpsConfig(config.gps)
-        var pausing = profile.autoPauseConfig(config.autoPause)
-        config.activityTuning.apply(to: &pausing, gps: &gates, activity: profile.activity)
-        gps.config = gates
-        autoPause.config = pausing
+        gps.config = profile.gpsConfig(config.gps)
+        autoPause.config = profile.autoPauseConfig(config.autoPause)
     }
 
     /// Course matching reaches as far as the activity's speed gate lets the wearer go.
@@ -341,7 +345,7 @@ public struct SessionEngine: Sendable {
     /// climb as evidence of motion (`ClimbEvidence`) while a session is open.
     private mutating func climbOf(_ fix: GPSFix, under point: TrackPoint, moving: Bool, moved: Double, at t: Double,
                                   emit: (EngineOutput) -> Void) -> AltitudeUpdate {
-        let sigma = config.gps.verticalSigma(of: fix)
+        let sigma = config.gps.errorModel.verticalSigma(of: fix)
         let ground = ground(under: point, at: t, emit: emit)
         let climb = altitude.gps(altitude: fix.altitude, sigma: sigma, at: t, moving: moving,
                                  terrain: ground.metres, terrainSpacing: ground.arcSeconds, moved: moved)
@@ -360,7 +364,7 @@ public struct SessionEngine: Sendable {
     private mutating func navigate(_ point: TrackPoint, fix: GPSFix, at t: Double, emit: (EngineOutput) -> Void) {
         let state = self.state
         let doppler = fix.speed.isFinite && fix.track.isFinite
-        let sigma = horizontalSigma(fix), distance = stats.distance
+        let sigma = config.gps.errorModel.horizontal(of: fix)?.sigma ?? .nan, distance = stats.distance
         // Mutated in place (optional chaining), so its buffers are not copied.
         navigator?.update(latitude: point.latitude, longitude: point.longitude, sigma: sigma,
                           speed: doppler ? fix.speed : point.speed, heading: doppler ? fix.track : point.course,
@@ -381,13 +385,6 @@ public struct SessionEngine: Sendable {
             emit(.event(SessionEvent(kind: kind, time: t, detectedAt: t, cause: "terrain", state: state, detail: detail)))
         }
         return reading
-    }
-
-    /// 1σ horizontal error of a fix: GST when present, else gpsd's
-    /// pessimistic `eph` brought to an honest 95 % and then to 1σ.
-    private func horizontalSigma(_ fix: GPSFix) -> Double {
-        if fix.stdLat.isFinite && fix.stdLon.isFinite { return fix.horizontalSigma }
-        return fix.eph.isFinite ? fix.eph / config.gps.ephPessimism / 2.45 : .nan
     }
 
     private mutating func stepDetected(at t: Double, emit: (EngineOutput) -> Void) {

@@ -83,8 +83,8 @@ extension Array: TimeShiftable where Element: TimeShiftable {
     public func shifted(by offset: Double) -> [Element] { map { $0.shifted(by: offset) } }
 }
 
-extension HeartRateReading: TimeShiftable {
-    public func shifted(by offset: Double) -> HeartRateReading { HeartRateReading(time: time + offset, bpm: bpm) }
+extension HeartRatePoint: TimeShiftable {
+    public func shifted(by offset: Double) -> HeartRatePoint { HeartRatePoint(time: time + offset, bpm: bpm) }
 }
 
 extension RRInterval: TimeShiftable {

@@ -6,7 +6,7 @@
 public struct TraceAnalysis: Sendable {
     public private(set) var engine: SessionEngine
     private var recorder = Recorder()
-    private let activity: Activity
+    private let profile: ActivityProfile
     private let startAt: Double?
     private let course: FollowedCourse?
     private var started = false
@@ -19,7 +19,7 @@ public struct TraceAnalysis: Sendable {
         var events: [SessionEvent] = []
         var rejections: [FixRejection: Int] = [:]
         var points: [TrackPoint] = []
-        var heartRate: [HeartRateReading] = []
+        var heartRate: [HeartRatePoint] = []
         var rrIntervals: [RRInterval] = []
 
         mutating func record(_ output: EngineOutput) {
@@ -34,10 +34,10 @@ public struct TraceAnalysis: Sendable {
         }
     }
 
-    public init(config: EngineConfig = EngineConfig(), activity: Activity = .run, startAt: Double? = nil,
-                course: FollowedCourse? = nil, terrain: (any TerrainModel)? = nil) {
+    public init(config: EngineConfig = EngineConfig(), profile: ActivityProfile = Activity.run.profile,
+                startAt: Double? = nil, course: FollowedCourse? = nil, terrain: (any TerrainModel)? = nil) {
         engine = SessionEngine(config: config, terrain: terrain)
-        self.activity = activity
+        self.profile = profile
         self.startAt = startAt
         self.course = course
     }
@@ -64,7 +64,7 @@ public struct TraceAnalysis: Sendable {
     }
 
     /// The heart-rate readings and RR intervals recorded while the session was open.
-    public var heartRate: [HeartRateReading] { recorder.heartRate }
+    public var heartRate: [HeartRatePoint] { recorder.heartRate }
     public var rrIntervals: [RRInterval] { recorder.rrIntervals }
 
     public mutating func feed(_ fix: GPSFix, at t: Double) {
@@ -114,8 +114,8 @@ public struct TraceAnalysis: Sendable {
 
     private mutating func startSession(at t: Double) {
         started = true
-        let activity = self.activity, course = self.course
-        withRecorder { engine, rec in try? engine.start(activity: activity, at: t, course: course) { rec.record($0) } }
+        let profile = self.profile, course = self.course
+        withRecorder { engine, rec in try? engine.start(profile: profile, at: t, course: course) { rec.record($0) } }
     }
 
     /// Lends the engine and the recorder out as two separate variables (the

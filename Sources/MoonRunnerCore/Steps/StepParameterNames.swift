@@ -1,5 +1,6 @@
-/// The detector's parameters by name, for `moonrunner analyze --step-parameters`
-/// and the evaluation that cross-validates them (Tests/Tools/eval_steps.py).
+/// The detector's parameters by name, for `moonrunner analyze --step-parameters`,
+/// `moonrunner step-sweep` and the evaluation that cross-validates them
+/// (Tests/Tools/eval_steps.py).
 /// The daemon always runs the defaults.
 extension AdaptiveStepDetector.Parameters {
     /// Every parameter, by its property name.
@@ -24,23 +25,6 @@ extension AdaptiveStepDetector.Parameters {
         ("periodAgreement", \.periodAgreement),
         ("openingShare", \.openingShare),
     ]
-
-    /// A parameter name that does not exist.
-    public struct UnknownName: Error, CustomStringConvertible, Sendable {
-        public var name: String
-        public var description: String {
-            "unknown step detector parameter '\(name)' (known: \(AdaptiveStepDetector.Parameters.fields.map(\.name).joined(separator: ", ")))"
-        }
-    }
-
-    /// The defaults with `overrides` applied; throws on a name that does not exist.
-    public init(overrides: [String: Double]) throws(UnknownName) {
-        self.init()
-        for (name, value) in overrides.sorted(by: { $0.key < $1.key }) {
-            guard let field = Self.fields.first(where: { $0.name == name }) else { throw UnknownName(name: name) }
-            self[keyPath: field.path] = value
-        }
-    }
 
     /// Every parameter with its value.
     public var values: [String: Double] {

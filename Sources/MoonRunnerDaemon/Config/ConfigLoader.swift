@@ -1,4 +1,5 @@
 import Foundation
+import MoonRunnerConfig
 import MoonRunnerCore
 import MoonRunnerSensors
 import MoonRunnerYAML
@@ -34,7 +35,7 @@ public enum ConfigLoader {
         },
         "hr.zone_bounds": { c, k, v throws(ConfigError) in c.hrZoneBounds = try zoneBounds(k, v) },
         "hr.max_bpm": { c, k, v throws(ConfigError) in
-            c.hrMaxBPM = v is any ConfigNullValue ? nil : try double(k, v, 100...230)
+            c.hrMaxBPM = v is YAMLNull ? nil : try double(k, v, 100...230)
         },
         "hr.resting_bpm": { c, k, v throws(ConfigError) in c.hrRestingBPM = try double(k, v, 25...120) },
         "hr.age": { c, k, v throws(ConfigError) in c.hrAge = try double(k, v, 5...110) },

@@ -1,4 +1,5 @@
 import Foundation
+import MoonRunnerConfig
 import MoonRunnerCore
 import MoonRunnerSensors
 

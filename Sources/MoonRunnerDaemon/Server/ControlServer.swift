@@ -3,6 +3,7 @@ import Logging
 import MoonRunnerSocket
 import MoonRunnerProtocol
 import MoonRunnerSensors
+import MoonRunnerSystem
 import NIOCore
 import NIOPosix
 import Synchronization
@@ -198,7 +199,7 @@ final class ControlServer: Sendable {
         let text: String
         switch frame {
         case .tooLong:
-            guard state.limiter.allow(at: EngineClock.monotonic()) else { return .answered(rateLimited(id: nil)) }
+            guard state.limiter.allow(at: MonotonicClock.now()) else { return .answered(rateLimited(id: nil)) }
             return .answered(.line(ReplyEncoder.line(ErrorReply(RequestError(.tooLong,
                 "request line longer than \(config.maxLineBytes) bytes (socket.max_line_bytes); it was discarded; "
                 + "send one request per line, e.g. ?STATUS;")))))
@@ -211,7 +212,7 @@ final class ControlServer: Sendable {
         // size, not by the request rate (a 1 MB course is ~350 lines).
         var piece = false
         if state.requests.upload != nil, case .courseData? = (try? parsed.get())?.command { piece = true }
-        guard piece || state.limiter.allow(at: EngineClock.monotonic()) else {
+        guard piece || state.limiter.allow(at: MonotonicClock.now()) else {
             return .answered(rateLimited(id: (try? parsed.get())?.id))
         }
         let request: Request

@@ -1,6 +1,7 @@
 import Foundation
-import MoonRunnerCore
 import Logging
+import MoonRunnerConfig
+import MoonRunnerCore
 
 /// The directory that holds the control socket is what keeps other users
 /// out (as chrony does): only the daemon's user and group may enter it. This

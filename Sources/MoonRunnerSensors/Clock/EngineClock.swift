@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import MoonRunnerSystem
 import Synchronization
 
 /// The daemon's single time base, in seconds, shared by every input adapter.
@@ -56,13 +57,13 @@ public final class EngineClock: Sendable {
     /// runs behind times already stored).
     public init(speed: Double = 1, offset: Double = 0, followReceiver: Bool = false) {
         self.speed = speed
-        state = Mutex(State(engineBase: Date().timeIntervalSince1970 + offset, monoBase: EngineClock.monotonic(),
+        state = Mutex(State(engineBase: Date().timeIntervalSince1970 + offset, monoBase: MonotonicClock.now(),
                             pacing: followReceiver ? ReceiverPacing() : nil))
     }
 
     /// Engine-clock seconds now.
     public func now() -> Double {
-        let mono = EngineClock.monotonic()
+        let mono = MonotonicClock.now()
         return state.withLock { $0.read(at: mono, speed: speed) }
     }
 
@@ -71,7 +72,7 @@ public final class EngineClock: Sendable {
     /// the receiver, the engine instant of `time` itself (see `ReceiverPacing`).
     @discardableResult
     public func observeReceiver(time: Double) -> Double {
-        let mono = EngineClock.monotonic()
+        let mono = MonotonicClock.now()
         let (stamp, known) = state.withLock { s -> (Double, (@Sendable () -> Void)?) in
             let t = s.read(at: mono, speed: speed)
             guard var pacing = s.pacing else { return (t, nil) }
@@ -107,7 +108,7 @@ public final class EngineClock: Sendable {
     /// machine) instead of overflowing the emulated FIFO: a replay loses
     /// nothing to the machine's load. A live clock ignores it.
     public func readerCaughtUp(to t: Double) {
-        let mono = EngineClock.monotonic()
+        let mono = MonotonicClock.now()
         state.withLock { s in
             guard s.pacing != nil else { return }
             s.readerMark = max(s.readerMark, t)
@@ -123,12 +124,5 @@ public final class EngineClock: Sendable {
     /// Real (unscaled) seconds until the engine clock reaches `t`.
     public func realDelay(until t: Double) -> Double {
         max(0, (t - now()) / speed)
-    }
-
-    /// CLOCK_MONOTONIC in seconds.
-    public static func monotonic() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
     }
 }

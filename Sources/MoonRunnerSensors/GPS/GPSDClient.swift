@@ -2,8 +2,9 @@ import CGPS
 import Dispatch
 import FoundationEssentials
 import Glibc
-import MoonRunnerThreads
 import MoonRunnerCore
+import MoonRunnerSystem
+import MoonRunnerThreads
 import Synchronization
 
 /// A gpsd client over libgps on its own thread.
@@ -87,7 +88,7 @@ public final class GPSDClient: Sendable {
         _ = moonrunner_gps_stream_json(&data)
         state.withLock { $0.connects += 1 }
         var assembler = GPSEpochAssembler()
-        var lastTPV = EngineClock.monotonic()
+        var lastTPV = MonotonicClock.now()
         var delivered = false
         var sawFix = false
         while !stopped {
@@ -103,7 +104,7 @@ public final class GPSDClient: Sendable {
                 }
                 // A TPV always carries the mode; other reports (SKY, DEVICE...) do not.
                 guard set & GPSMask.mode != 0 else { continue }
-                lastTPV = EngineClock.monotonic()
+                lastTPV = MonotonicClock.now()
                 let fix = makeFix(data.fix, hasTime: set & GPSMask.time != 0)
                 // A replay's clock keeps pace with the receiver (see ReceiverPacing).
                 let at = fix.time.isFinite && fix.mode >= 2 ? clock.observeReceiver(time: fix.time) : clock.now()
@@ -113,7 +114,7 @@ public final class GPSDClient: Sendable {
             } else {
                 // gpsd is quiet between epochs: the epoch is complete.
                 if let e = assembler.flush() { deliver(e.fix, at: e.at) }
-                if EngineClock.monotonic() - lastTPV > Self.silenceLimit * max(1, 1 / clock.speed) {
+                if MonotonicClock.now() - lastTPV > Self.silenceLimit * max(1, 1 / clock.speed) {
                     setHealth(.lost)
                 }
             }

@@ -1,8 +1,9 @@
 import CSystemd
 import FoundationEssentials
 import Glibc
-import MoonRunnerThreads
 import MoonRunnerCore
+import MoonRunnerSystem
+import MoonRunnerThreads
 import Synchronization
 
 /// A heart-rate strap through BlueZ on the system D-Bus (libsystemd's sd-bus):
@@ -43,7 +44,7 @@ public final class BlueZClient: HeartRateSource, @unchecked Sendable {
     public init(address: String?, clock: EngineClock) {
         self.clock = clock
         stopFD = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
-        let t = EngineClock.monotonic()
+        let t = MonotonicClock.now()
         machine = BlueZLink(wanted: address, at: t)
         busRecovery = DeviceRecovery(policy: BlueZLink.policy, now: t)
         (updates, continuation) = AsyncStream.makeStream(of: HeartRateUpdate.self, bufferingPolicy: .bufferingNewest(1024))
@@ -70,7 +71,7 @@ public final class BlueZClient: HeartRateSource, @unchecked Sendable {
     private var stopped: Bool { stopping.load(ordering: .sequentiallyConsistent) }
 
     /// Monotonic seconds (the back-off and silence timers; the engine clock stamps readings).
-    private func now() -> Double { EngineClock.monotonic() }
+    private func now() -> Double { MonotonicClock.now() }
 
     // MARK: The loop
 
@@ -250,9 +251,9 @@ public final class BlueZClient: HeartRateSource, @unchecked Sendable {
     }
 
     private func notification(_ path: String, _ bytes: [UInt8], at t: Double) {
-        let measurement: HeartRateMeasurement?
+        let measurement: HeartRateNotification?
         do {
-            measurement = try HeartRateMeasurement.parse(bytes)
+            measurement = try HeartRateNotification.parse(bytes)
         } catch {
             measurement = nil
             lastMalformed = "a notification that does not read: \(error)"
@@ -262,7 +263,7 @@ public final class BlueZClient: HeartRateSource, @unchecked Sendable {
         if measurement == nil { malformed += 1 }
         // Published before the sample, so that a reading never arrives from a strap still said to be searching.
         publish()
-        if let measurement { continuation.yield(.sample(HeartRateSample(t: clock.now(), measurement: measurement))) }
+        if let measurement { continuation.yield(.sample(HeartRateSample(t: clock.now(), notification: measurement))) }
     }
 
     // MARK: Reporting

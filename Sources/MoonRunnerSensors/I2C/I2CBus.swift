@@ -20,14 +20,14 @@ public enum I2CError: Error, Equatable, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .openFailed(path, code): return "cannot open \(path): \(I2CError.errnoText(code))"
+        case let .openFailed(path, code): return "cannot open \(path): \(I2CError.errnoDetail(code))"
         case let .addressRejected(address, code):
-            return "cannot select I2C address \(I2CError.hex(address)): \(I2CError.errnoText(code))"
+            return "cannot select I2C address \(I2CError.hex(address)): \(I2CError.errnoDetail(code))"
         case let .nack(address): return "no acknowledge from I2C address \(I2CError.hex(address)) (device absent?)"
         case .eio: return "I2C I/O error (EIO)"
         case .timeout: return "I2C transfer timed out"
         case let .shortRead(expected, got): return "I2C short read: \(got) of \(expected) bytes"
-        case let .io(code): return "I2C error: \(I2CError.errnoText(code))"
+        case let .io(code): return "I2C error: \(I2CError.errnoDetail(code))"
         case .notReady: return "I2C bus not open"
         }
     }
@@ -37,8 +37,8 @@ public enum I2CError: Error, Equatable, Sendable, CustomStringConvertible {
         return "0x" + (digits.count < 2 ? "0" + digits : digits)
     }
 
-    static func errnoText(_ code: Int32) -> String {
-        "\(String(cString: strerror(code))) (errno \(code))"
+    static func errnoDetail(_ code: Int32) -> String {
+        "\(MoonRunnerSystem.errnoText(code)) (errno \(code))"
     }
 }
 
@@ -47,6 +47,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import MoonRunnerSystem
 
 /// The register-level bus protocol that IMU drivers are written against.
 ///

@@ -2,6 +2,7 @@ import CZlib
 import FoundationEssentials
 import Glibc
 import MoonRunnerCore
+import MoonRunnerSystem
 
 /// Reader for barometer traces: CSV with header `t,pressure_pa,temperature_c`
 /// (`t` in seconds on the same clock as the GPS trace, pressure in Pa,
@@ -109,7 +110,7 @@ public enum BaroTraceReader {
     /// The file's bytes, gunzipped when it is gzip (zlib reads plain files as they are).
     static func readFile(_ path: String) throws -> [UInt8] {
         guard let f = gzopen(path, "rb") else {
-            throw TraceFileError(path: path, line: 0, message: "cannot open: \(String(cString: strerror(errno)))")
+            throw TraceFileError(path: path, line: 0, message: "cannot open: \(errnoText(errno))")
         }
         defer { gzclose(f) }
         var bytes: [UInt8] = []

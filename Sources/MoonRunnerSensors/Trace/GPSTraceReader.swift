@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import MoonRunnerCore
+import MoonRunnerSystem
 
 /// Reads a GPS trace in gpsd's own JSON (one object per line, as
 /// `gpspipe -w` prints it) into one fix per epoch, each with the instant it

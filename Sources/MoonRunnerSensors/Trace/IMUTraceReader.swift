@@ -2,6 +2,7 @@ import CZlib
 import FoundationEssentials
 import Glibc
 import MoonRunnerCore
+import MoonRunnerSystem
 
 /// IMU trace errors are trace-file errors (file, line, what was expected).
 public typealias IMUTraceError = TraceFileError
@@ -53,7 +54,7 @@ public final class IMUTraceReader {
         guard let f = gzopen(path, "rb") else {
             let code = errno
             throw IMUTraceError(path: path, line: 0,
-                                message: "cannot open: \(String(cString: strerror(code)))")
+                                message: "cannot open: \(errnoText(code))")
         }
         _ = gzbuffer(f, UInt32(bufferSize))
         file = f

@@ -61,7 +61,7 @@ struct JournalEntry: Codable, Sendable {
             return StepSecondSample(second: Int64(v[0]), steps: Int(v[1]), cadence: v[2])
         }
         b.endTime = endTime
-        b.heartRate = (hr ?? []).compactMap { v in v.count >= 2 ? HeartRateReading(time: v[0], bpm: v[1]) : nil }
+        b.heartRate = (hr ?? []).compactMap { v in v.count >= 2 ? HeartRatePoint(time: v[0], bpm: v[1]) : nil }
         b.rrIntervals = (rr ?? []).compactMap { v in v.count >= 2 ? RRInterval(time: v[0], milliseconds: v[1]) : nil }
         return b
     }

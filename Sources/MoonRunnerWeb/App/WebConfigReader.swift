@@ -1,6 +1,6 @@
 import Foundation
+import MoonRunnerConfig
 import MoonRunnerCore
-import MoonRunnerYAML
 
 /// Reads the `web:` section of `moonrunner.yaml` strictly, as the daemon
 /// reads the rest of the file (the same `ConfigChecks`, the same messages):

@@ -17,7 +17,7 @@ public struct Preferences: Sendable, Equatable {
     public static let unitsCookie = "units"
     public static let offsetCookie = "tzo"
 
-    public init(language: Language = .en, units: UnitSystem? = nil, utcOffsetMinutes: Int? = nil) {
+    public init(language: Language = .english, units: UnitSystem? = nil, utcOffsetMinutes: Int? = nil) {
         self.language = language
         self.units = units
         self.utcOffsetMinutes = utcOffsetMinutes
@@ -26,7 +26,7 @@ public struct Preferences: Sendable, Equatable {
     /// From a request's cookies and `Accept-Language`.
     public init(request: Request) {
         let cookies = request.cookies
-        language = cookies[Self.languageCookie].flatMap { Language(rawValue: $0.value) }
+        language = cookies[Self.languageCookie].flatMap { Language(tag: $0.value) }
             ?? Language.preferred(acceptLanguage: request.headers[.acceptLanguage])
         units = cookies[Self.unitsCookie].flatMap { UnitSystem(rawValue: $0.value) }
         utcOffsetMinutes = cookies[Self.offsetCookie].flatMap { Int($0.value) }.flatMap { (-14 * 60...14 * 60).contains($0) ? $0 : nil }

@@ -47,8 +47,7 @@ struct BadgesPage {
 
     init(layout: Layout, reply: BadgesReply, phrases p: Phrases, units: UnitSystem) {
         self.layout = layout
-        self.p = Dictionary(uniqueKeysWithValues: [Phrase.badge, .distance, .tier, .earnedBy, .best, .nextBadge]
-            .map { ($0.rawValue, p[$0]) })
+        self.p = p.named([.badge, .distance, .tier, .earnedBy, .best, .nextBadge])
         rows = reply.badges.map { b in
             let tier: String
             switch b.tier {

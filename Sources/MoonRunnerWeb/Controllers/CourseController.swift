@@ -54,8 +54,7 @@ struct CoursePage {
 
     init(layout: Layout, course c: CourseInfo, phrases p: Phrases, units: UnitSystem, csrf: String) {
         self.layout = layout
-        self.p = Dictionary(uniqueKeysWithValues: [Phrase.length, .climb, .coursePoints, .follow, .cues, .noCues]
-            .map { ($0.rawValue, p[$0]) })
+        self.p = p.named([.length, .climb, .coursePoints, .follow, .cues, .noCues])
         course = CoursesPage.Row(c, units: units)
         let list = c.cues ?? []
         source = list.isEmpty ? nil : list.allSatisfy(\.found) ? p[.cuesFound] : p[.cuesFromFile]

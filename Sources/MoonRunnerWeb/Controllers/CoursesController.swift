@@ -160,9 +160,8 @@ struct CoursesPage {
     init(layout: Layout, courses: [CourseInfo], phrases p: Phrases, units: UnitSystem, csrf: String, maxBytes: Int,
          notice: String?, error: String?) {
         self.layout = layout
-        self.p = Dictionary(uniqueKeysWithValues: [Phrase.name, .length, .climb, .added, .follow, .delete, .deleteReally,
-                                                   .cancel, .upload, .file, .noCourses, .run, .walk, .coursePoints]
-            .map { ($0.rawValue, p[$0]) })
+        self.p = p.named([.name, .length, .climb, .added, .follow, .delete, .deleteReally,
+                          .cancel, .upload, .file, .noCourses, .run, .walk, .coursePoints])
         rows = courses.map { CoursesPage.Row($0, units: units) }
         empty = courses.isEmpty
         self.csrf = csrf

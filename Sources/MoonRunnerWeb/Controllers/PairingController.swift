@@ -82,8 +82,7 @@ struct PairPage {
 
     init(layout: Layout, phrases p: Phrases, code: String, already: String?, error: String?, intro: String?) {
         self.layout = layout
-        self.p = Dictionary(uniqueKeysWithValues: [Phrase.pairTitle, .pairCode, .pairName, .pairButton, .navLive]
-            .map { ($0.rawValue, p[$0]) })
+        self.p = p.named([.pairTitle, .pairCode, .pairName, .pairButton, .navLive])
         self.code = code
         self.already = already
         self.error = error

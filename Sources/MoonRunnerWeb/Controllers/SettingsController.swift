@@ -29,8 +29,8 @@ struct SettingsController {
             return try e.response(from: request, context: context)
         }
         var response = WebApp.redirect("/settings?saved=1")
-        if let l = fields["lang"].flatMap(Language.init(rawValue:)) {
-            response.setCookie(Self.cookie(Preferences.languageCookie, l.rawValue))
+        if let l = fields["lang"].flatMap(Language.init(tag:)) {
+            response.setCookie(Self.cookie(Preferences.languageCookie, l.tag))
         }
         if let u = fields["units"].flatMap(UnitSystem.init(rawValue:)) {
             response.setCookie(Self.cookie(Preferences.unitsCookie, u.rawValue))
@@ -62,10 +62,9 @@ struct SettingsPage {
     init(layout: Layout, phrases p: Phrases, language: Language, units: UnitSystem, device: Device?, csrf: String,
          saved: Bool) {
         self.layout = layout
-        self.p = Dictionary(uniqueKeysWithValues: [Phrase.language, .units, .save, .thisPhone, .saved]
-            .map { ($0.rawValue, p[$0]) })
-        languages = [Choice(value: "en", label: "English", checked: language == .en),
-                     Choice(value: "zh", label: "简体中文", checked: language == .zh)]
+        self.p = p.named([.language, .units, .save, .thisPhone, .saved])
+        languages = [Choice(value: Language.english.tag, label: "English", checked: language == .english),
+                     Choice(value: Language.chinese.tag, label: "简体中文", checked: language == .chinese)]
         self.units = [Choice(value: "metric", label: p[.metric], checked: units == .metric),
                       Choice(value: "imperial", label: p[.imperial], checked: units == .imperial)]
         self.device = device.map { "\($0.name) · \(p[.paired]) \(DateText.day($0.pairedAt))" }

@@ -6,7 +6,7 @@ import MoonRunnerCore
 public enum CueText {
     /// "Turn left", "Bear right, then left", "Water", "左转".
     public static func label(_ kind: CueKind, then: [CueKind] = [], language: Language) -> String {
-        let table = PhraseTable.of(language == .en ? .en : .cmn)
+        let table = PhraseTable.of(language)
         let words = table.cueWords
         var text = words.turns[kind] ?? words.places[kind] ?? kind.rawValue
         for next in then { text = table.say(.turnThen, ["turn": text, "then": words.thenTurns[next] ?? next.rawValue]) }
@@ -18,9 +18,9 @@ public enum CueText {
     public static func text(_ kind: CueKind, name: String?, then: [CueKind] = [], language: Language) -> String {
         let label = label(kind, then: then, language: language)
         guard let name, !name.isEmpty else { return label }
-        if kind.isTurn { return language == .en ? "\(label) onto \(name)" : "\(label)，进入\(name)" }
+        if kind.isTurn { return language == .english ? "\(label) onto \(name)" : "\(label)，进入\(name)" }
         if kind == .generic { return name }
-        return language == .en ? "\(label): \(name)" : "\(label)：\(name)"
+        return language == .english ? "\(label): \(name)" : "\(label)：\(name)"
     }
 
     /// An arrow for the cue: the direction of the turn, a mark for a place.

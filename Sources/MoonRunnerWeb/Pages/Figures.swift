@@ -78,7 +78,7 @@ public enum FigureLabel: Sendable {
     func text(_ p: Phrases) -> String {
         switch self {
         case let .phrase(phrase): p[phrase]
-        case let .words(en, zh): p.language == .en ? en : zh
+        case let .words(en, zh): p.language == .english ? en : zh
         }
     }
 }

@@ -83,10 +83,9 @@ struct SessionPage {
     init(layout: Layout, reply: SessionReply, json: JSONValue, badges: [Badge], phrases p: Phrases, units: UnitSystem,
          csrf: String, tiles: TileSource, attribution: String) {
         self.layout = layout
-        self.p = Dictionary(uniqueKeysWithValues: [Phrase.map, .charts, .splits, .laps, .downloads, .delete, .deleteConfirm,
-                                                   .deleteReally, .cancel, .badgesEarned, .courseFollowed, .mapLegend,
-                                                   .tilesUnavailable, .interrupted, .recordingNow]
-            .map { ($0.rawValue, p[$0]) })
+        self.p = p.named([.map, .charts, .splits, .laps, .downloads, .delete, .deleteConfirm,
+                          .deleteReally, .cancel, .badgesEarned, .courseFollowed, .mapLegend,
+                          .tilesUnavailable, .interrupted, .recordingNow])
         let s = reply.session
         id = s.id
         activity = p.activityName(s.activity)
@@ -110,7 +109,7 @@ struct SessionPage {
         course = reply.course.map { "\($0.name) · \($0.finished ? p[.finished] : p[.notFinished])" }
         self.badges = badges
         // The version of the session the pictures show: a stopped session's never changes.
-        let version = "\(reply.points)-\(Int64((reply.session.endTime ?? 0) * 1000))-\(units.rawValue)-\(p.language.rawValue)"
+        let version = "\(reply.points)-\(Int64((reply.session.endTime ?? 0) * 1000))-\(units.rawValue)-\(p.language.tag)"
         func link(_ kind: PictureKind, _ alt: String) -> PictureLink {
             PictureLink(href: "/sessions/\(s.id)/pictures/\(kind.rawValue)?v=\(version)", alt: alt, kind: kind.rawValue)
         }

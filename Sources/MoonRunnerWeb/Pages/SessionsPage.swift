@@ -46,9 +46,9 @@ struct SessionsPage {
     init(layout: Layout, sessions: [SessionInfo], all: [SessionInfo], badges: BadgesReply?, before: Int64?,
          pageSize: Int, phrases p: Phrases, units: UnitSystem, offset: Int?) {
         self.layout = layout
-        self.p = Dictionary(uniqueKeysWithValues: [Phrase.date, .activity, .distance, .moved, .pace, .badge, .older, .newer,
-                                                   .weeklyTotals, .monthlyTotals, .week, .month, .sessionsCount, .weeksStart,
-                                                   .noSessions].map { ($0.rawValue, p[$0]) })
+        self.p = p.named([.date, .activity, .distance, .moved, .pace, .badge, .older, .newer,
+                          .weeklyTotals, .monthlyTotals, .week, .month, .sessionsCount, .weeksStart,
+                          .noSessions])
         var earned: [Int64: [String]] = [:]
         for b in badges?.badges ?? [] {
             let name = p.badgeName(b.name)

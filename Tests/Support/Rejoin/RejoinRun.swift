@@ -160,7 +160,8 @@ public struct RejoinRun: Sendable {
     public func input(_ i: Int) -> (latitude: Double, longitude: Double, sigma: Double, speed: Double, heading: Double,
                                     t: Double) {
         let f = fixes[i]
-        return (f.latitude, f.longitude, f.horizontalSigma, f.speed, f.track, f.time - Self.epoch)
+        let sigma = GPSErrorModel().horizontal(of: f)?.sigma ?? .nan
+        return (f.latitude, f.longitude, sigma, f.speed, f.track, f.time - Self.epoch)
     }
 }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MoonRunnerConfig
 import MoonRunnerCore
 import MoonRunnerTestSupport
 
@@ -59,6 +60,8 @@ struct Score: AsyncParsableCommand {
     var path = "engine"
     @Option(help: "Scenarios run at once.") var jobs = 2
 
+    static let settings = NamedSettings(CourseMatcherConfig.settingsByName)
+
     func validate() throws {
         guard path == "engine" || path == "matcher" else { throw ValidationError("--path must be engine or matcher") }
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
@@ -73,18 +76,18 @@ struct Score: AsyncParsableCommand {
                 guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
                     throw ValidationError("\(sets):\(n + 1): not a JSON object")
                 }
-                var c = CourseMatcherConfig()
+                var values: [String: Double] = [:]
                 for (key, value) in object {
                     guard let number = value as? Double ?? (value as? Int).map(Double.init) else {
                         throw ValidationError("\(sets):\(n + 1): \(key) is not a number")
                     }
-                    do {
-                        c = try CourseTuning.apply("\(key)=\(number)", to: c)
-                    } catch {
-                        throw ValidationError("\(sets):\(n + 1): \(key) is not a course setting (\(CourseTuning.keys.joined(separator: ", ")))")
-                    }
+                    values[key] = number
                 }
-                configs.append(c)
+                do {
+                    configs.append(try Self.settings.apply(values, to: CourseMatcherConfig()))
+                } catch {
+                    throw ValidationError("\(sets):\(n + 1): \(error) (course settings: \(Self.settings.keys.joined(separator: ", ")))")
+                }
             }
         }
         let scenarios = try selection.scenarios()

@@ -4,7 +4,7 @@ import MoonRunnerExport
 extension Phrases {
     /// 简体中文, in the announcer's wording (配速, 圈, 路线, 卫星信号); badge names are the announcer's.
     public static let chinese = Phrases(
-        language: .zh,
+        language: .chinese,
         table: [
             .navLive: "跑步", .navHistory: "记录", .navCourses: "路线", .navBadges: "徽章", .navSettings: "设置",
             .appName: "MoonRunner",

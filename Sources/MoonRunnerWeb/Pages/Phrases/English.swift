@@ -2,7 +2,7 @@ import MoonRunnerExport
 
 extension Phrases {
     public static let english = Phrases(
-        language: .en,
+        language: .english,
         table: [
             .navLive: "Run", .navHistory: "History", .navCourses: "Courses", .navBadges: "Badges",
             .navSettings: "Settings", .appName: "MoonRunner",

@@ -2,31 +2,6 @@ import MoonRunnerAnnounceCore
 import MoonRunnerCore
 import MoonRunnerExport
 
-/// The languages a phone can choose (`Accept-Language` by default, then the settings page).
-public enum Language: String, Sendable, CaseIterable {
-    case en
-    case zh
-
-    /// The `lang` attribute of the pages.
-    public var htmlTag: String { self == .en ? "en" : "zh-Hans" }
-
-    /// The language a browser asks for first among ours (English when neither is asked for).
-    public static func preferred(acceptLanguage header: String?) -> Language {
-        guard let header else { return .en }
-        var best: (Language, Double)?
-        for item in header.split(separator: ",") {
-            let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-            guard let tag = parts.first, !tag.isEmpty else { continue }
-            var q = 1.0
-            for p in parts.dropFirst() where p.hasPrefix("q=") { q = Double(p.dropFirst(2)) ?? 0 }
-            let language: Language? = tag.hasPrefix("zh") ? .zh : tag.hasPrefix("en") ? .en : nil
-            guard let language, q > (best?.1 ?? 0) else { continue }
-            best = (language, q)
-        }
-        return best?.0 ?? .en
-    }
-}
-
 /// Everything the pages say, by meaning; each language is a table of these
 /// (`English.swift`, `Chinese.swift`), and a test checks both have them all.
 public enum Phrase: String, Sendable, CaseIterable {
@@ -84,9 +59,19 @@ public struct Phrases: Sendable {
         return text
     }
 
+    /// `phrases` by their names, as a page's model hands them to its template (`{{p.distance}}`).
+    public func named(_ phrases: [Phrase]) -> [String: String] {
+        Dictionary(uniqueKeysWithValues: phrases.map { ($0.rawValue, self[$0]) })
+    }
+
     public func badgeName(_ english: String) -> String { badgeNames[english] ?? english }
 
-    public static func of(_ language: Language) -> Phrases { language == .en ? .english : .chinese }
+    public static func of(_ language: Language) -> Phrases {
+        switch language {
+        case .english: .english
+        case .chinese: .chinese
+        }
+    }
 
     public func stateName(_ state: SessionState) -> String {
         switch state {
@@ -119,7 +104,7 @@ public struct Phrases: Sendable {
 
     /// One of the 8 compass points, in the announcer's words ("west", "西").
     public func direction(_ bearing: Double) -> String {
-        language == .en ? EnglishWording().direction(bearing) : MandarinWording().direction(bearing)
+        PhraseTable.of(language).wording.direction(bearing)
     }
 
     /// An activity's name ("–" for none, or one this web app does not know).

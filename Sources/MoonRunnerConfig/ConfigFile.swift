@@ -1,5 +1,6 @@
 import FoundationEssentials
-import MoonRunnerCore
+import MoonRunnerSystem
+import MoonRunnerYAML
 
 /// `moonrunner.yaml` and `announce.yaml` as the daemon, the web app and the
 /// announcer read them: the same three errors (unreadable, not YAML, not a

@@ -15,7 +15,7 @@
 /// never crash it (fuzzed). A notification shorter than its flags claim, or
 /// an RR list with an odd byte left over, is refused whole: half a
 /// measurement is not a measurement.
-public struct HeartRateMeasurement: Sendable, Equatable {
+public struct HeartRateNotification: Sendable, Equatable {
     /// Beats per minute as the strap sent it (0: the strap has none).
     public var bpm: Int
     public var contact: SensorContact
@@ -53,7 +53,7 @@ public struct HeartRateMeasurement: Sendable, Equatable {
     public var rrMilliseconds: [Double] { rrIntervals.map { Double($0) * 1000 / 1024 } }
 
     /// Parses one notification's bytes.
-    public static func parse<Bytes: Collection>(_ bytes: Bytes) throws(HeartRateParseError) -> HeartRateMeasurement
+    public static func parse<Bytes: Collection>(_ bytes: Bytes) throws(HeartRateParseError) -> HeartRateNotification
     where Bytes.Element == UInt8 {
         var i = bytes.startIndex
         guard i != bytes.endIndex else { throw .empty }
@@ -93,7 +93,7 @@ public struct HeartRateMeasurement: Sendable, Equatable {
             rr.reserveCapacity(remaining / 2)
             while remaining >= 2 { rr.append(UInt16(u16())) }
         }
-        return HeartRateMeasurement(bpm: bpm, contact: contact, energyExpended: energy, rrIntervals: rr)
+        return HeartRateNotification(bpm: bpm, contact: contact, energyExpended: energy, rrIntervals: rr)
     }
 
     /// The notification's bytes (what a strap sends): the value as uint8 when

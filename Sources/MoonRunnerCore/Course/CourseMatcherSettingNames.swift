@@ -1,10 +1,8 @@
-/// The course matcher's settings by name (`analyze --course-option
-/// KEY=VALUE`, the course scenarios' sweep), so that an evaluation can vary
-/// them without rebuilding.
-public enum CourseTuning {
-    public typealias Invalid = NamedSettings<CourseMatcherConfig>.Invalid
-
-    private static let settings = NamedSettings<CourseMatcherConfig>([
+extension CourseMatcherConfig {
+    /// The matcher's settings by name, for the evaluations that vary them
+    /// without rebuilding (`moonrunner analyze --course-option KEY=VALUE`, the
+    /// course scenarios' sweep). A count is the number rounded down.
+    public static let settingsByName: [String: @Sendable (inout CourseMatcherConfig, Double) -> Void] = [
         "off_course_m": { $0.offCourseDistance = $1 },
         "margin_sigmas": { $0.marginSigmas = $1 },
         "min_margin_m": { $0.minimumMargin = $1 },
@@ -18,11 +16,5 @@ public enum CourseTuning {
         "heading_speed_mps": { $0.headingSpeed = $1 },
         "min_slack_m": { $0.minimumSlack = $1 },
         "finish_m": { $0.finishDistance = $1 },
-    ])
-
-    public static var keys: [String] { settings.keys }
-
-    public static func apply(_ option: String, to config: CourseMatcherConfig) throws -> CourseMatcherConfig {
-        try settings.apply(option, to: config)
-    }
+    ]
 }

@@ -3,7 +3,9 @@ import CMalloc
 import Foundation
 import Logging
 import MoonRunnerClient
+import MoonRunnerConfig
 import MoonRunnerCore
+import MoonRunnerProtocol
 
 /// `moonrunner-web`: the phone's screen, a client of moonrunnerd's control
 /// socket. Reads its options and settings, builds the application and runs
@@ -11,7 +13,7 @@ import MoonRunnerCore
 /// that the daemon's executable can run it when called as `moonrunner-web`
 /// (the package's link): the two share one copy of the Swift runtime,
 /// Foundation and ICU's 34 MB, as two processes under two users.
-public struct WebCommand: AsyncParsableCommand {
+public struct WebAppCommand: AsyncParsableCommand {
     public init() {}
 
     public static let configuration = CommandConfiguration(
@@ -21,7 +23,8 @@ public struct WebCommand: AsyncParsableCommand {
             A client of moonrunnerd's control socket (one ?WATCH for every phone). Reads the web: section \
             of moonrunner.yaml (and socket.path); an invalid value exits with 78 and names the key. \
             Phones pair with a code from `moonrunner web pair`.
-            """)
+            """,
+        version: "moonrunner-web \(MoonRunnerRelease.version)")
 
     static let defaultConfig = "/etc/moonrunner/moonrunner.yaml"
 

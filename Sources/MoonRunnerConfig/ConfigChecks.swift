@@ -1,37 +1,9 @@
-/// A configuration value that cannot be used. The message names the key,
-/// the value, and what is allowed; the daemon exits with EX_CONFIG (78).
-public struct ConfigError: Error, Equatable, CustomStringConvertible, Sendable {
-    public var key: String
-    public var value: String
-    public var allowed: String
+import MoonRunnerYAML
 
-    public init(key: String, value: String, allowed: String) {
-        self.key = key
-        self.value = value
-        self.allowed = allowed
-    }
-
-    public var description: String {
-        "invalid configuration: \(key): \(value.isEmpty ? "(empty)" : value) — \(allowed)"
-    }
-
-    /// sysexits.h EX_CONFIG.
-    public static let exitCode: Int32 = 78
-}
-
-/// A YAML null as a reader hands it over: Yams's `NSNull` (the daemon makes it
-/// conform) or the announcer's `ConfigNull`, so that Core needs no Foundation.
-public protocol ConfigNullValue {}
-
-/// The null of readers that do without Foundation.
-public struct ConfigNull: ConfigNullValue, Sendable, Equatable {
-    public init() {}
-}
-
-/// Strict checks of configuration values as a YAML reader hands them over
-/// (`Any`: String, Int, Double, Bool, a `ConfigNullValue`, nested maps), shared by the
-/// daemon's and the announcer's config files: each failure names the key,
-/// the value and what is allowed.
+/// Strict checks of configuration values as `YAMLReader` hands them over
+/// (`Any`: String, Int, Double, Bool, `YAMLNull`, nested maps), shared by the
+/// daemon's, the web app's and the announcer's config files: each failure
+/// names the key, the value and what is allowed.
 public enum ConfigChecks {
     public static func flatten(_ map: [String: Any], prefix: String, into out: inout [(String, Any)]) {
         for (k, v) in map {
@@ -45,16 +17,16 @@ public enum ConfigChecks {
     }
 
     public static func describe(_ v: Any) -> String {
-        if v is any ConfigNullValue { return "null" }
+        if v is YAMLNull { return "null" }
         return "\(v)"
     }
 
     public static func string(_ k: String, _ v: Any, nonEmpty: Bool) throws(ConfigError) -> String {
         guard let s = v as? String else {
-            if v is any ConfigNullValue && !nonEmpty { return "" }
+            if v is YAMLNull && !nonEmpty { return "" }
             throw ConfigError(key: k, value: describe(v), allowed: "a string")
         }
-        if nonEmpty && s.trimmingSpacesAndTabs().isEmpty {
+        if nonEmpty && s.unicodeScalars.allSatisfy(isSpaceOrTab) {
             throw ConfigError(key: k, value: s, allowed: "a non-empty string")
         }
         return s
@@ -106,6 +78,11 @@ public enum ConfigChecks {
                               allowed: "one of \(E.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         return e
+    }
+
+    /// A space separator (Zs) or a tab: what Foundation's `CharacterSet.whitespaces` holds.
+    private static func isSpaceOrTab(_ s: Unicode.Scalar) -> Bool {
+        s == "\t" || s.properties.generalCategory == .spaceSeparator
     }
 
     private static func fmt(_ d: Double) -> String {

@@ -3,8 +3,8 @@ import Testing
 import MoonRunnerTestSupport
 
 @Suite("Heart Rate Measurement (GATT 0x2A37)")
-struct HeartRateMeasurementTests {
-    typealias M = HeartRateMeasurement
+struct HeartRateNotificationTests {
+    typealias M = HeartRateNotification
 
     @Test("an 8-bit value with contact detected and no options: flags 0x06, 72 bpm")
     func eightBit() throws {
