@@ -42,7 +42,8 @@ class Context:
     facts: dict = field(default_factory=dict)
 
     def status(self):
-        r = self.guest.ssh("moonrunner status --json", check=False, timeout=120)
+        # Under emulation a first, socket-activated start takes several seconds: more than the CLI's 10 s on a busy host.
+        r = self.guest.ssh("moonrunner --timeout 60 status --json", check=False, timeout=120)
         try:
             return json.loads(r.stdout)
         except ValueError:
