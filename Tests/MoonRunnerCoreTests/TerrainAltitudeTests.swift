@@ -52,9 +52,9 @@ struct TerrainAltitudeTests {
     func climbFromTheGround() {
         let (_, updates) = Self.run(900) { ground($0) }
         let gain = updates.map(\.gain).reduce(0, +), loss = updates.map(\.loss).reduce(0, +)
-        // The band (2 m) may leave up to one band of each slope uncounted.
-        #expect(abs(gain - 20) <= 2, "gain \(gain)")
-        #expect(abs(loss - 20) <= 2, "loss \(loss)")
+        // Both slopes count in full, from the foot of the hill to its top and back.
+        #expect(abs(gain - 20) <= 0.01, "gain \(gain)")
+        #expect(abs(loss - 20) <= 0.01, "loss \(loss)")
         #expect(updates.allSatisfy { $0.source == .dem })
         #expect(zip(updates, (0..<900).map { ground(3 * Double($0)) }).allSatisfy { abs($0.altitude - $1) < 1e-9 })
     }
@@ -109,8 +109,9 @@ struct TerrainAltitudeTests {
         }
         let gain = updates.map(\.gain).reduce(0, +), loss = updates.map(\.loss).reduce(0, +)
         #expect(updates.contains { $0.source == .gps })
-        #expect(abs(gain - 20) <= 2, "gain \(gain)")
-        #expect(abs(loss - 20) <= 2, "loss \(loss)")
+        // A void over the top hides what it covers of it: at most 9 m of track at 3.3 %, 0.3 m.
+        #expect(abs(gain - 20) <= 0.3, "gain \(gain)")
+        #expect(abs(loss - 20) <= 0.3, "loss \(loss)")
     }
 
     @Test("with a barometer, the barometer keeps the shape and the DEM is its level (not GPS's, 12–20 m off)")
@@ -187,7 +188,9 @@ struct EngineTerrainTests {
         let st = engine.stats
         #expect(st.altitudeSource == .dem)
         #expect(st.demPoints >= st.points - 3)
-        #expect(abs(st.elevationGain - 20) <= 2, "gain \(st.elevationGain)")
+        // The terrain is read under the filtered position, which passes the top within a few metres
+        // (a few centimetres of it at 3.3 %).
+        #expect(abs(st.elevationGain - 20) <= 0.1, "gain \(st.elevationGain)")
         #expect(!events.contains { $0.kind == .terrainLost })
     }
 

@@ -89,6 +89,18 @@ def interpolate(ts, rows, t):
     return tuple(rows[lo][i] + w * (rows[hi][i] - rows[lo][i]) for i in range(3))
 
 
+# A moving piece is walking throughout: where the source's walker paused (steps more than 2 s apart,
+# 3-5 s in five of the step traces) the piece would be a stop inside a moving interval of the truth.
+MAX_STEP_GAP = 2.0
+
+
+def max_step_gap(steps, a, b):
+    """The longest time without a step in [a, b], the window's ends included."""
+    inside = [s for s in steps if a <= s <= b]
+    marks = [a] + inside + [b]
+    return max(y - x for x, y in zip(marks, marks[1:]))
+
+
 def frange(a, b, step):
     while a < b - 1e-9:
         yield a
@@ -122,6 +134,8 @@ def compose(intervals, moving, still, rate, rng, grid=False):
             src0 = lo + rng.uniform(0, span - length) if span > length else lo
             if not truth and any(rig.walking_like(ts, rows, w, min(w + 10, src0 + length))
                                  for w in frange(src0, src0 + length, 10)):
+                continue
+            if truth and max_step_gap(truth, src0, src0 + length) > MAX_STEP_GAP:
                 continue
             window = [r for tt, r in zip(ts, rows) if src0 <= tt <= src0 + length] or rows
             rot = gravity_rotation(window)

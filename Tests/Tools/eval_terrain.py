@@ -47,7 +47,7 @@ from concurrent.futures import ThreadPoolExecutor
 import dem_tiles
 import rig
 
-BANDS = [1.0, 1.5, 2.0, 2.5, 3.0]
+BANDS = [2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5.0]
 SPACINGS = {"30 m": "srtm1", "90 m": "srtm3"}
 # Bump when dem_tiles.py changes what it writes: cached tiles of another version are made again.
 TILES_VERSION = "1"

@@ -18,6 +18,11 @@ Scenario kinds, each from its seed alone (`random.Random(seed)`, nothing else va
          Tobler's and Naismith's rules have it), 3-5 rests of 20-120 s on the way up and one at
          the top, then a descent by another, gentler path at 0.8-1.2 m/s; under trees part of
          the way (a worse sky, larger errors).
+  steep  slow steep walking throughout: a short level approach, a climb at 16-40 % on switchbacks
+         and straight gullies at Tobler's speed for the grade, at most 0.58 m/s (0.35 m/s at
+         40 %), 3-6 rests of 20-150 s and one at the top, a descent at 20-40 % as slow
+         (0.35-0.58 m/s), a short level walk out; in one of PLACES (both hemispheres, both sides
+         of Greenwich), under trees part of the way.
   ride   a bike ride: town streets at 5-9 m/s with 90-degree turns and 4-6 traffic lights
          (15-60 s; braking at 1.5-2.5 m/s^2, pulling away at 0.8-1.4 m/s^2), then open road at
          8-12 m/s with a climb at 5-6 m/s and a descent at 15 m/s.
@@ -30,8 +35,8 @@ about twice the horizontal; Doppler speed with 0.1 m/s noise per axis (at a stop
 that noise, 0.1-0.2 m/s, and the course is held at the last one, as receivers do); GST with the
 1-sigma the receiver believes; HDOP x 19 m as gpsd's `eph`.
 
-    sim_activity.py --kind hike --seed 1 --out DIR [--gpsd]
-    sim_activity.py --scenarios DIR [--gpsd]     # the set eval_activities.py measures
+    sim_activity.py --kind hike --seed 1 --out DIR [--gpsd] [--place tatras]
+    sim_activity.py --scenarios DIR [--gpsd] [--held-out]   # the set eval_activities.py measures
 
 Only the standard library (and gpsfake for --gpsd).
 """
@@ -48,9 +53,23 @@ import rig
 
 EARTH_R = 6371008.8
 DT = 0.05  # s: the kinematics' step; the receiver samples every 1 s
-# The set eval_activities.py measures: (name, kind, seed).
-SCENARIOS = [("hike_forest", "hike", 3001), ("hike_scree", "hike", 3002), ("hike_ridge", "hike", 3003),
-             ("ride_town", "ride", 3101), ("ride_hills", "ride", 3102)]
+# The set eval_activities.py measures: (name, kind, seed, place). No setting is chosen on HELD_OUT: it
+# is scored only to check what was chosen on the others (eval_activities.py --held-out).
+SCENARIOS = [("hike_forest", "hike", 3001, None), ("hike_scree", "hike", 3002, None),
+             ("hike_ridge", "hike", 3003, None), ("ride_town", "ride", 3101, None), ("ride_hills", "ride", 3102, None),
+             ("steep_pyrenees", "steep", 4001, "pyrenees"), ("steep_tatras", "steep", 4002, "tatras"),
+             ("steep_andes", "steep", 4003, "andes"), ("steep_highlands", "steep", 4004, "highlands")]
+HELD_OUT = [("steep_southern_alps", "steep", 4101, "southern_alps"), ("steep_rockies", "steep", 4102, "rockies")]
+# Where the steep hikes are: latitude, longitude and starting altitude ranges.
+PLACES = {
+    "alps": ((45.5, 47.0), (6.5, 11.0), (600, 1400)),
+    "pyrenees": ((42.55, 42.85), (0.0, 1.9), (900, 1500)),
+    "tatras": ((49.15, 49.25), (19.8, 20.2), (900, 1100)),
+    "highlands": ((56.7, 57.2), (-5.4, -4.2), (50, 300)),
+    "andes": ((-33.0, -32.6), (-70.2, -69.8), (2500, 3000)),
+    "southern_alps": ((-43.8, -43.4), (170.0, 170.6), (700, 1000)),
+    "rockies": ((39.5, 40.4), (-106.0, -105.5), (2600, 3000)),
+}
 
 
 # The true path: legs of a polyline, each with its grade and speed, and stops at leg ends.
@@ -81,6 +100,44 @@ def hike_legs(rng):
     for _ in range(rng.randint(10, 14)):
         legs.append(Leg(down + rng.uniform(-40, 40), rng.uniform(80, 160), -rng.uniform(0.08, 0.15),
                         rng.uniform(0.8, 1.2)))
+    return legs
+
+
+def tobler(grade):
+    """Tobler's hiking function (1993): walking speed on a grade, m/s (6 km/h x exp(-3.5 |grade + 0.05|))."""
+    return 6 / 3.6 * math.exp(-3.5 * abs(grade + 0.05))
+
+
+def steep_legs(rng):
+    """Slow steep walking up and down: switchbacks and gullies at 16-40 % under 0.6 m/s (Tobler's speed for
+    the grade, 0.35 m/s at 40 %), rests, a summit rest, a level walk in and out."""
+    legs = [Leg(rng.uniform(0, 360), rng.uniform(120, 250), rng.uniform(-0.02, 0.03), rng.uniform(1.0, 1.25))]
+
+    def zigzag(n, base, grades, pace, rests):
+        side = 1
+        for i in range(n):
+            grade = rng.uniform(*grades)
+            if rng.random() < 0.3:
+                heading = base + rng.uniform(-20, 20)  # a gully: straight up (or down) the fall line
+            else:
+                heading = base + side * rng.uniform(50, 70)
+                side = -side
+            stop = rng.uniform(20, 150) if i in rests else 0.0
+            speed = min(0.58, max(0.34, pace * tobler(grade) * rng.uniform(0.95, 1.05)))
+            legs.append(Leg(heading, rng.uniform(25, 80), grade, speed, stop, "rest" if stop else None))
+
+    up = rng.randint(34, 48)
+    base = rng.uniform(0, 360)
+    zigzag(up, base, (0.16, 0.40), 1.0, set(rng.sample(range(3, up - 2), rng.randint(3, 6))))
+    legs[-1].stop, legs[-1].label = rng.uniform(60, 180), "summit"
+    down = rng.randint(14, 22)
+    # Down as steep, and slower than Tobler's (loose ground): 0.7 of his speed, 0.35-0.58 m/s.
+    zigzag(down, base + 180 + rng.uniform(-40, 40), (-0.40, -0.20), 0.7,
+           set(rng.sample(range(2, down - 2), rng.randint(0, 2))))
+    heading = legs[-1].heading
+    for _ in range(rng.randint(2, 4)):
+        heading += rng.uniform(-30, 30)
+        legs.append(Leg(heading, rng.uniform(100, 220), rng.uniform(-0.03, 0.03), rng.uniform(0.95, 1.2)))
     return legs
 
 
@@ -229,7 +286,8 @@ def receiver(rng, path, intervals, params):
                          "magnitude_m": round(rng.uniform(20, 80), 1), "dir": rng.uniform(0, 2 * math.pi)})
         t += rng.uniform(120, 360)
     # Under trees for a stretch (hikes): the sky's factor on the errors.
-    canopy = (duration * rng.uniform(0.15, 0.3), duration * rng.uniform(0.45, 0.7)) if params["kind"] == "hike" else None
+    canopy = ((duration * rng.uniform(0.15, 0.3), duration * rng.uniform(0.45, 0.7))
+              if params["kind"] in ("hike", "steep") else None)
     lines, truth = [], {k: [] for k in ("t_s", "lat", "lon", "alt_msl", "speed_mps", "dist_m", "has_fix",
                                         "sky_q", "sigma_h_axis_m")}
     for k in range(params["prefix"], 0, -1):
@@ -301,16 +359,17 @@ def date_text(t):
     return d.strftime("%d%m%y")
 
 
-def scenario(name, kind, seed):
-    """The NMEA lines and the truth of one scenario."""
+def scenario(name, kind, seed, place=None):
+    """The NMEA lines and the truth of one scenario (`place`: a key of PLACES, the Alps by default)."""
     rng = random.Random(seed)
-    if kind == "hike":
-        params = {"kind": kind, "seed": seed, "lat0": round(rng.uniform(45.5, 47.0), 4),
-                  "lon0": round(rng.uniform(6.5, 11.0), 4), "alt0": round(rng.uniform(600, 1400)),
+    if kind in ("hike", "steep"):
+        lat, lon, alt = PLACES[place or "alps"]
+        params = {"kind": kind, "seed": seed, "place": place or "alps", "lat0": round(rng.uniform(*lat), 4),
+                  "lon0": round(rng.uniform(*lon), 4), "alt0": round(rng.uniform(*alt)),
                   "geoid": 48.5, "uere": round(rng.uniform(3.6, 4.4), 1), "start": "2025-07-12T07:30:00",
                   "start_wait": rng.randint(8, 15), "end_wait": rng.randint(5, 10), "prefix": rng.randint(25, 35),
                   "accel": 0.5, "brake": 0.8}
-        legs = hike_legs(rng)
+        legs = hike_legs(rng) if kind == "hike" else steep_legs(rng)
     else:
         params = {"kind": kind, "seed": seed, "lat0": round(rng.uniform(51.0, 53.0), 4),
                   "lon0": round(rng.uniform(-2.5, 0.5), 4), "alt0": round(rng.uniform(30, 200)),
@@ -329,23 +388,28 @@ def scenario(name, kind, seed):
              "n_fix_epochs": len(positions["t_s"]), "nmea_sentences": len(lines),
              "true_distance_m": round(sum(leg.length for leg in legs), 2), "true_moving_time_s": round(moving, 2),
              "true_elevation_gain_m": round(gain, 2), "intervals": intervals, "events": events,
-             "activity": kind,
+             "activity": "hike" if kind == "steep" else kind,
              "notes": "times are seconds from the first fix (t=0 == first_fix_utc); distance is the horizontal "
                       "path length; made by Tests/Tools/sim_activity.py from its seed alone",
              "positions": positions}
     return lines, truth
 
 
-def write(name, kind, seed, out, gpsd):
+def write(name, kind, seed, out, gpsd, place=None):
+    """Writes one scenario's files; gpsd's JSON is kept when the NMEA it was made from is unchanged."""
     os.makedirs(out, exist_ok=True)
-    lines, truth = scenario(name, kind, seed)
+    lines, truth = scenario(name, kind, seed, place)
     nmea = os.path.join(out, f"{name}.nmea")
-    with open(nmea, "w") as f:
-        f.write("\r\n".join(lines) + "\r\n")
+    text = "\r\n".join(lines) + "\r\n"
+    json_path = os.path.join(out, f"{name}.gpsd.json")
+    same = os.path.exists(nmea) and open(nmea, newline="").read() == text
+    if not same:
+        with open(nmea, "w", newline="") as f:
+            f.write(text)
     with open(os.path.join(out, f"{name}.truth.json"), "w") as f:
         json.dump(truth, f)
-    if gpsd:
-        through_gpsd(nmea, os.path.join(out, f"{name}.gpsd.json"))
+    if gpsd and not (same and os.path.exists(json_path)):
+        through_gpsd(nmea, json_path)
     return truth
 
 
@@ -374,20 +438,22 @@ def through_gpsd(nmea, json_path):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--kind", choices=("hike", "ride"))
+    p.add_argument("--kind", choices=("hike", "steep", "ride"))
+    p.add_argument("--place", choices=sorted(PLACES), help="where a hike is (default: the Alps)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--name")
     p.add_argument("--out", help="folder for one scenario")
     p.add_argument("--scenarios", help="folder for the whole set eval_activities.py measures")
     p.add_argument("--gpsd", action="store_true", help="also replay the NMEA through gpsd (gpsfake) into X.gpsd.json")
+    p.add_argument("--held-out", action="store_true", help="with --scenarios: the held-out set as well")
     a = p.parse_args()
     if a.scenarios:
-        for name, kind, seed in SCENARIOS:
-            t = write(name, kind, seed, a.scenarios, a.gpsd)
+        for name, kind, seed, place in SCENARIOS + (HELD_OUT if a.held_out else []):
+            t = write(name, kind, seed, a.scenarios, a.gpsd, place)
             print(f"{name}: {t['true_distance_m']:.0f} m, moving {t['true_moving_time_s']:.0f} s of "
                   f"{t['elapsed_s']:.0f} s, +{t['true_elevation_gain_m']:.0f} m", file=sys.stderr)
     elif a.kind and a.out:
-        write(a.name or f"{a.kind}_{a.seed}", a.kind, a.seed, a.out, a.gpsd)
+        write(a.name or f"{a.kind}_{a.seed}", a.kind, a.seed, a.out, a.gpsd, a.place)
     else:
         p.error("give --kind and --out, or --scenarios")
 

@@ -25,8 +25,9 @@ public struct AltitudeUpdate: Sendable, Equatable {
     public var loss: Double
     public var source: AltitudeSource
     /// The altitude the climb is counted on: the barometer's own shape
-    /// (without the level, whose corrections toward GPS are no climb), or the
-    /// GPS altitude. Evidence of motion reads this (`ClimbEvidence`).
+    /// without its gusts (`BaroAltitudeFilter.climbShape`; without the level,
+    /// whose corrections toward GPS are no climb), the terrain's, or the GPS
+    /// altitude. Evidence of motion reads this (`ClimbEvidence`).
     public var shape: Double
 }
 
@@ -43,10 +44,11 @@ public struct AltitudeUpdate: Sendable, Equatable {
 ///   position, the altitude is the ground's (`dem`); GPS fills where it
 ///   does not, without a step at the seam (`AltitudeSeam`). With a
 ///   barometer the terrain model replaces GPS as the level.
-/// * Climbs count with hysteresis (`ClimbCounter`) only while the wearer
-///   moves: on the barometric shape with a band a few times its noise, on
+/// * Climbs count with hysteresis (`ClimbCounter`), each in full from its
+///   turning point, only while the wearer moves: on the barometric shape
+///   (cleared of gusts) with a band a few times its noise, on
 ///   the terrain under the track with a band above the DEM's roughness, on
-///   GPS altitude with a band no smaller than the fix's own vertical error.
+///   GPS altitude with a band of twice the fix's own vertical error.
 ///   The level's slow corrections never count as climbing. A short gap in
 ///   the terrain is bridged (`ClimbSignal`); any other change of source
 ///   starts counting afresh, so switching adds no climb.
@@ -146,7 +148,7 @@ public struct AltitudeFusion: Sendable {
     private func signal(_ source: AltitudeSource, terrain: Double, spacing: Double, relief: Double,
                         sigma: Double) -> (Double, Double) {
         switch source {
-        case .barometric: (baro.shape, config.baroBand)
+        case .barometric: (baro.climbShape, config.baroBand)
         case .dem: (terrain, relief < config.terrainFlatRelief ? config.terrainFlatRelief : config.terrainBand(arcSeconds: spacing))
         case .gps: (gpsAltitude.altitude, GPSAltitudeTracker.band(sigma: sigma, config: config))
         }

@@ -18,11 +18,16 @@ public enum BaroRejection: String, Sendable, CaseIterable {
 /// * A jump faster than anyone moves vertically is a disturbance of the
 ///   sensor (a sealed case opened, a 500 Pa step): it is absorbed as a level
 ///   shift, so the shape carries on where it was and no climb is counted.
+/// * Climbs count on a second running median, of the shape's own blocks
+///   (`climbShape`): a gust of 3–4 s that the first lets through for a block
+///   or two does not pass both.
 ///
-/// O(1) state, a fixed ring of block means, no allocation per reading.
+/// O(1) state, two fixed rings of block values, no allocation per reading.
 struct BaroAltitudeFilter: Sendable {
     /// Pressure altitude of the shape, level shifts removed; NaN before the first block.
     private(set) var shape = Double.nan
+    /// The shape without its transients, what climbs count on; NaN before the first block.
+    private(set) var climbShape = Double.nan
     /// Time of the last block that moved the shape.
     private(set) var shapeTime = -Double.infinity
     /// Time of the last accepted reading.
@@ -40,9 +45,11 @@ struct BaroAltitudeFilter: Sendable {
     /// Sum of the absorbed jumps, metres (subtracted from the raw median).
     private var shift = 0.0
     private var ring: MedianRing
+    private var shapes: MedianRing
 
     init(config: AltitudeFusionConfig) {
         ring = MedianRing(capacity: max(1, config.baroMedianBlocks))
+        shapes = MedianRing(capacity: max(1, config.baroClimbMedianBlocks))
     }
 
     /// True while the barometer has given an accepted reading recently.
@@ -97,6 +104,11 @@ struct BaroAltitudeFilter: Sendable {
         if end - shapeTime > config.baroStaleAfter + config.baroBlock {
             // After a gap the old blocks say nothing about now.
             ring.removeAll()
+            shapes.removeAll()
+        }
+        defer {
+            shapes.append(shape)
+            climbShape = shapes.median
         }
         ring.append(mean)
         let candidate = ring.median - shift

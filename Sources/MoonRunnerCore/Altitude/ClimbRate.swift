@@ -6,8 +6,8 @@ import Glibc
 /// Fed the session's counted elevation gain (`ClimbCounter`'s: hysteresis
 /// against altitude noise, so standing or walking on the level adds nothing)
 /// against its moving time, and smoothed with a time constant of 2 minutes
-/// of moving time: the gain comes in steps of a few metres (the hysteresis
-/// band), and a hiker's rate is steady over minutes, not seconds. Pauses
+/// of moving time: the gain comes in a step of a band or more where a climb
+/// is confirmed, and a hiker's rate is steady over minutes, not seconds. Pauses
 /// neither count nor dilute it. O(1) state; time is an argument.
 public struct ClimbRate: Sendable, Equatable {
     /// Seconds of moving time the average spans.

@@ -4,8 +4,9 @@
 /// differences counts hundreds of metres of climbing on flat ground. The
 /// altitude goes through a slow constant-climb Kalman filter weighted by the
 /// fix's vertical error, with outliers gated. How much of what comes out may
-/// count as climbing is `band(sigma:)`: never less than the fix's own 1σ
-/// vertical error, which is what the receiver says its altitude wanders by.
+/// count as climbing is `band(sigma:)`: twice the fix's own 1σ vertical
+/// error, which is what the receiver says its altitude wanders by, since a
+/// climb that passes the band counts in full from its turning point.
 struct GPSAltitudeTracker: Sendable, Equatable {
     private var filter: KalmanAxis?
     private var lastTime = -Double.infinity

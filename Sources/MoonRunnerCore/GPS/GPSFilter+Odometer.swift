@@ -26,9 +26,11 @@ extension GPSFilter {
         var recentSpeed = 0.0
 
         /// Distance of the step just filtered, from `start` to where the two
-        /// axes are now: the mean speed × the time with a velocity measured,
-        /// else the displacement along the direction of travel.
-        mutating func count(from start: StepStart, to east: KalmanAxis, _ north: KalmanAxis, usingVelocity: Bool) -> Double {
+        /// axes are now: the mean speed × the time with a velocity measured
+        /// (each speed cleared of the velocity's `noise`), else the
+        /// displacement along the direction of travel.
+        mutating func count(from start: StepStart, to east: KalmanAxis, _ north: KalmanAxis, usingVelocity: Bool,
+                            noise: VelocityNoise) -> Double {
             if newSegment {
                 newSegment = false
                 pointStartsSegment = true
@@ -37,7 +39,8 @@ extension GPSFilter {
             let dt = start.dt
             var ds: Double
             if usingVelocity {
-                ds = 0.5 * (hypot(start.velocity.east, start.velocity.north) + hypot(east.v, north.v)) * dt
+                ds = 0.5 * (noise.speed(east: start.velocity.east, north: start.velocity.north)
+                            + noise.speed(east: east.v, north: north.v)) * dt
             } else {
                 let ue = start.velocity.east + east.v, un = start.velocity.north + north.v
                 let u = hypot(ue, un)
