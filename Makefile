@@ -46,7 +46,7 @@ endif
 ## Each Swift function in a section of its own, the functions the daemon runs first in
 ## the code (link/moonrunnerd.order, `make text-order`) and the ones without a name
 ## before them (link/unnamed-text.ld): the kernel maps code 64 KB at a time around what
-## runs, so scattered, they kept 16 MB of it resident (issue 21: Pss 28.1 -> 18.2 MB).
+## runs, so scattered, they kept 16 MB of it resident (Pss 28.1 -> 18.2 MB).
 ## The order is asked for only where its files are: a stale list (functions renamed or gone)
 ## is ignored name by name (--no-warn-symbol-ordering) and a missing one leaves the linker's
 ## own order; either costs resident memory on the Pi, never a failed build.
@@ -184,7 +184,7 @@ test: deps
 	python3 Tests/Tools/skips.py $(TEST_LOGS)
 
 ## The packaging's fast checks (seconds; `make deb-check` is the slow one): no
-## file in Sources/ over 500 lines and no function over 60 (issue 28), every shipped
+## file in Sources/ over 500 lines and no function over 60, every shipped
 ## binary needs only Debian's libraries, and the commands that need no ICU carry none.
 ## (That moonrunner.yaml(5) and moonrunner-protocol(7) document every key is for the unit
 ## tests: ConfigLoaderTests and ProtocolManPageTests.)
@@ -194,11 +194,12 @@ package-check:
 	  --links "$(LINKS)" --daemon-links "$(DAEMON_LINKS)"
 
 BIN ?= $(RELEASE_BIN)
-## First, what a user sees byte for byte against its stored digest (issue 28: analyze in
+## First, what a user sees byte for byte against its stored digest (analyze in
 ## every mode on every shared trace, the daemon's replies and the CLI's text over a recorded
 ## session; a change meant to alter them runs output_digest.py --update and says so).
-## Then the figures of issues 3, 4, 5, 11, 12, 13, 15, 22, 23 and 30 on the labelled data
-## (and, for 23, on synthetic detours), each at its targets: step counting with
+## Then the accuracy figures (GPS, elevation, terrain, courses, cues, auto-pause, steps,
+## live uploads, heart rate, activities) on the labelled data (and, for the rejoin, on
+## synthetic detours), each at its targets: step counting with
 ## the default parameters on all data (and its rate independence), then
 ## cross-validated by person (tuned on one half of the people, scored on the
 ## other); the rejoin after a detour on all data and each geometry family left
@@ -353,7 +354,7 @@ DEB_VERSION = $(shell dpkg-parsechangelog -S Version)
 
 ## What the build and the packaging read besides Sources/ and Package.swift: deb_check.py
 ## lays these over an older source to build the previous version, so a file the build
-## comes to need is carried with the Makefile that needs it (issue 32).
+## comes to need is carried with the Makefile that needs it.
 BUILD_FILES := Makefile debian man systemd link cross
 print-build-files:
 	@echo $(BUILD_FILES)
@@ -390,7 +391,7 @@ vm-check: deb release
 	  --schemas $(SCHEMAS) $(VM_CHECK_FLAGS)
 
 ## The pure modules' unit tests cross-built for arm64 (debug, as `make test` builds them) and
-## run under qemu-aarch64 in the cross build root (issue 27): Core, Export, Protocol, Store, YAML
+## run under qemu-aarch64 in the cross build root: Core, Export, Protocol, Store, YAML
 ## and the announcer's core, one test at a time (run in parallel under qemu, 834 Core tests
 ## started and none had finished after 15 minutes; one at a time they finish as they go). The others need what runs on the build machine only (a browser,
 ## gpsd, BlueZ's stand-in, processes over sockets) and are `make test`'s. As root.

@@ -2,22 +2,16 @@ import FoundationEssentials
 import MoonRunnerCore
 
 /// GPX 1.1 (topografix.com/GPX/1/1): one `<trk>`, one `<trkseg>` per moving
-/// stretch (a point flagged `newSegment` opens a new one, so pauses and GPS
-/// outages are not drawn as straight lines), `<ele>` and `<time>` (ISO 8601
-/// UTC, engine clock) per point.
+/// stretch (`newSegment`: pauses and GPS outages are not drawn as straight
+/// lines), `<ele>` and `<time>` (ISO 8601 UTC) per point.
 ///
-/// Heart rate and cadence go in Garmin's TrackPointExtension v2
-/// (`<gpxtpx:hr>` then `<gpxtpx:cad>`, the schema's order), as Garmin's own
-/// exports and Strava read them. Heart rate is written on the points that
-/// have one (a missing one is left out, never written as 0). Cadence's unit
-/// is per-foot revolutions per minute: for a runner or walker that is strides
-/// per minute, half the step rate (170 steps/min → 85), as Garmin watches
-/// record it. It is written only when the session has step data.
-///
-/// The points of the followed course's file (turns, water, ...) are
-/// waypoints, before the track as the schema orders them: `<name>`,
-/// `<desc>` (its notes), `<sym>` and `<type>` (the TCX word for its kind),
-/// so that the export added as a course has them again.
+/// Heart rate and cadence in Garmin's TrackPointExtension v2 (`<gpxtpx:hr>`
+/// then `<gpxtpx:cad>`, the schema's order), as Garmin's exports and Strava
+/// read them; a missing heart rate is left out, never 0. Cadence is per foot,
+/// strides per minute (170 steps/min → 85), as Garmin watches record it, and
+/// only with step data. The followed course's points (turns, water, ...) are
+/// waypoints before the track (`<name>`, `<desc>`, `<sym>`, `<type>`: the TCX
+/// word for its kind), so that the export added as a course has them again.
 public enum GPXWriter {
     public static func write(_ session: ExportSession) -> Data {
         let track = ExportTrack(session)

@@ -4,19 +4,15 @@ import MoonRunnerCore
 /// Garmin Training Center Database v2 (TCX): one Activity, one Lap per lap
 /// of the session, one Track per moving stretch inside a lap.
 ///
-/// * `Sport` is `Running` for runs and `Other` for walks (the schema has no walking).
-/// * Lap: `TotalTimeSeconds` is timer (moving) time, as Garmin devices
-///   write it; `DistanceMeters`, `MaximumSpeed`, `Calories` (ACSM estimate),
-///   `Intensity` Active, `Cadence`, `TriggerMethod` (Manual for a lap press,
-///   also for the session end, which the schema has no word for), and the
-///   ActivityExtension v2 `LX` block with `AvgSpeed`, `AvgRunCadence`,
-///   `MaxRunCadence` and `Steps`.
-/// * Trackpoint: `Time`, `Position`, `AltitudeMeters`, `DistanceMeters`
-///   (cumulative along the track), `Cadence` and `TPX` `Speed`/`RunCadence`.
-/// * Heart rate: `HeartRateBpm` on the trackpoints that have one, and the
-///   lap's `AverageHeartRateBpm` and `MaximumHeartRateBpm` (over its moving time).
-/// * Cadence values are per-foot (strides/min, half the step rate), the
-///   unit of Garmin's `RunCadence`; `Steps` counts both feet.
+/// * `Sport` is the activity's (`SportNames`: Running, Biking or Other; the schema has no walking).
+/// * Lap: `TotalTimeSeconds` is moving time, as Garmin devices write it;
+///   `Calories` the ACSM estimate; `TriggerMethod` Manual, also for the
+///   session end (the schema has no word for it); the ActivityExtension v2
+///   `LX` block (`AvgSpeed`, `AvgRunCadence`, `MaxRunCadence`, `Steps`).
+/// * Heart rate: `HeartRateBpm` on the trackpoints that have one, the lap's
+///   average and maximum over its moving time.
+/// * Cadence is per foot (strides/min, half the step rate), the unit of
+///   Garmin's `RunCadence`; `Steps` counts both feet.
 public enum TCXWriter {
     public static func write(_ session: ExportSession) -> Data {
         let track = ExportTrack(session)

@@ -121,7 +121,7 @@ public struct BadgesReply: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey { case cls = "class", activity, badges, longest, session, next, id }
 
-    /// Replies of daemons from before issue 30 have neither `activity` nor `longest`: a run's board.
+    /// Replies of daemons from before activity profiles have neither `activity` nor `longest`: a run's board.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         cls = try c.decode(String.self, forKey: .cls)

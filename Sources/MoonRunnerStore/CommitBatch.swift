@@ -28,7 +28,7 @@ public struct CommitBatch: Sendable {
     /// applies the two in order (rows are inserted, step seconds add up, the session
     /// row is overwritten). The store holds commits this way until the database takes
     /// them in, so it keeps one snapshot, not one per commit: 900 of them in a half
-    /// hour at one commit every 2 s, 2.5 MB an hour that stayed resident (issue 21).
+    /// hour at one commit every 2 s, 2.5 MB an hour that stayed resident.
     public mutating func absorb(_ later: CommitBatch) {
         points += later.points
         rejected += later.rejected

@@ -34,7 +34,7 @@ enum CourseSchema {
         }
     }
 
-    /// Cues (issue 29): the points a course file names beside its line, as
+    /// Cues: the points a course file names beside its line, as
     /// the file has them (they are placed on the course when it is read, so
     /// that a better placement applies to courses already stored), and the
     /// cue a `turn_ahead`/`turn_now` event said (JSON). Courses and events

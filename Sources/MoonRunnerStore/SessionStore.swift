@@ -8,19 +8,15 @@ import Synchronization
 
 /// The on-disk journal of sessions, gentle on an SD card.
 ///
-/// A commit is one record appended to an append-only journal file and
-/// `fdatasync`ed (`JournalFile`): durable at once, about one page written.
-/// The SQLite database (WAL, `synchronous=FULL`, through GRDB) takes the
-/// journal in at a session's end, on shutdown, and every
-/// `consolidationInterval` seconds in between, in one transaction that also
-/// records the last record taken; the journal is then emptied. Until then
-/// reads see the database and the journal together. On open, a journal left
-/// by a crash or power cut is taken in (records already in the database are
-/// skipped by number; a torn last record is discarded), so nothing committed
-/// is lost and at most the commit interval is.
-///
-/// One process writes (the daemon, holding the journal's lock); a store
-/// opened beside it reads the database and the journal's whole records.
+/// A commit is one record appended to a journal file and `fdatasync`ed
+/// (`JournalFile`): durable at once, about one page written. The SQLite
+/// database (WAL, `synchronous=FULL`, GRDB) takes the journal in at a
+/// session's end, on shutdown and every `consolidationInterval` seconds, in
+/// one transaction that records the last record taken; the journal is then
+/// emptied, and reads see both until then. A journal left by a crash or power
+/// cut is taken in on open (by record number; a torn last record discarded),
+/// so at most the commit interval is lost. One process writes (the daemon,
+/// holding the journal's lock); a store opened beside it reads.
 public final class SessionStore: Sendable {
     public static let fileName = "moonrunner.sqlite"
     public static let journalName = "moonrunner.journal"
@@ -112,7 +108,7 @@ public final class SessionStore: Sendable {
             await consolidate()
             // The batches held until now are freed: their pages go back to the system
             // (glibc returns only the top of its main heap by itself), so what the daemon
-            // holds stays what it holds between two consolidations (issue 21, footprint.py).
+            // holds stays what it holds between two consolidations (footprint.py).
             _ = malloc_trim(0)
         }
     }

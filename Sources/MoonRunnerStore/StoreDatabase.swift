@@ -41,8 +41,8 @@ enum StoreDatabase {
         config.busyMode = .timeout(5)
         // Each connection's page cache fills up to SQLite's default 2 MB as the database
         // grows, and stays: growth of the daemon's memory over a long session that
-        // nothing needs (consolidation appends, reads are a session at a time; issue 21,
-        // footprint.py). 512 KiB each, and two readers instead of GRDB's five.
+        // nothing needs (consolidation appends, reads are a session at a time;
+        // measured with footprint.py). 512 KiB each, and two readers instead of GRDB's five.
         config.maximumReaderCount = 2
         config.prepareDatabase { db in try db.execute(sql: "PRAGMA cache_size = -512") }
         let pool = try DatabasePool(path: path, configuration: config)

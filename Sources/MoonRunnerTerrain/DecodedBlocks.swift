@@ -8,15 +8,13 @@ import Synchronization
 /// of postings) instead of a DEFLATE block (65 ms for a GLO-30 block of
 /// 1024 × 1024 on an amd64 core, see `moonrunner-bench`).
 ///
-/// Two files per tile, named by the tile's name, size and modification time
-/// (a tile replaced under the same name gets new ones, and the old ones go):
-/// `.f32`, the blocks one after another, each its postings row by row as
-/// native float32 (NaN in voids), sparse, so a decoded block takes its 4 MB
-/// of disk and the others none; and `.blocks`, a byte per block (0 not yet,
-/// 1 decoded, 2 unreadable: a void). A block's data is on disk (`fdatasync`)
-/// before its byte says so: a power cut loses at most a decoding, never
-/// returns zeros as ground. Nothing is mapped: resident memory is the block
-/// bytes and the last four pairs of postings.
+/// Two files per tile, named by its name, size and modification time (a
+/// replaced tile gets new ones): `.f32`, the blocks as native float32 rows
+/// (NaN in voids), sparse, so only decoded blocks take disk (4 MB each); and
+/// `.blocks`, a byte per block (0 not yet, 1 decoded, 2 unreadable: a void).
+/// A block's data is `fdatasync`ed before its byte says so: a power cut loses
+/// at most a decoding, never returns zeros as ground. Nothing is mapped:
+/// resident memory is the block bytes and the last four pairs of postings.
 final class DecodedBlocks: Sendable {
     private let data: Int32
     private let flags: Int32

@@ -7,21 +7,17 @@ import MoonRunnerThreads
 import Synchronization
 
 /// A GeoTIFF elevation tile (Copernicus GLO-30 / GLO-90 as served: float32,
-/// tiled 1024 × 1024, DEFLATE or LZW; any layout libtiff reads, tiled or in
-/// strips, float or 16/32-bit integers) through Debian's libtiff.
+/// tiled 1024 × 1024, DEFLATE or LZW; any layout libtiff reads) through
+/// Debian's libtiff. Nothing loads the tile.
 ///
-/// Nothing loads the tile. With a cache folder (the daemon's, `moonrunner
-/// dem`'s) each block is decoded once and kept there as metres
-/// (`DecodedBlocks`): a posting is then a `pread`, as in an `.hgt`. A block
-/// is decoded ahead, on a thread of its own, when a fix comes within a
-/// window of its edge (at 1″, 3.8 km: ten minutes or more of running), so
-/// only the block a session starts in is decoded on a fix's time.
-///
-/// Without a cache folder, or when it cannot be written, a posting is read
-/// with the 128 × 128 window of postings around it (64 KiB), decoded from the
-/// one block that holds it into scratch memory that is handed back at once;
-/// the four windows used last are kept (a runner crosses a window in 10–30
-/// minutes). libtiff's own buffers go with the file, closed after each block.
+/// With a cache folder each block is decoded once and kept there as metres
+/// (`DecodedBlocks`), so a posting is a `pread`, as in an `.hgt`; a block is
+/// decoded ahead, on a thread of its own, when a fix comes within a window of
+/// its edge (at 1″, 3.8 km: ten minutes or more of running). Without one, a
+/// posting is read with the 128 × 128 window around it (64 KiB), decoded from
+/// its block into scratch memory handed back at once; the last four windows
+/// are kept (a runner crosses one in 10–30 minutes). libtiff's buffers go
+/// with the file, closed after each block.
 final class GeoTIFFTile: ElevationTile {
     let grid: ElevationGrid
     let name: String

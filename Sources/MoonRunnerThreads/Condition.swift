@@ -2,7 +2,7 @@ import Glibc
 import MoonRunnerSystem
 
 /// A mutex with a condition variable, as Foundation's `NSCondition` (which
-/// lives in the full Foundation, and so links ICU; issue 21): `lock()`,
+/// lives in the full Foundation, and so links ICU): `lock()`,
 /// `unlock()`, `signal()`, and `wait(seconds:)` with a time limit.
 public final class Condition: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)

@@ -4,7 +4,7 @@ import Glibc
 /// A detached POSIX thread with a name (what `top -H` and gdb show), for the
 /// loops around blocking C libraries and the announcer's two loops.
 /// Foundation's `Thread` does the same but lives in the full Foundation, which
-/// would link ICU into every tool that uses it (issue 21).
+/// would link ICU into every tool that uses it.
 public enum NamedThread {
     private final class Body {
         let run: @Sendable () -> Void

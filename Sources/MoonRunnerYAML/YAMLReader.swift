@@ -4,7 +4,7 @@ import CYAML
 /// Int, Double, Bool, a null, `[String: Any]`, `[Any]`), over libyaml, which
 /// Yams itself wraps. Yams needs the full Foundation, and with it ICU's 34 MB
 /// of locale data in every static executable, and carries its own copy of
-/// libyaml (a bundled library Debian's lintian refuses; issue 21): the daemon
+/// libyaml (a bundled library Debian's lintian refuses): the daemon
 /// and the announcer read their config files with this instead, with the same
 /// YAML 1.1 resolution of plain scalars as Yams's default resolver (tested
 /// against Yams), so that existing files mean what they meant. Nulls are `YAMLNull`; a timestamp is left

@@ -12,7 +12,7 @@ enum Entry {
     ///
     /// Called as `moonrunner-announce` (the package's link to this binary) it
     /// is the announcer: the two share one copy of the Swift runtime and
-    /// FoundationEssentials (issue 21: 17 MB less on a Pi's SD card).
+    /// FoundationEssentials (17 MB less on a Pi's SD card).
     static func main() {
         if CommandLine.arguments.first?.split(separator: "/").last == "moonrunner-announce" {
             AnnounceCommand.main()

@@ -4,7 +4,7 @@ import MoonRunnerCore
 
 /// A file descriptor written in full (short writes and EINTR continued), as
 /// Foundation's `FileHandle` does; that lives in the full Foundation, which
-/// would link ICU into the command-line tool (issue 21).
+/// would link ICU into the command-line tool.
 struct OutputFile {
     struct WriteError: Error, CustomStringConvertible {
         var code: Int32

@@ -12,7 +12,7 @@ enum MoonrunnerDaemonMain {
     /// Called as `moonrunner-web` (the package's link to this file) it is the
     /// web app, in its own process, under its own user and sandbox; the daemon
     /// never runs a line of it. One executable holds both so that they share
-    /// the Swift runtime, Foundation and ICU's data (issue 21: 75 MB less on
+    /// the Swift runtime, Foundation and ICU's data (75 MB less on
     /// the SD card than two files).
     static func main() async {
         MemoryBudget.apply()

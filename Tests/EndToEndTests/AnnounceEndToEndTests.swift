@@ -80,7 +80,7 @@ struct AnnounceEndToEndTests {
             return nil
         }
         #expect(spoken.map(\.0) == Array(1...max(1, Int(trackKm.rounded(.down)))).prefix(spoken.count).map { $0 })
-        // Since points carry the session's distance (issue 11) the track the splits are
+        // Since points carry the session's distance the track the splits are
         // measured on is the distance shown.
         let shownKm = show.stats.distance / 1000
         #expect(abs(trackKm - shownKm) < 0.001, "\(language): track \(trackKm) km, shown \(shownKm) km")

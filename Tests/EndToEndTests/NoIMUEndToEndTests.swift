@@ -2,7 +2,7 @@ import Foundation
 import MoonRunnerProtocol
 import Testing
 
-/// A GPS-only set-up (issue 29): no IMU configured is a configuration, not a fault.
+/// A GPS-only set-up: no IMU configured is a configuration, not a fault.
 @Suite("No IMU", .serialized)
 struct NoIMUEndToEndTests {
     @Test("--imu none starts the daemon; STATUS says no IMU is configured; a session records distance from the GPS")

@@ -3,7 +3,7 @@ import MoonRunnerCore
 import Testing
 
 /// The house formatter must print what `String(format:)` printed before it
-/// (issue 21 took the full Foundation out of the tools): the exports, the CLI
+/// (the tools link no full Foundation, and so no ICU): the exports, the CLI
 /// and the announcer's texts are compared byte for byte by their tests.
 @Suite("printf numbers without Foundation")
 struct PrintfNumbersTests {

@@ -3,7 +3,7 @@ import Testing
 @testable import MoonRunnerCore
 import MoonRunnerTestSupport
 
-/// A course with no cues of its own is cued from its shape (issue 29's rule):
+/// A course with no cues of its own is cued from its shape:
 /// 40° or more between the 20 m before a point and the 20 m after it.
 @Suite("Turns found in a course's shape")
 struct TurnFinderTests {

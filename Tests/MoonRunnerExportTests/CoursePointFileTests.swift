@@ -21,7 +21,7 @@ extension FITBuilder {
     }
 }
 
-/// A course file's own points (issue 29): every one read, of its kind, with
+/// A course file's own points: every one read, of its kind, with
 /// its name, in all three formats.
 @Suite("Course files: their own points")
 struct CoursePointFileTests {

@@ -5,7 +5,7 @@ import Yams
 
 /// The daemon and the announcer read their files with libyaml directly (no
 /// Foundation, so no ICU in the announcer, and no second libyaml bundled in
-/// the daemon; issue 21); they read them with Yams before. An existing file
+/// the daemon); they read them with Yams before. An existing file
 /// must mean what it meant, so each document here is read both ways.
 @Suite("YAML over libyaml reads as Yams does")
 struct YAMLReaderTests {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The arm64 build against this machine's, figure by figure (issue 27).
+"""The arm64 build against this machine's, figure by figure.
 
 A Pi must give the wearer the figures this machine gives. Two comparisons, both
 run by `make deb-check ARCH=arm64` (deb_check.py) in the clean trixie arm64 root

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Cross-validation and sensitivity of course following (issue 13).
+"""Cross-validation and sensitivity of course following.
 
 The matcher's settings are set on principle (see docs/algorithms.md,
 "Courses"), none fitted to a course. This checks that

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The Debian package in a clean root (issues 21, 27 and 32): install, upgrade,
+"""The Debian package in a clean root: install, upgrade,
 remove, purge, and the installed units as systemd sees them. As root.
 
 Of this machine's architecture (amd64) the root is Debian 12 "bookworm"; with
@@ -408,7 +408,7 @@ def main():
         print(verify.stdout + verify.stderr, flush=True)
         complaints = [l for l in (verify.stdout + verify.stderr).splitlines() if "moonrunner" in l]
         check(verify.returncode == 0 and not complaints, "systemd-analyze verify on the installed units")
-        # The daemon's limit is issue 22's (it reaches the system bus for a strap), the web app's issue 20's.
+        # Exposure limits (lower is tighter): the daemon's allows for the system bus, which it reaches for a strap.
         for unit, limit in (("moonrunnerd.service", 1.5), ("moonrunner-announce.service", None),
                             ("moonrunner-web.service", 2.0)):
             sec = run(["systemd-analyze", "security", "--offline=true", f"--root={root.dir}", unit],

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Terrain tiles for the simulated runs, with the errors real DEMs have (issue 31).
+"""Terrain tiles for the simulated runs, with the errors real DEMs have.
 
 Nothing can be downloaded at test time, so the tiles a runner would take from
 NASA, viewfinderpanoramas or Copernicus are made here from a scenario's truth

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Each activity by its own rules (issue 30): real runs against the watch, simulated hikes and rides
+"""Each activity by its own rules: real runs against the watch, simulated hikes and rides
 against their truth, through `moonrunner analyze --activity`.
 
 Real runs (DATA/hr/X: X.gpsd.json, the watch's figures in X.hr.truth.json), GPS only, as the

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Auto-pause accuracy on the labelled recordings (issue 5).
+"""Auto-pause accuracy on the labelled recordings.
 
 Runs `moonrunner analyze ... --json` and measures, from its `pauses`
 (`[{"start","end","detected_at"}]`) and `events`:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Course following accuracy on the labelled courses (issue 13).
+"""Course following accuracy on the labelled courses.
 
 For every course in DATA/courses (X.course.gpx|tcx|fit with X.course.truth.json)
 runs `moonrunner analyze --gps DATA/gps/sim/SCENARIO.gpsd.json --course FILE --json`
@@ -12,7 +12,7 @@ course events against the truth, per second of the run:
   * off_course alerts on the exact courses (every one is false);
   * on a detour course: one off_course and one on_course for each time the
     truth is off course (b_urban_detour: the walker cuts through the course's
-    loop, on it for a minute in between, issue 29), each detected within 15 s
+    loop, on it for a minute in between), each detected within 15 s
     of the truth's first off-course second / first second back;
   * course_finished exactly once, detected within 20 s of arriving (the
     truth's first second with nothing left to go).

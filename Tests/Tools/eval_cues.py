@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Turn-by-turn cues (issue 29): when each turn of a course is said, against
-the issue's rule for where the turns are.
+"""Turn-by-turn cues: when each turn of a course is said, against
+the rule for where the turns are (docs/algorithms.md, "Turn by turn").
 
 For every planned course in DATA/courses (X.course.gpx: the shared courses
 are plain tracks, so their cues come from their shape) a runner follows the

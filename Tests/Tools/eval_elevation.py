@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Elevation accuracy on the simulated runs (issue 12).
+"""Elevation accuracy on the simulated runs.
 
 Runs `moonrunner analyze --gps X.gpsd.json [--baro X.baro.csv.gz] --json --track`
 over every scenario in DATA/gps/sim, with the barometer trace of the same
@@ -11,7 +11,7 @@ scenario (DATA/baro) and without it, and scores against the scenario's truth:
     of the track points after the first 2 minutes (truth interpolated at each
     point's fix time on `t0_utc + t_s`).
 
-Targets (issue 12):
+Targets:
   with barometer   gain and loss within 10 % or 3 m of the truth, whichever is
                    larger; d_stationary at most 1 m; median altitude error <= 5 m
   GPS only         hilly (c_trail) gain within 10 %; flat scenarios gain within
@@ -37,7 +37,7 @@ SCENARIOS = ["a_track", "b_urban", "c_trail", "d_stationary", "e_intervals"]
 HILLY = {"c_trail"}
 STILL = {"d_stationary"}
 # Targets missed today and left open in the issue (scenario, case). GPS alone cannot tell its
-# own wander from a small hill: issue 31 answered b_urban with a terrain model (eval_terrain.py,
+# own wander from a small hill: a terrain model answers b_urban (eval_terrain.py,
 # GPS with a DEM within its target, in make accuracy beside this), so the GPS-only figure is
 # shown for reference and no longer a target; it stays printed so that nobody mistakes it for one.
 OPEN = {("b_urban", "gps")}
@@ -116,7 +116,7 @@ def main():
             print(f"{name:<13} {case:<6} {gain:7.1f} {gain_t:7.1f} {loss:7.1f} {loss_t:7.1f} {alt_text}  "
                   + (f"{verdict}: " + "; ".join(misses) if misses else verdict))
     if any(case == "gps" for _, case in OPEN):
-        print("(GPS alone on a flat walk: retired by issue 31; with a terrain model the same runs meet its targets, "
+        print("(GPS alone on a flat walk: for reference only; with a terrain model the same runs meet its targets, "
               "checked by eval_terrain.py)")
     return targets.report()
 

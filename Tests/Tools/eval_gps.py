@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""GPS filter accuracy on the labelled recordings (issue 4).
+"""GPS filter accuracy on the labelled recordings.
 
 Runs `moonrunner analyze --gps FILE --json` over the simulated runs in
 DATA/sim (truth in X.truth.json) and the real receiver logs in DATA/real, and
@@ -37,7 +37,7 @@ TARGETS = {
     "worst_pct": 3.0,        # worst single moving scenario
     "stationary_m": 10.0,    # d_stationary
     "still_logs_m": 5.0,     # summed over the stationary real logs
-    "path_pct": 0.5,         # the written track, measured as sites do, against the distance (issue 11)
+    "path_pct": 0.5,         # the written track, measured as sites do, against the distance
     "walk_m": (600.0, 660.0),
     "gain_pct": 10.0,        # c_trail elevation gain
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What the runner uploads is what the Pi measured (issue 11), on every moving sim scenario.
+"""What the runner uploads is what the Pi measured, on every moving sim scenario.
 
 For each moving scenario of `gps/sim`, `live_session.py` records the run live
 (gpsfake + moonrunnerd + the emulated IMU replaying a trace composed on the

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Step detector accuracy on the labelled IMU traces (issues 3 and 15).
+"""Step detector accuracy on the labelled IMU traces.
 
 Runs `moonrunner analyze --imu FILE --json --detector D` over every trace in
 DATA/steps/<folder>/ (truth: NAME.json `steps`, NAME.steps.csv instants) and
@@ -66,7 +66,7 @@ TARGETS = {
 # and the mean deviation (% of the 100 Hz count) allowed, per rate.
 RATE_STEPS = {25.0: 2, 50.0: 1, 200.0: 1}
 RATE_MEAN = 0.5
-# Rate-independence targets the detector does not meet yet (issue 15; docs/accuracy.md,
+# Rate-independence targets the detector does not meet yet (docs/accuracy.md,
 # "Steps"): a few long phone traces whose weak rhythm makes
 # a bout end and restart at a different candidate, or run on a few steps past
 # the walk, when the signal changes slightly (worst 6 steps of 360 at 25 Hz,

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Climb from a terrain model on the simulated runs (issue 31).
+"""Climb from a terrain model on the simulated runs.
 
 Makes terrain tiles for every scenario of DATA/gps/sim with `dem_tiles.py`
 (the scenario's true terrain with the errors real DEMs have, one set per
@@ -11,7 +11,7 @@ and scores the climb and descent against the truth (gain: the scenario's
 with the 30 m and the 90 m DEM (the mean over realisations and the worst)
 and the barometer.
 
-Targets (issue 31), for every scenario, spacing and realisation:
+Targets, for every scenario, spacing and realisation:
   hilly runs (more than 10 m of true climb per km)  gain and loss within
                                                     max(3 m, 10 %) of the truth
   flat runs                                         gain and loss at most the

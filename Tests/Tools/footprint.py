@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What moonrunnerd costs a Pi Zero 2 W (512 MB): size, memory, start-up (issues 11 and 21).
+"""What moonrunnerd costs a Pi Zero 2 W (512 MB): size, memory, start-up.
 
 1. Binary sizes: each shipped executable unstripped and stripped (as the
    package installs it), whether it carries ICU's data, and, with --deb-dir,
@@ -19,7 +19,7 @@
    The same again with four 1" terrain tiles (.hgt, 26 MB each) in
    elevation.dem_dir, one of them under the walk, and again with the same four
    as GLO-30 GeoTIFFs (DEFLATE, decoded block by block into the daemon's
-   cache as the walk comes near them): the Pss each adds (issue 31: at most
+   cache as the walk comes near them): the Pss each adds (target: at most
    1 MB).
 4. Growth over a long session: the walk repeated (each copy's times shifted
    on) to --hours recorded hours at --growth-speed x with --watchers watchers

@@ -6,7 +6,7 @@ notifications a second (each with R–R intervals where the trace has them), and
 with `--hr none`; the two alternate, `--reps` times each, so that the shared
 machine's drift falls on both. Each figure is the daemon's utime + stime
 (/proc/PID/stat) over a `--window` of seconds after a warm-up, as a percentage
-of one core. Target (issue 22, "no visible change"): the medians differ by
+of one core. Target ("no visible change"): the medians differ by
 less than 1 % of one core.
 
     hr_cpu.py --bin .build/release [--data ../shared/data] [--reps 3] [--window 20] [--check]

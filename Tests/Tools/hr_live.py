@@ -3,7 +3,7 @@ with `--hr ble:auto` on a private system bus (a dbus-daemon of its own, its
 address in DBUS_SYSTEM_BUS_ADDRESS), `bluez_standin.py` replaying a heart-rate
 trace as 0x2A37 notifications, gpsfake replaying the demo walk for the track.
 
-Measures issue 22's live targets and prints them as JSON (exit 1 under
+Measures the heart rate's live targets and prints them as JSON (exit 1 under
 --check when one is missed):
 * samples recorded vs notifications sent (the session's stored readings
   against the stand-in's log), at `--rate` 1 or 4 per second: 100 %;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The size rules of the house (issue 28): no file in Sources/ over 500 lines,
+"""The size rules of the house: no file in Sources/ over 500 lines,
 no function over 60; and the README's layout names every module and no other.
 
 A file that grows past 500 lines holds more than one job, and a function past

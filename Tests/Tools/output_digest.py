@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What a user sees, kept byte for byte across changes that must not change it.
 
-A refactor promises that nothing a user sees changes (issue 28). This tool
+A refactor promises that nothing a user sees changes. This tool
 holds it to that: it runs the commands whose output a user or a peer reads and
 compares a SHA-256 of each output with the digest stored in
 `Tests/Fixtures/output-digest.json`:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The packaging's fast checks on the release build (issue 21), seconds in `make test`.
+"""The packaging's fast checks on the release build, seconds in `make test`.
 
 - Every shipped binary needs only Debian's libraries: none of its NEEDED
   entries is a Swift runtime or Foundation library, it has no RPATH/RUNPATH

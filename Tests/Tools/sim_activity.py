@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Simulated steep hikes and rides with exact truth, in the form of the shared `gps/sim` runs (issue 30).
+"""Simulated steep hikes and rides with exact truth, in the form of the shared `gps/sim` runs.
 
 The shared simulations (../shared/data/gps/sim) are runs and walks; their generator is not in
-the repository. This one writes the two activities issue 30 adds, with the same realism and the
+the repository. This one writes the two activities they lack, with the same realism and the
 same files, so that every tool that reads a `gps/sim` scenario reads these too:
 
   X.nmea         1 Hz NMEA as a receiver sends it (GGA, GSA, GSV, GST, RMC, VTG; a no-fix prefix

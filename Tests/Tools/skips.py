@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The tests a `make test` run did not run, counted and said at its end (issue 39).
+"""The tests a `make test` run did not run, counted and said at its end.
 
 A test that cannot run on this machine is skipped by the test runner, never
 passed: Swift Testing reports a test whose `.enabled(if:_:)` condition is false

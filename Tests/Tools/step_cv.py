@@ -1,4 +1,4 @@
-"""Cross-validation of the step detector by person (issue 15), used by
+"""Cross-validation of the step detector by person, used by
 eval_steps.py --cv.
 
 The labelled people are split into two halves; the detector's tuned

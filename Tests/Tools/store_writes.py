@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Bytes the daemon writes to disk per recorded hour (issue 11: gentle on the SD card).
+"""Bytes the daemon writes to disk per recorded hour (gentle on the SD card).
 
 Records a session as a wearer would (gpsfake replaying the bundled walk at 1 Hz
 GPS, the emulated IMU at 100 Hz, the default commit interval) and reads the
@@ -11,7 +11,7 @@ commits as real time would, N times sooner.
     store_writes.py --bin .build/release [--speed 10] [--minutes 10] [--check]
 
 Target (--check exits 1 when it is missed): at most 10 MB per recorded hour
-(issue 11; 8.7 MB measured with the journal, 42.7 MB before it).
+(8.7 MB measured with the journal, 42.7 MB before it).
 """
 import argparse
 import os

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The order of moonrunnerd's functions in its binary (issue 21: Pss on a Pi Zero 2 W).
+"""The order of moonrunnerd's functions in its binary (Pss on a Pi Zero 2 W).
 
 The kernel maps a program's code 64 KB or more at a time around each page it
 runs (fault-around, large page-cache folios), so a daemon that runs a few
@@ -12,7 +12,7 @@ function_trace.py (a one-shot breakpoint on every function of its binary)
 while it records a session as footprint.py has it do (gpsfake, the IMU replay,
 the store's commits and consolidations, two watchers, the CLI's requests, a
 lap, a pause, the session stopped and exported), once with GPS altitude, once
-over four .hgt terrain tiles and once over the same as GeoTIFFs (issue 31: the
+over four .hgt terrain tiles and once over the same as GeoTIFFs (the
 terrain's code scattered cost 2 MB of Pss). The functions that ran, in
 the order they first ran, are the ordering file the release link gives lld
 (--symbol-ordering-file); the others keep their place after them. A stale

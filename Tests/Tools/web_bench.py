@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The web app's figures (issue 20), on the release build, against the real daemon.
+"""The web app's figures, on the release build, against the real daemon.
 
   live page, transferred on first load (gzip)     <= 60 KB   Chromium's own count (DevTools
                                                              Network.loadingFinished), fresh cache,

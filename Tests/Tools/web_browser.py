@@ -2,7 +2,7 @@
 """The web app in a real browser: Chromium at a phone's size against the real
 daemon replaying the demo walk through gpsfake (web_stack.py).
 
-What a runner does, checked as it happens (issue 20, "Tested in a real browser"):
+What a runner does, checked as it happens:
   * pair with the code `moonrunner web pair` prints (the link it prints);
   * upload the walk's course GPX from the courses page and start following it;
   * the run screen shows the course's next cue (arrow, kind, distance) as STATUS says it;
@@ -145,7 +145,7 @@ def main():
               "the distance advances without a reload")
         c.expect(driver.execute_script("return window.__sameDocument") == 42, "no reload happened meanwhile")
 
-        # The next cue of the course (issue 29): an arrow, its distance and its words, as STATUS says it.
+        # The next cue of the course: an arrow, its distance and its words, as STATUS says it.
         def cue_agrees():
             cue = (stack.status().get("course") or {}).get("next_cue")
             if not cue or not driver.find_element(By.CSS_SELECTOR, '[data-if="cue"]').is_displayed():

@@ -32,29 +32,17 @@ public struct AltitudeUpdate: Sendable, Equatable {
 }
 
 /// One altitude from a barometer and GPS: the barometer gives the shape, GPS
-/// the absolute level and, over time, the correction of the weather's drift.
-///
-/// * Barometer readings come in as they are read (`ingest`); they go through
-///   `BaroAltitudeFilter` (refusals, averaging, gust median, level shifts).
-/// * Every accepted fix (`gps`) updates the GPS-only altitude (always kept,
-///   so that losing the barometer costs nothing but precision) and, while
-///   the barometer is fresh, the level (`BaroLevel`). The fix's altitude is
-///   then the barometric shape on that level, or the GPS-only altitude.
-/// * Without a barometer, where a terrain model covers the filtered
-///   position, the altitude is the ground's (`dem`); GPS fills where it
-///   does not, without a step at the seam (`AltitudeSeam`). With a
-///   barometer the terrain model replaces GPS as the level.
-/// * Climbs count with hysteresis (`ClimbCounter`), each in full from its
-///   turning point, only while the wearer moves: on the barometric shape
-///   (cleared of gusts) with a band a few times its noise, on
-///   the terrain under the track with a band above the DEM's roughness, on
-///   GPS altitude with a band of twice the fix's own vertical error.
-///   The level's slow corrections never count as climbing. A short gap in
-///   the terrain is bridged (`ClimbSignal`); any other change of source
-///   starts counting afresh, so switching adds no climb.
-///
-/// Pure value type with O(1) state and no allocation per reading; time is
-/// the engine clock of the readings and of the fixes.
+/// the absolute level and, over time, the correction of the weather's drift
+/// (`BaroAltitudeFilter`, `BaroLevel`). The GPS-only altitude is always kept,
+/// so losing the barometer costs only precision. Without a barometer a
+/// terrain model under the position gives the ground's altitude, GPS filling
+/// where it does not (`AltitudeSeam`); with one it replaces GPS as the level.
+/// Climbs count with hysteresis (`ClimbCounter`), each in full from its
+/// turning point, only while the wearer moves, with a band above the source's
+/// noise (a few times the barometer's after its gusts, the DEM's roughness,
+/// twice the fix's vertical error); the level's corrections and a change of
+/// source add no climb (`ClimbSignal` bridges a short terrain gap).
+/// O(1) state, no allocation per reading; time is the engine clock.
 public struct AltitudeFusion: Sendable {
     public let config: AltitudeFusionConfig
     public private(set) var counters = BaroCounters()

@@ -1,17 +1,13 @@
 /// Where the altitude passes between the terrain model and GPS (a track
 /// leaving a tile, a void, a missing tile), the profile carries on without a
 /// step: GPS altitude wanders tens of metres from the ground's, and a step
-/// in the profile would be a phantom climb in every picture and grade.
+/// would be a phantom climb in every picture and grade.
 ///
-/// * Onto GPS: GPS only fills the gap, so the profile keeps the terrain's
-///   level and GPS gives the changes (`offset` holds, GPS altitude + offset).
-/// * Onto the terrain model: the DEM is the better level, so the offset left
-///   at the seam eases away over `terrainEase` metres travelled.
-///
-/// Climbs are counted on each source's own signal (shifted at the seam to
-/// meet the one before, `AltitudeFusion`), never on this offset, so the
-/// easing adds no climb. Switches that involve neither (GPS to the barometer
-/// and back) leave it at zero.
+/// Onto GPS, the profile keeps the terrain's level and GPS gives the changes
+/// (GPS altitude + `offset`); onto the terrain model, the better level, the
+/// offset eases away over `terrainEase` metres travelled. Climbs are counted
+/// on each source's own signal (`AltitudeFusion`), never on this offset, so
+/// the easing adds no climb. GPS to the barometer and back leaves it at zero.
 struct AltitudeSeam: Sendable, Equatable {
     /// Metres added to the source's own altitude.
     private var offset = 0.0

@@ -18,10 +18,8 @@ public enum BaroRejection: String, Sendable, CaseIterable {
 /// * A jump faster than anyone moves vertically is a disturbance of the
 ///   sensor (a sealed case opened, a 500 Pa step): it is absorbed as a level
 ///   shift, so the shape carries on where it was and no climb is counted.
-/// * Climbs count on a second running median, of the shape's own blocks
-///   (`climbShape`): a gust of 3–4 s that the first lets through for a block
-///   or two does not pass both.
-///
+/// * Climbs count on a second running median of the shape (`climbShape`):
+///   a 3–4 s gust that the first lets through does not pass both.
 /// O(1) state, two fixed rings of block values, no allocation per reading.
 struct BaroAltitudeFilter: Sendable {
     /// Pressure altitude of the shape, level shifts removed; NaN before the first block.

@@ -1,23 +1,15 @@
 /// A steady climb or descent in the altitude: evidence that the wearer moves,
 /// however slowly they cross the ground. A hiker on a 40 % slope at 0.25 m/s
-/// (below what the Doppler speed can tell from a standing receiver's noise,
-/// `SlowProgress`) still climbs 0.1 m/s; a standing barometer's altitude
-/// keeps within a few tenths of a metre.
+/// (too slow for the Doppler speed to tell, `SlowProgress`) still climbs
+/// 0.1 m/s; a standing barometer keeps within a few tenths of a metre.
 ///
-/// The slope of the altitude the climb is counted on (the barometer's own
-/// shape, not the fused altitude: the level's pull toward GPS is no climb;
-/// a change of source starts afresh) by least squares over the last `window`
-/// seconds (20 s on the barometer's shape, 60 s on GPS altitude, whose
-/// errors wander over minutes) is evidence when it is at least `minRate`
-/// (0.08 m/s, 290 m/h: nobody on the level, a slow steep climb) and the
-/// change it makes over the window is at least 3·√2 σ, σ the altitude's 1σ
-/// (0.3 m on the barometer; the fix's own vertical error on GPS, with no
-/// averaging assumed: 4–8 m asks for 0.3–0.6 m/s, so GPS altitude tells only
-/// a steep climb, and never a standing receiver's wander). The evidence is
-/// dated at the middle of the window, where the slope belongs: at a stop it
-/// ends about half a window after the stop, dated where the wearer stopped.
-///
-/// At most 64 fixes of arithmetic per fix, over a ring allocated once; time comes in.
+/// The slope by least squares over the last `window` seconds (20 s on the
+/// barometer's own shape, not the fused altitude; 60 s on GPS altitude, whose
+/// errors wander over minutes) is evidence from `minRate` (0.08 m/s, 290 m/h)
+/// when it changes at least 3·√2 σ over the window (σ 0.3 m on the barometer,
+/// the fix's vertical error on GPS: 4–8 m asks for 0.3–0.6 m/s). Dated at the
+/// window's middle, so a stop is dated where the wearer stopped. At most 64
+/// fixes of arithmetic per fix, over a ring allocated once; time comes in.
 public struct ClimbEvidence: Sendable {
     /// m/s; see the type's comment.
     public static let minRate = 0.08

@@ -133,26 +133,18 @@ extension CourseMatcher {
             return nearest
         }
 
-        /// Where a wearer off the course (or not yet on it) stands against it,
-        /// the passes within `onWithin` taken in course order:
-        /// - a pass they ran before leaving, no further back than they have
-        ///   moved since, that they follow: they are running it again
-        ///   (`retracing`), and the same place on a later lap is not theirs;
-        ///   one they only pass by blocks nothing, but where it lies no further
-        ///   back than the straight line from where they left, a part ahead as
-        ///   near as it (the same place on a later lap, the other leg beside the
-        ///   part before where they left) is not the course ahead to them;
-        /// - the first pass ahead that they follow, unless a part before it is as
-        ///   near as the fix can tell (the other side of the street: within
-        ///   `blur`): `follow`, back there;
-        /// - otherwise the first pass ahead they are in the band of (crossing it,
-        ///   running beside it the other way, the other leg beside theirs):
-        ///   `near`, on the course with progress held, unless they run against
-        ///   it (within 45° of its opposite direction: the other leg of an
-        ///   out-and-back beside them, the course run the wrong way): not back;
-        ///   a later lap or the other leg is never taken instead.
-        /// The part where they left (the frontier, back by GPS noise) they do not
-        /// follow is `near` only when nothing else is.
+        /// Where a wearer off the course (or not yet on it) stands against it, the
+        /// passes within `onWithin` taken in course order:
+        /// - a pass they ran before leaving, no further back than they have moved
+        ///   since, that they follow: `retracing` (the same place on a later lap is
+        ///   not theirs); one they only pass by, no further back than the straight
+        ///   line from where they left, makes a part ahead as near as it not theirs;
+        /// - the first pass ahead they follow, unless a part before it is within
+        ///   `blur` (the other side of the street): `follow`;
+        /// - else the first pass ahead whose band they are in: `near`, progress held,
+        ///   unless they run against it (within 45° of its opposite): not back.
+        /// The part where they left (back by GPS noise), not followed, is `near` only
+        /// when nothing else is; a later lap or the other leg is never taken instead.
         private mutating func verdict(_ f: Fix, anchor: Anchor) -> RejoinVerdict {
             let (x, y, s, slack, direction) = (f.x, f.y, f.sigma, f.slack, f.direction)
             let anchored = anchor.isSet, frontier = anchor.frontier

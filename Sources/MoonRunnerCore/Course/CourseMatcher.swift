@@ -25,38 +25,15 @@ public enum CourseTransition: Sendable, Equatable {
 /// Matches fixes to a course that may cross itself, run out and back on the
 /// same street or repeat laps of a track.
 ///
-/// While following, a fix is matched only within the window of progress
-/// the wearer can have reached: back by GPS noise (`slack`) from the
-/// furthest progress so far (which rises no faster than the wearer's own
-/// speed), forward from it by `maxSpeed` × the time since the last match,
-/// plus that noise. The course's passes by the fix inside the window (a
-/// leg, a lap, a crossing; a pass goes one way, so a turn back starts
-/// another) are weighed by their distance and by how well they agree with
-/// the progress predicted from the wearer's speed, those the wearer moves
-/// along before those they move against; the best one's nearest point is
-/// the progress. The other lap or leg is outside the window, far from the
-/// prediction or run the other way, so it is never taken.
-///
-/// Off course (or before joining), the wearer may come back anywhere on the
-/// course ahead of where they left it, however far along (a course's detour
-/// can be any multiple of their shortcut; the whole course before joining).
-/// Where they come back is decided in course order: the first pass within
-/// the on-course band, if they move along it. A part ahead that they are
-/// near but do not follow (crossing it, running beside it the other way, a
-/// part they have not reached yet), or that lies as near as the fix can
-/// tell before the one they follow (the other side of the street), means
-/// they are not back yet; a later lap or the other leg is never taken
-/// instead. A part they ran before leaving, no further back than they have
-/// moved since, that they follow means they are running it again: the same
-/// place on a later lap is not theirs. The dwell then confirms it while
-/// its progress keeps to their own speed.
-///
-/// Off and on are decided with hysteresis (off beyond the threshold by
-/// `margin`, back within the threshold) and a dwell (time and fixes in a
-/// row), so scatter and brief multipath do not flap. No fix, no evidence:
-/// an underpass without fixes changes nothing, and a dwell does not bridge a
-/// gap. Costs what the part of the course near the fix holds (the segment
-/// grid), not the course's length; no allocation per fix.
+/// Following, a fix is matched only within the progress the wearer can have
+/// reached: back by GPS noise (`slack`) from the furthest so far, forward by
+/// `maxSpeed` × the time since the last match. Passes inside it are weighed by
+/// distance and by agreement with the progress the wearer's speed predicts,
+/// those moved along first, so another lap or leg is never taken. Off course,
+/// the wearer may come back anywhere ahead (a detour can be any multiple of
+/// its shortcut), decided in course order (CourseMatcher+Rejoin.swift). Off
+/// and on have hysteresis (`margin`) and a dwell, so scatter does not flap; no
+/// fix, no evidence. Costs the course near the fix (a segment grid), no allocation.
 public struct CourseMatcher: Sendable {
     public enum Phase: String, Sendable, Codable {
         /// Not on the course yet (the start of a session).

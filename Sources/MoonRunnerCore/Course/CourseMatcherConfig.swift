@@ -36,8 +36,8 @@ public struct CourseMatcherConfig: Sendable, Equatable {
     /// runner is where the course is, and a late "on course" misleads; three
     /// fixes so that one fix's heading cannot decide). On the synthetic
     /// detours 2, 3 and 5 s meet every target alike (`on_course` only moves
-    /// by the dwell's own length); on the labelled courses issue 13 found the
-    /// same (cv_course.py).
+    /// by the dwell's own length); on the labelled courses the cross-validation
+    /// found the same (cv_course.py).
     public var onDwell = 3.0
     public var onFixes = 3
     /// A gap between fixes longer than this restarts a dwell: fixes on both

@@ -2,7 +2,7 @@ import Glibc
 
 // printf's number conversions without Foundation. `String(format:)` lives in
 // the full Foundation, which links ICU's 30 MB of locale data into every
-// static executable that uses it (issue 21); the command-line tool and the
+// static executable that uses it; the command-line tool and the
 // announcer need none of it. On Linux `String(format:)` hands `%f`, `%d` and
 // `%X` to the C library's printf, and so do these, so the text is the same
 // byte for byte (rounding of ties, `-0`, `nan`, `inf` included).

@@ -1,5 +1,5 @@
 // Foundation's `trimmingCharacters(in: .whitespacesAndNewlines)` and
-// `(in: .whitespaces)` without Foundation (issue 21: the tools that do not need ICU
+// `(in: .whitespaces)` without Foundation (the tools that do not need ICU
 // import no full Foundation). Same sets, same unit: Unicode scalars, so a
 // "\r\n" is two scalars trimmed, as Foundation does.
 

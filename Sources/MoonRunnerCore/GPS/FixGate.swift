@@ -1,25 +1,15 @@
 /// The seed gates in front of the GPS filter: whether a fix can be used at
 /// all, and where it lies on the receiver's clock.
 ///
-/// * A fix without a position, or at 0,0, is refused outright.
-/// * Everything after the gate runs on the receiver's clock. A fix without
-///   time (gpsd's first fix of a session) is placed on it through the
-///   smallest delay seen so far between a fix's receiver time and its
-///   arrival; before any fix had a time it cannot be placed.
-/// * The two clocks differ by an unknown offset, so what tells a late fix is
-///   how much later than the quickest one it arrived: more than `maxAge`
-///   and it is stale. A fix at the time of the last one is a duplicate, an
-///   earlier one is out of order.
-/// * Five refused fixes in a row whose delays agree within 2 s mean the
-///   receiver's clock moved for good (a restart, a week-number fix-up): the
-///   gate takes the new clock and says so, and the filter starts its track
-///   afresh. A draining backlog changes its delay with every fix, so late or
-///   replayed fixes stay refused.
-/// * The first fix after a start or a loss of fix is dropped (`dropFirstFix`);
-///   then a fix whose 95 % error is above `maxAccuracy` is refused.
-///
-/// Pure value with O(1) state: the caller passes the engine-clock instant
-/// each fix arrived at; the gate never reads a clock.
+/// A fix without a position, or at 0,0, is refused. One without time (gpsd's
+/// first of a session) is placed through the smallest delay seen between a
+/// fix's receiver time and its arrival. The clocks differ by an unknown offset,
+/// so a fix is stale when it arrives more than `maxAge` later than the
+/// quickest; one at the last one's time is a duplicate, earlier out of order.
+/// Five refused fixes whose delays agree within 2 s mean the receiver's clock
+/// moved (a restart, a week-number fix-up): taken, the track starts afresh; a
+/// draining backlog's never agree. Then the first fix after a start or a loss
+/// is dropped, one above `maxAccuracy` (95 %) refused. O(1); arrival passed in.
 struct FixGate: Sendable, Equatable {
     /// What the gate made of one fix.
     struct Verdict: Sendable, Equatable {

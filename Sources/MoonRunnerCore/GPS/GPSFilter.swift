@@ -23,35 +23,18 @@ public struct GPSFilterOutput: Sendable, Equatable {
     }
 }
 
-/// Turns raw gpsd fixes into a track and its distance (the climb is the
-/// altitude fusion's, `AltitudeFusion`).
-///
-/// * Seed gates first (`FixGate`): no fix, 0,0, duplicates, out of order,
-///   stale, the first fix after a start or a loss of fix, poor accuracy.
-/// * Two states. **Standing**: the position is an anchor that averages the
-///   fixes and adds no distance, however much they scatter or drift.
-///   **Moving**: a constant-velocity Kalman filter per axis, weighted by each
-///   fix's 1σ (GST when present, else `eph`), fed the receiver's Doppler
-///   velocity, with a χ² gate against outliers and re-acquisition when the
-///   rejected fixes agree among themselves for a while.
-/// * Moving starts on a Doppler speed above `moveSpeed` on consecutive fixes,
-///   or on fixes that leave the anchor together (receivers without Doppler,
-///   slow walking); it ends after `stillDwell` seconds of low speed. The
-///   IMU's stillness hint ends it at once and keeps it from starting.
-/// * Distance while moving is the integral of the filtered speed, which the
-///   Doppler measurement dominates: summing noisy position differences would
-///   add every sideways jitter to the path. The speed is cleared of the
-///   velocity's own noise first (`VelocityNoise`), which would otherwise add
-///   3 % at a steep climb's 0.4 m/s. Without Doppler it is the filtered
-///   displacement projected on the direction of travel, for the same reason.
-/// * Gaps: short ones are bridged by the motion model. Longer ones count only
-///   when a walking pace explains where the fix came back (else a new segment
-///   starts and nothing counts): the straight line, or the pace kept before and
-///   after the gap when that is longer (a bend or a loop in a tunnel).
-///
-/// Pure value type with O(1) state: the caller passes each fix with the
-/// engine-clock instant it arrived at and whether the IMU knows the wearer
-/// stands still. There is no lag: `distance` is final when it is returned.
+/// Turns raw gpsd fixes into a track and its distance (the climb is
+/// `AltitudeFusion`'s), after the seed gates (`FixGate`).
+/// Standing, the position is an anchor that averages the fixes and adds no
+/// distance however they scatter. Moving (a Doppler speed above `moveSpeed` on
+/// consecutive fixes, or fixes leaving the anchor together; until `stillDwell`
+/// seconds of low speed or the IMU's stillness), a constant-velocity Kalman
+/// filter per axis weighted by each fix's 1σ (GST, else `eph`), with a χ² gate.
+/// Distance integrates the filtered speed, which Doppler dominates (summed
+/// position differences would add every sideways jitter), each speed cleared
+/// of the velocity's own noise (`VelocityNoise`). A gap counts only
+/// when a walking pace explains where the fix came back, else a new segment
+/// starts. O(1) state; `distance` is final when it is returned (no lag).
 public struct GPSFilter: Sendable {
     public var config: GPSFilterConfig
     public private(set) var signal: SignalGrade = .none

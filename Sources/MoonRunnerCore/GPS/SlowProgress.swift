@@ -1,29 +1,15 @@
 /// Slow, steady progress in the receiver's Doppler speed: a hiker at 0.4 m/s
 /// on a 30 % slope, a runner power-hiking a climb, as against the noise of a
-/// standing receiver.
-///
-/// A standing receiver's Doppler speed is noise: 0.0–0.2 m/s in the real
-/// receivers' logs (`gps/real`: the u-blox ZED-F9P's 95th percentile is 0.18,
-/// its worst 0.30) and the simulations (`gps/sim`: medians 0.1–0.2, single
-/// fixes up to 0.5 in the urban drift). A wearer moving at 0.4 m/s reads
-/// 0.26–0.59 m/s (5th–95th percentile, 0.1 m/s of noise per axis). Single
-/// fixes overlap; the median of the last five does not: in every standing
-/// second of the shared simulations and the real logs that median stays below
+/// standing receiver: 0.0–0.2 m/s (`gps/real`: the ZED-F9P's 95th percentile
+/// 0.18, worst 0.30; `gps/sim`: medians 0.1–0.2, fixes up to 0.5). Single
+/// fixes overlap a wearer at 0.4 m/s (0.26–0.59 m/s); the median of the last
+/// five does not: in every standing second of the shared data it stays below
 /// `creepSpeed` (0.3 m/s), and a wearer at 0.4 m/s keeps it above.
 ///
-/// * `creeping`: the median of the last five Doppler speeds is at least
-///   `creepSpeed` (`GPSFilterConfig.creepSpeed`): the wearer makes progress,
-///   however slowly.
-/// * `lastMotion`: while creeping, the newest of those five fixes that itself
-///   reads `creepSpeed` or more: at a stop it is the last fix before it, not
-///   the fix two seconds later that ends the median, so a pause is back-dated
-///   to where the wearer stopped.
-/// * `since`: the oldest of the five at `creepSpeed` or more when creeping
-///   starts: a resume is back-dated to where the wearer set off.
-///
-/// Only a speed the filter trusts as Doppler (`DopplerCheck`) is fed; a speed
-/// derived from the positions is as noisy as they are. O(1) state, no
-/// allocation; times are the receiver's.
+/// `lastMotion` and `since` are the newest and oldest of those five at
+/// `creepSpeed` or more, so a pause and a resume are back-dated to where the
+/// wearer stopped and set off. Only a speed trusted as Doppler is fed
+/// (`DopplerCheck`). O(1) state, no allocation; times are the receiver's.
 struct SlowProgress: Sendable {
     private static let window = 5
 

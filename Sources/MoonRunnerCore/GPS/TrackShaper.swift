@@ -2,31 +2,16 @@ import Glibc
 
 /// Places the recorded track so that its length is the distance the session
 /// counted: what a site recomputes from an uploaded GPX is what the wearer saw.
+/// A line through the filter's positions, a metre or two of jitter each, is
+/// 2–5 % longer than the path, and standing adds whatever the anchor wanders.
 ///
-/// The filter's distance integrates the Doppler speed, while its positions
-/// carry a metre or two of jitter each; a line through those positions is
-/// 2–5 % longer than the path, and standing still adds whatever the anchor
-/// wanders. So the written positions are shaped instead:
-///
-/// * Each point moves the track by exactly the distance its fix added, in the
-///   filter's direction of travel, turned towards the filter's position by a
-///   fraction (`correctionGain`) of the sideways error: the shape follows the
-///   filter, the length follows the distance. Being ahead or behind along the
-///   track is not corrected (that would change the length); it stays at the
-///   size of the distance's own error.
-/// * Fixes that add no distance (standing, the filter converging after the
-///   first fix, scatter it refused to count) write nothing: the track waits
-///   where it is. The session's first point is written when its first
-///   distance is counted, at the filter's position from the fix before (where
-///   the wearer stood, as well as the filter knows it by then).
-/// * A pause ends a stretch; the next one starts where the track stopped (the
-///   wearer stood still meanwhile), with a point of its own at the resume, so
-///   a reader that joins the stretches (gpsbabel reading a TCX) measures the
-///   same length as one that keeps them apart (gpxpy per GPX segment). Only
-///   a break of the filter's own (a long GPS gap that no walk explains, a
-///   restart) moves the track to the filter's position, uncounted.
-///
-/// Pure and O(1): one call per filter point, at most two points out.
+/// Each point moves the track by exactly the distance its fix added, along
+/// the filter's direction, turned towards its position by `correctionGain` of
+/// the sideways error. Fixes that add no distance write nothing. A pause ends
+/// a stretch and the next starts where the track stopped, with a point at the
+/// resume, so readers that join stretches (gpsbabel, TCX) and those that don't
+/// (gpxpy, GPX) measure the same length; only a break of the filter's own
+/// moves the track, uncounted. O(1): one call per filter point, two points out at most.
 public struct TrackShaper: Sendable {
     /// Share of the sideways gap to the filter's position closed per fix.
     public var correctionGain = 0.3

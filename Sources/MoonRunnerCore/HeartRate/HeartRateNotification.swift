@@ -1,20 +1,15 @@
 /// One notification of the GATT Heart Rate Measurement characteristic
 /// (0x2A37, Bluetooth Heart Rate Service 1.0, section 3.1), as every chest
-/// strap sends it.
-///
-/// Layout, little-endian:
+/// strap sends it. Little-endian:
 /// * flags (1 byte): bit 0 the value's format (0: uint8, 1: uint16); bits 1–2
 ///   sensor contact (bit 2 "supported", bit 1 "detected"); bit 3 energy
-///   expended present; bit 4 RR intervals present; bits 5–7 reserved (ignored);
-/// * the heart rate, bpm (1 or 2 bytes);
-/// * energy expended, kJ since the strap's last reset (2 bytes), when flagged;
-/// * RR intervals, 1/1024 s each (2 bytes each), when flagged: as many as fit
-///   (a strap may send none, one, or a backlog of several beats).
+///   expended present; bit 4 RR intervals present; bits 5–7 reserved;
+/// * the heart rate, bpm (1 or 2 bytes); energy expended, kJ since the strap's
+///   last reset (2 bytes), when flagged; RR intervals, 1/1024 s each (2 bytes
+///   each), when flagged, as many as fit (none, one or a backlog).
 ///
-/// Pure: parsing copies nothing but the RR list, and a strap's bytes can
-/// never crash it (fuzzed). A notification shorter than its flags claim, or
-/// an RR list with an odd byte left over, is refused whole: half a
-/// measurement is not a measurement.
+/// Pure and fuzzed: a notification shorter than its flags claim, or an RR
+/// list with an odd byte left over, is refused whole.
 public struct HeartRateNotification: Sendable, Equatable {
     /// Beats per minute as the strap sent it (0: the strap has none).
     public var bpm: Int

@@ -39,20 +39,16 @@ public struct AutoPauseConfig: Sendable, Equatable, Codable {
 
 /// Decides when the wearer stopped and started again, from all the evidence.
 ///
-/// * Steps are the strongest evidence of motion; the IMU's motion energy
-///   says whether the body is still; a fast rotation (the seed's gyro rule)
-///   counts as motion; the GPS filter's moving verdict and Doppler speed
-///   count as motion when there is no IMU, and when they say "fast" even
-///   though the IMU is still (a bike, a hand-held device): GPS vetoes a false
-///   pause. With an IMU, GPS "movement" without speed (drift at a stop) does
-///   not count: the IMU vetoes it.
-/// * Pausing: no step for `stillDwell` and a still IMU (quick), or no
-///   evidence of motion at all for `pauseDwell` (slow). Either way the pause
-///   is back-dated to the last evidence of motion, so moving time is right
-///   although the decision needs a dwell.
+/// * Motion: steps first; the IMU's motion energy says whether the body is
+///   still; a fast rotation counts; GPS moving and Doppler speed count without
+///   an IMU, and when "fast" though the IMU is still (a bike, a hand-held
+///   device). GPS "movement" without speed (drift at a stop) does not.
+/// * Pausing: no step for `stillDwell` and a still IMU, or no evidence of
+///   motion for `pauseDwell`; back-dated to the last motion, so moving time
+///   is right although the decision needs a dwell.
 /// * Resuming: `resumeSteps` steps within `resumeWindow` (back-dated to the
-///   first of them), or sustained GPS motion as above. Rotation alone never
-///   resumes (gestures at a desk would).
+///   first), or sustained GPS motion. Rotation alone never resumes (gestures
+///   at a desk would).
 public struct AutoPauseDetector: Sendable {
     /// The settings; a new activity's (at a session's start) take effect at once.
     public var config: AutoPauseConfig {

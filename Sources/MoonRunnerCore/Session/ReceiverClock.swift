@@ -1,18 +1,13 @@
 /// Learns UTC from the GPS receiver: the offset between the engine clock and
 /// the receiver's time.
 ///
-/// A Pi has no real-time clock: off the network it boots in 1970 or at the time
-/// of its last shutdown, so the engine clock (monotonic from whatever the wall
-/// clock said at start) is a good stopwatch and a poor calendar. Each fix
-/// carries the receiver's UTC and arrives a little after it: `receiver time −
-/// arrival` is the offset minus that fix's latency, so the largest value seen
-/// (the least-delayed fix) is the best estimate, and it only gets better.
-///
-/// The receiver's clock can move for good (a week-number roll-over, a receiver
-/// that corrected its own time, a replayed log that starts again): when
-/// `jumpFixes` fixes in a row agree on an offset more than `jumpTolerance`
-/// seconds away from the current one, it is taken instead.
-///
+/// A Pi has no real-time clock (off the network it boots in 1970 or at its
+/// last shutdown), so the engine clock is a good stopwatch and a poor
+/// calendar. Each fix arrives a little after its receiver UTC, so the largest
+/// `receiver time − arrival` seen (the least-delayed fix) is the best offset.
+/// When `jumpFixes` fixes in a row agree on an offset more than
+/// `jumpTolerance` seconds away (a week-number roll-over, a receiver that
+/// corrected itself, a replayed log starting again), it is taken instead.
 /// Pure value type; time as input.
 public struct ReceiverClock: Sendable, Equatable {
     /// UTC minus engine time, nil before the first timed fix.

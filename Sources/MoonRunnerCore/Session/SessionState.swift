@@ -14,7 +14,7 @@ public enum SessionState: String, Sendable, Codable, CaseIterable {
 }
 
 /// The kind of workout; everything that differs between them is its `ActivityProfile`.
-/// Sessions recorded before issue 30 are `run` or `walk`.
+/// Sessions recorded before activities existed are `run` or `walk`.
 public enum Activity: String, Sendable, Codable, CaseIterable {
     case run, trailRun = "trail_run", walk, hike, ride
 }

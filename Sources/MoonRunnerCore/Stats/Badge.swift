@@ -18,21 +18,10 @@ public struct Badge: Sendable, Equatable, Hashable, Codable {
 /// The ordered list of badges, shortest first, and the questions a running
 /// session asks of it: which badge is next, how far to it, did we just pass one.
 ///
-/// The default ladder is a trip outward from the Moon: every rung a
-/// distance people actually train for.
-///
-/// | badge   | distance  | why                                  |
-/// |---------|-----------|--------------------------------------|
-/// | Moon    | 1 km      | the first real outing                |
-/// | Mercury | 3 km      | a short easy run, a brisk walk       |
-/// | Venus   | 5 km      | the parkrun distance                 |
-/// | Mars    | 10 km     | the classic road race                |
-/// | Ceres   | 15 km     | into the asteroid belt               |
-/// | Jupiter | 21.0975 km| half marathon (the giant step)       |
-/// | Saturn  | 30 km     | where marathon training gets serious |
-/// | Uranus  | 42.195 km | marathon                             |
-/// | Neptune | 50 km     | the first ultra distance             |
-/// | Pluto   | 100 km    | the 100 K ultra, edge of the system  |
+/// The default ladder (`solarSystem`) is a trip outward from the Moon, every
+/// rung a distance people actually train for: 1 km (a first outing), 3, 5
+/// (parkrun), 10 (the road race), 15, the half marathon, 30 (where marathon
+/// training gets serious), the marathon, 50 (the first ultra) and 100 km.
 public struct BadgeLadder: Sendable, Equatable {
     /// Sorted by distance, ascending.
     public let badges: [Badge]

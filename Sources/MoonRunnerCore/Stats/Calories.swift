@@ -21,21 +21,14 @@ public enum CalorieEquation: Sendable, Equatable {
 /// Energy estimate from the speed and grade of each stretch of the track,
 /// by the activity's equation (`CalorieEquation`).
 ///
-/// The ACSM metabolic equations (ACSM's Guidelines for Exercise Testing and
-/// Prescription, "metabolic calculations"): gross oxygen uptake from speed
-/// and grade, about 5 kcal per litre of O2. Equation rule (ACSM validity
-/// ranges: walking 50–100 m/min, running above 134 m/min, running also
-/// 80–134 m/min "if truly running"):
-/// * running preferred (run, trail run): the running equation, except below
-///   `walkingBelow` (80 m/min, 4.8 km/h), where nobody runs: a walk break;
-/// * walking preferred (walk): the walking equation, except above
-///   `runningAbove` (8 km/h ≈ 134 m/min), where walking turns into running.
-///
-/// Hikes use `PandolfEquation` and rides `CyclingMETs` (see each for why).
-///
-/// Grade: the equations are for level and uphill; downhill stretches are
-/// costed as level (grade clamped at 0 below, `maxGrade` above), which keeps
-/// the walking equation from dropping below resting cost on a descent.
+/// Runs and walks: the ACSM metabolic equations (ACSM's Guidelines for
+/// Exercise Testing and Prescription, "metabolic calculations"), oxygen uptake
+/// from speed and grade, about 5 kcal per litre of O2; valid for walking at
+/// 50–100 m/min, running above 134 (from 80 if truly running). So a run below
+/// `walkingBelow` (80 m/min, 4.8 km/h) is a walk break and a walk above
+/// `runningAbove` (8 km/h ≈ 134 m/min) is running. Hikes use `PandolfEquation`,
+/// rides `CyclingMETs`. Downhill costs as level (grade clamped at 0 below,
+/// `maxGrade` above): the walking equation would drop below resting cost.
 public struct CalorieModel: Sendable, Equatable, Codable {
     /// Body mass, kg (from the configuration).
     public var bodyMass: Double

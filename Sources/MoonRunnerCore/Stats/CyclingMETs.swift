@@ -1,22 +1,14 @@
 /// Energy of a ride without a power meter: the Compendium of Physical
-/// Activities (Ainsworth et al. 2011, codes 01010–01050) gives cycling's
-/// metabolic equivalents by speed, and 1 MET is 1 kcal per kg per hour.
+/// Activities (Ainsworth et al. 2011) gives cycling's METs by speed, and
+/// 1 MET is 1 kcal per kg per hour: 4.0 below 10 mph (01010 leisure), 6.8
+/// from 10 (01020), 8.0 from 12 (01030), 10.0 from 14 (01040 vigorous), 12.0
+/// from 16 (01050) and 15.8 from 20 mph (01060 racing).
 ///
-/// | speed          | MET  | Compendium                                   |
-/// |----------------|------|----------------------------------------------|
-/// | < 16.1 km/h    | 4.0  | 01010 leisure, < 10 mph                      |
-/// | 16.1–19.2      | 6.8  | 01020 10–11.9 mph, light effort              |
-/// | 19.3–22.4      | 8.0  | 01030 12–13.9 mph, moderate effort           |
-/// | 22.5–25.6      | 10.0 | 01040 14–15.9 mph, vigorous effort           |
-/// | 25.7–32.1      | 12.0 | 01050 16–19.9 mph, very fast                 |
-/// | ≥ 32.2         | 15.8 | 01060 > 20 mph, racing                       |
-///
-/// Speed alone misjudges hills both ways, so each stretch's grade counts too:
-/// a stretch climbing 4 % or more is at least "vigorous effort" (10.0) — at
-/// 5 m/s a 4 % climb takes ~2.9 W/kg at the pedals (gravity 2.0, rolling and
-/// air the rest), ~12 W/kg of metabolism at 24 % efficiency, about 10 MET,
-/// where the speed bands would say leisure — and one descending 3 % or more
-/// is freewheeling, the lowest band (4.0), whatever its speed.
+/// Speed alone misjudges hills, so a stretch climbing 4 % or more is at least
+/// "vigorous" (10.0): at 5 m/s a 4 % climb takes ~2.9 W/kg at the pedals
+/// (gravity 2.0), ~12 W/kg of metabolism at 24 % efficiency, about 10 MET,
+/// where speed would say leisure. One descending 3 % or more is freewheeling,
+/// the lowest band (4.0), whatever its speed.
 public enum CyclingMETs {
     /// The bands: (lowest speed in m/s, MET).
     static let bands: [(from: Double, met: Double)] = [

@@ -1,26 +1,15 @@
 /// Energy of walking with a grade, for hikes: Pandolf, Givoni and Goldman
-/// (1977), "Predicting energy expenditure with loads while standing or
-/// walking very slowly", J Appl Physiol 43(4):
+/// (1977), J Appl Physiol 43(4):
 ///
 ///     M = 1.5·W + 2.0·(W + L)·(L/W)² + η·(W + L)·(1.5·V² + 0.35·V·G)
 ///
-/// M in watts, W body mass and L load in kg, V speed in m/s, G grade in
-/// percent, η the terrain factor. Why this and not the ACSM walking equation
-/// the walks use: ACSM's is stated for 50–100 m/min (0.8–1.7 m/s) on a
-/// treadmill, and a hiker climbs at 0.4–0.9 m/s; Pandolf's was fitted from
-/// standing still up to 1.97 m/s, on grades to 25 % and over terrain, which is
-/// a hike's range (at 0.6 m/s on 25 % the two agree within 5 %: 474 and 489
-/// kcal/h for 70 kg; on the level at 0.5 m/s ACSM's falls to its resting
-/// floor's range while Pandolf's keeps the cost of standing, 1.5 W/kg).
-///
-/// * No load (L = 0): the configuration knows the body mass, not the pack.
-/// * η = 1.1, "dirt road" in Soule and Goldman's (1972) terrain table, the
-///   factor Santee et al. (2003) used to check the equation on trails.
-/// * Descents cost as level walking (G clamped at 0): the equation goes below
-///   the cost of standing on them; Santee's downhill correction would need
-///   the eccentric work, which a 1 Hz track does not tell. Grades beyond 45 %
-///   (scrambling, no longer walking) cost as 45 %.
-/// * Watts to kcal: 1 kcal = 4184 J.
+/// M in W, W body mass and L load in kg, V m/s, G grade in %, η terrain. The
+/// ACSM walking equation holds for 0.8–1.7 m/s on a treadmill; a hiker climbs
+/// at 0.4–0.9 m/s, and Pandolf's was fitted from standing to 1.97 m/s on
+/// grades to 25 % and over terrain. L = 0 (the configuration knows no pack);
+/// η = 1.1, "dirt road" (Soule and Goldman 1972), as Santee et al. (2003) used
+/// on trails. Descents cost as level (below it the equation goes under the
+/// cost of standing); grades beyond 45 % (scrambling) as 45 %. 1 kcal = 4184 J.
 public struct PandolfEquation: Sendable, Equatable {
     /// Body mass, kg.
     public var bodyMass: Double

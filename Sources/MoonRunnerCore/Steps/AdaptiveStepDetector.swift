@@ -1,53 +1,15 @@
-/// The default streaming step detector.
+/// The default streaming step detector (docs/algorithms.md, "Step detector").
 ///
-/// **Signal.** |a| (orientation-free) is low-passed at 3.5 Hz (at 80 Hz or
-/// faster: a slower sensor is interpolated up), resampled to 20 Hz ticks
-/// and high-passed at 0.6 Hz there (`GaitBandSignal`): steps at 70–220 per
-/// minute, strides down to 0.6 Hz, without gravity, posture drift or the
-/// impacts' ringing, and the same stream at any sensor rate. Peaks of it are step *candidates*
-/// (`StepCandidatePicker`), each with its *swing* (rise from the lowest point
-/// since the previous candidate); peaks closer than `sameStep` step periods
-/// are one step (a heel strike and its push-off). A running autocorrelation
-/// over the last `periodicityMemory` seconds (`PeriodicityTracker`), looked
-/// at every 0.4 s, says how *periodic* the signal is (its score, 1 = exactly)
-/// and at which step period (a stride of two unlike steps is halved).
-///
-/// **Counting happens only in a bout.** Outside one, candidates wait:
-/// 1. *Start*: the signal is periodic (score ≥ `startScore`, step period
-///    within `minStepPeriod`…`maxStepPeriod`) and the newest `boutSteps`
-///    candidates keep that rhythm (each interval within a factor
-///    `rhythmRatio` of the period) with a step's swing (≥ `minSwing`; below
-///    `runningPeriod` a running body lands hard: ≥ `runningSwing`). The
-///    candidates of the run are then counted at once, late by at most
-///    `maxDelay`, except an opening candidate followed sooner than
-///    `openingShare` of a period: the push-off before the first heel strike.
-/// 2. *In a bout* the count follows the rhythm: a candidate one step period
-///    (± half) after the last counted step, with a step's swing, is the
-///    next step. Earlier than `sameStep` periods it belongs to the step
-///    already counted; later than 1.5 periods it is off the beat and not
-///    counted. The bout's period follows the tracker while the two agree
-///    (within `periodAgreement`; a jump to about half or double is the
-///    tracker's octave error, strides and steps looking alike), otherwise
-///    the steps' own intervals.
-/// 3. *End*: no candidate counted for `boutGap` periods.
-/// 4. *Bridge*: a bout that starts within `bridgePeriods` of the previous
-///    one's last step continues it (a turn, a stumble, a change of pace):
-///    the steps of the gap are counted by the rhythm, when at least half of
-///    them left a candidate of `motionSwing` (standing still leaves none).
-///
-/// Standing, talking, gesturing and desk work rarely repeat at a step
-/// period with a step's swing for four candidates in a row, so they stay at
-/// zero; what does repeat like walking for a few seconds is counted.
-///
-/// Two thresholds trade missed steps against false ones, `minSwing` and
-/// `startScore`: `Tests/Tools/eval_steps.py --cv` picks them by a grid
-/// search on one half of the labelled people and scores them on the other
-/// (the defaults are what the search picks on every half and on all data).
-/// Every other value has the physical reason given with it, and each rule
-/// above was kept only where removing it made the cross-validated figures
-/// worse (README, "Step detector").
-///
-/// O(1) state, no allocation per sample, time only from the samples.
+/// |a| is limited to the gait band at 20 Hz ticks (`GaitBandSignal`); its
+/// peaks are step candidates (`StepCandidatePicker`), and a running
+/// autocorrelation (`PeriodicityTracker`) says how periodic it is and at
+/// which step period. Steps are counted only in a bout: it starts when the
+/// signal is periodic and `boutSteps` candidates keep that rhythm with a
+/// step's swing (standing, talking and desk work rarely do); in it a candidate
+/// about one period after the last step is the next; it ends after `boutGap`
+/// periods without one, and a bout within `bridgePeriods` continues it.
+/// `minSwing` and `startScore` are chosen by cross-validation by person
+/// (`eval_steps.py --cv`); every other value has its physical reason. O(1).
 public struct AdaptiveStepDetector: StepDetector {
     /// The detector's values, each with its reason. The defaults are the
     /// product's; `moonrunner analyze --step-parameters` and the evaluation

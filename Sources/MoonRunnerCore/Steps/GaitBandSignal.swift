@@ -1,18 +1,13 @@
 /// |a| limited to the gait band and resampled to fixed ticks.
 ///
-/// Everything downstream of this (peak picking, periodicity) sees the same
-/// 20 Hz stream whatever the sensor's rate (25–200 Hz or irregular), which
-/// is what makes the step detector rate-independent:
-/// * the low-pass runs at `minFilterRate` or faster, where its digital
-///   response equals the analog one through the gait band and beyond: a
-///   slower sensor's samples are interpolated up to that rate first (a
-///   cubic through four samples, one sample late), so a 25 Hz sensor's
-///   steps are as sharp as a 100 Hz sensor's. It doubles as the
-///   anti-alias filter of the ticks;
-/// * the high-pass (which only removes gravity and posture drift) runs on
-///   the ticks, the same filter at every sensor rate, one evaluation per
-///   tick instead of one per sample.
-/// Orientation-free: only |a| is used.
+/// Everything downstream (peak picking, periodicity) sees the same 20 Hz
+/// stream whatever the sensor's rate (25–200 Hz or irregular): that makes the
+/// step detector rate-independent. The low-pass runs at `minFilterRate` or
+/// faster, where its digital response equals the analog one through the gait
+/// band, a slower sensor's samples interpolated up first (a cubic through four
+/// samples, one sample late), so 25 Hz steps are as sharp as 100 Hz ones; it
+/// is also the ticks' anti-alias filter. The high-pass (gravity and posture
+/// drift) runs on the ticks. Orientation-free: only |a| is used.
 struct GaitBandSignal: Sendable {
     /// Tick rate, Hz: well above twice the 3.5 Hz band edge.
     static let tickRate = 20.0

@@ -2,16 +2,14 @@
 /// elevation grid it describes.
 ///
 /// * ModelPixelScaleTag (33550): degrees per column and per row.
-/// * ModelTiepointTag (33922): a raster point (i, j) and the longitude and
-///   latitude it lies at.
-/// * GeoKeyDirectoryTag (34735): the model must be geographic
-///   (GTModelTypeGeoKey 1024 = 2) on WGS 84 (GeographicTypeGeoKey 2048 =
-///   4326, or absent); GTRasterTypeGeoKey (1025) says whether the tie point
-///   is a pixel's corner (1, PixelIsArea) or its centre (2, PixelIsPoint,
-///   as Copernicus writes them).
+/// * ModelTiepointTag (33922): a raster point (i, j) and its longitude, latitude.
+/// * GeoKeyDirectoryTag (34735): geographic (GTModelTypeGeoKey 1024 = 2) on
+///   WGS 84 (GeographicTypeGeoKey 2048 = 4326, or absent); GTRasterTypeGeoKey
+///   (1025): the tie point is a pixel's corner (1, PixelIsArea) or its centre
+///   (2, PixelIsPoint, as Copernicus writes them).
 ///
-/// Copernicus GLO-30 / GLO-90 tiles are 3600 / 1200 rows, with fewer columns
-/// beyond 50° of latitude; the grid follows from the tags whatever they are.
+/// GLO-30 / GLO-90 tiles are 3600 / 1200 rows, with fewer columns beyond 50°
+/// of latitude; the grid follows from the tags whatever they are.
 public struct GeoTIFFGeoreference: Sendable, Equatable {
     public var pixelScale: [Double]
     public var tiepoint: [Double]

@@ -1,7 +1,7 @@
 import CMalloc
 
-/// What keeps the daemon's resident set small on a Pi Zero 2 W (512 MB;
-/// issue 21). Each figure is from `Tests/Tools/footprint.py` (`make bench`).
+/// What keeps the daemon's resident set small on a Pi Zero 2 W (512 MB
+/// of RAM). Each figure is from `Tests/Tools/footprint.py` (`make bench`).
 public enum MemoryBudget {
     /// Once, first thing in `main`, before any thread is started.
     public static func apply() {

@@ -2,28 +2,17 @@ import FoundationEssentials
 import MoonRunnerCore
 
 /// A FIT activity file written by MoonRunner's own encoder: file_id, timer
-/// events (start, stop at each pause, start at each resume, stop at the
-/// end), one record per track point, then the summary messages (laps,
-/// session, activity), the order Garmin's "summary last" pattern allows.
+/// events (start, stop at each pause, start at each resume, stop at the end),
+/// one record per track point, then laps, session and activity (Garmin's
+/// "summary last" order); totals are the session's own (moving time as timer time).
 ///
-/// Record fields: timestamp (FIT epoch), position (semicircles), altitude and enhanced_altitude (the fused altitude)
-/// (scale 5, offset 500), distance (scale 100, cumulative along the track),
-/// speed (scale 1000), cadence + fractional_cadence. FIT running cadence is
-/// per foot (strides/min): half the step rate, its fraction in 1/128 units,
-/// so 171 steps/min is written as 85 + 64/128. Lap and session
-/// `total_cycles` are strides (steps / 2) for the same reason.
-/// Session totals are the session's own (engine distance, moving time as
-/// timer time); laps come from the lap events and the track.
-///
-/// Heart rate: `record.heart_rate` on the records that have one (invalid,
-/// i.e. absent, where it is missing), lap and session `avg_heart_rate` and
-/// `max_heart_rate` over moving time, and the R–R intervals as `hrv`
-/// messages of five values each (seconds, scale 1000: whole milliseconds;
-/// unused slots invalid), placed among the records by the time they came, as
-/// Garmin's watches write them.
-///
-/// Where the elevation came from, when a terrain model gave any of it: the
-/// session's developer fields (`FITElevationSource`).
+/// Records: timestamp (FIT epoch), position (semicircles), altitude and
+/// enhanced_altitude (fused; scale 5, offset 500), distance (scale 100, along
+/// the track), speed (scale 1000), heart rate (invalid where missing) and
+/// cadence: FIT's running cadence is per foot, half the step rate with its
+/// fraction in 1/128 (171 steps/min is 85 + 64/128); `total_cycles` are strides.
+/// R–R intervals: `hrv` messages among the records (seconds, scale 1000), as Garmin's
+/// watches write them. A DEM's share of the elevation: developer fields (`FITElevationSource`).
 public enum FITWriter {
     private enum Local {
         static let fileID: UInt8 = 0

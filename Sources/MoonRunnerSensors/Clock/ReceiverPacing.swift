@@ -1,25 +1,15 @@
 /// Keeps a replay's engine clock in step with the GPS receiver's clock.
 ///
-/// A replay runs the daemon's clock N× fast while gpsfake feeds gpsd at its own
-/// pace, which is never quite N×: it sleeps between sentences and every sentence
-/// costs a little more (measured here: 18.2× for a nominal 20×, 9 % slow). A free
-/// engine clock then drifts ahead of the receiver and the replayed IMU trace
-/// with it — by 94 s over a 16-minute run — and the core sees a wearer whose
-/// steps and fixes disagree. Following the receiver keeps them together:
-///
-/// * the first timed report fixes `offset` (receiver time minus engine time);
-/// * after each report the clock may run at most one report interval past the
-///   receiver time it has seen (`ceiling`): a slower feed makes it wait, for at
-///   most `maxStall` real seconds (a feed that stopped does not stop the daemon);
-/// * a report that comes early pulls the clock forward, by at most `maxStep`
-///   engine seconds at a time (a bigger jump would overflow the emulated
-///   FIFO, which keeps under two seconds);
-/// * the client stamps each fix with the engine time `offset` maps its
-///   receiver time to (`engineTime(of:)`), not with when it came: the core
-///   then learns exactly the UTC offset the replayed IMU trace is placed with,
-///   and sees fix and steps as they were recorded, whatever the feed's jitter.
-///
-/// Pure: times are passed in (engine seconds, real monotonic seconds).
+/// A replay runs the daemon's clock N× fast while gpsfake feeds gpsd at its
+/// own, slower pace (18.2× for a nominal 20×, measured here), so a free clock
+/// drifts ahead of the receiver and the replayed IMU trace with it (94 s over
+/// a 16-minute run): steps and fixes disagree. So the first timed report sets
+/// `offset`; the clock runs at most one report interval past the receiver
+/// (`ceiling`), waiting at most `maxStall` real seconds for a slow feed; an
+/// early report pulls it forward by at most `maxStep` (the emulated FIFO keeps
+/// under 2 s); and each fix is stamped with the engine time of its receiver
+/// time (`engineTime(of:)`), not its arrival, so fixes and steps stay as
+/// recorded whatever the jitter. Pure: engine and real seconds are passed in.
 public struct ReceiverPacing: Sendable, Equatable {
     /// Receiver time minus engine time; nil before the first timed report.
     public private(set) var offset: Double?

@@ -7,16 +7,14 @@ import MoonRunnerThreads
 import Synchronization
 
 /// A heart-rate strap through BlueZ on the system D-Bus (libsystemd's sd-bus):
-/// the shell around `BlueZLink`, which decides everything. This file only
-/// turns sd-bus messages into the machine's events and its calls into
-/// messages.
+/// the shell around `BlueZLink`, which decides everything; this turns sd-bus
+/// messages into the machine's events and its calls into messages.
 ///
 /// Its own thread sleeps in `poll` on the bus's descriptor and on an eventfd
-/// that `stop()` writes, until traffic, sd-bus's own timeout or the
-/// machine's next deadline: no polling loop. Readings and status changes
-/// leave through an `AsyncStream`. The four signal matches are added once
-/// per bus connection, before anything is asked; a lost bus connection is
-/// closed (its matches and descriptor with it) and reopened with
+/// that `stop()` writes, until traffic, sd-bus's own timeout or the machine's
+/// next deadline: no polling loop. Readings and status changes leave through
+/// an `AsyncStream`. The four signal matches are added once per connection,
+/// before anything is asked; a lost connection is closed and reopened with
 /// `DeviceRecovery`'s back-off. A notification that does not parse is
 /// counted, never a crash.
 public final class BlueZClient: HeartRateSource, @unchecked Sendable {

@@ -1,36 +1,17 @@
 import MoonRunnerCore
 
-/// What the BlueZ client knows of bluetoothd's objects, and the decision of
-/// what to ask it next: the heart-rate strap's link as a state machine. Pure:
-/// D-Bus traffic comes in as events, calls go out as values, time is an
-/// argument. `BlueZClient` only turns these into sd-bus messages and back.
+/// The heart-rate strap's link to bluetoothd as a pure state machine: D-Bus
+/// traffic comes in as events, calls go out as values, time is an argument
+/// (`BlueZClient` turns them into sd-bus messages). What BlueZ reports is in
+/// `BlueZObjects`, the calls awaiting an answer in `BlueZCalls`.
 ///
-/// The sequence BlueZ 5.66 wants: every object from `GetManagedObjects`
-/// (the signal matches are in place before it, so nothing falls between);
-/// a device offering the Heart Rate service (0x180D), else
-/// `SetDiscoveryFilter` (LE, 0x180D) and `StartDiscovery` until one appears;
-/// `StopDiscovery` and `Device1.Connect`; `Connected` and `ServicesResolved`
-/// true *and* the measurement characteristic (0x2A37) exported under the
-/// device (BlueZ can say `ServicesResolved` before the objects arrive);
-/// `StartNotify`; then `PropertiesChanged` on `Value`, one per measurement.
-///
-/// Every drop of the link — `Connected` or `ServicesResolved` false, the
-/// characteristic or the device removed, the adapter switched off,
-/// bluetoothd leaving the bus — starts a new *attempt*: whatever was asked
-/// in an earlier attempt is answered into the void (a `StartNotify` that
-/// succeeds after its characteristic went away must not leave the client
-/// waiting on a dead object), and `Connect` is asked again after
-/// `DeviceRecovery`'s back-off (0.5 s doubling to 4 s, back to 0.5 s once
-/// notifications flow). Nothing waits without a deadline: a connection
-/// whose characteristic never appears, a subscription that never delivers,
-/// a strap that falls silent — each ends in a `Disconnect` and a new
-/// attempt. So from any order of signals and replies the link ends either
-/// connected or retrying.
-///
-/// What BlueZ reports is kept in `BlueZObjects`, and the calls awaiting an
-/// answer in `BlueZCalls`; this type holds only the link's own state.
-///
-/// Cost: O(objects) per event, nothing per notification but a comparison.
+/// The sequence BlueZ 5.66 wants: `GetManagedObjects` (after the signal
+/// matches); a device with the Heart Rate service (0x180D), else discovery
+/// filtered to it; `Connect`; `ServicesResolved` *and* the 0x2A37
+/// characteristic's object (BlueZ can say resolved before the objects come);
+/// `StartNotify`. Every drop starts a new attempt (earlier replies go into the
+/// void) after `DeviceRecovery`'s back-off (0.5 s doubling to 4 s), and every
+/// wait has a deadline, so the link ends connected or retrying. O(objects).
 struct BlueZLink {
     /// One D-Bus method call to make; `token` comes back with its reply.
     struct Call: Equatable, Sendable {

@@ -46,13 +46,11 @@ public struct IMUServiceConfig: Sendable, Equatable {
     }
 }
 
-/// Runs the IMU driver on its own thread and hands samples to the daemon.
-///
-/// The bus is blocking C, so the driver lives on a dedicated thread that reads the FIFO
-/// every `pollInterval` of engine time and sleeps in between; batches go out through an
-/// `AsyncStream`. Nothing a sensor does can stop it: bus errors and untrustworthy FIFOs
-/// are counted, the device is re-initialised with exponential back-off, and health
-/// (`ok`/`degraded`/`lost`) plus counters can be read at any time from any thread.
+/// Runs the IMU driver on its own thread (the bus is blocking C), reading the
+/// FIFO every `pollInterval` of engine time; batches go out through `batches`.
+/// Bus errors and untrustworthy FIFOs are counted and the device re-initialised
+/// with exponential back-off; health (`ok`/`degraded`/`lost`) and counters can be
+/// read from any thread. The thread keeps the service alive: always stop it.
 ///
 /// ```swift
 /// let imu = try IMUService(spec: .parse(specString), config: cfg, clock: .engine(engineClock))
@@ -60,8 +58,6 @@ public struct IMUServiceConfig: Sendable, Equatable {
 /// for await batch in imu.batches { … }   // ends after stop()
 /// imu.stop()
 /// ```
-///
-/// The thread keeps the service alive until `stop()`: always stop it.
 public final class IMUService: Sendable {
     /// Sample batches in time order; finishes when the service stops.
     public let batches: AsyncStream<IMUBatch>

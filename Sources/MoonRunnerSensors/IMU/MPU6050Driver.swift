@@ -85,26 +85,16 @@ public struct FIFOReadReport: Sendable, Equatable {
 
 /// Driver for the InvenSense MPU-6050/6500/9250 over any `I2CBus`.
 ///
-/// Samples come out of the hardware FIFO in whole frames (accel + gyro = 12 bytes,
-/// big-endian int16) and are stamped from the *sample clock*: sample k is at
-/// `anchorTime + (k − anchorIndex) / rate`, never at the time it happened to be read,
-/// so bus latency and thread scheduling add no jitter. The clock is re-anchored only
-/// when it leaves what is physically possible (the newest sample cannot be later than
-/// the read, nor older than one period before it), which absorbs the device oscillator's
-/// drift without disturbing a well-behaved stream. After an overflow the FIFO is reset
-/// and the sample index jumps by the samples lost, estimated from elapsed time, so the
-/// timestamps that follow stay on the same grid.
-///
-/// A loaded CPU can stall the thread between any two transfers, so nothing assumes they
-/// happen back to back: the FIFO starts filling at the enable write, somewhere between the
-/// clock reads around it, and the first count read afterwards pins down which sample came
-/// first (`resync`); and a FIFO that overflowed while it was being read (the device then
-/// drops its oldest bytes, shifting every frame) is detected by reading INT_STATUS again
-/// after the burst, and the burst is thrown away instead of decoded.
-///
-/// Not thread-safe: one driver belongs to one thread (the IMU service's).
-/// `readFIFO` decodes into the caller's array and reuses one byte buffer: no
-/// per-sample allocation.
+/// FIFO frames (accel + gyro = 12 bytes, big-endian int16) are stamped from
+/// the sample clock (`anchorTime + (k − anchorIndex) / rate`), never the read
+/// time, so bus latency and scheduling add no jitter; it is re-anchored only
+/// when it leaves what is possible (a sample later than the read or a period
+/// older), which absorbs the oscillator's drift, and skips the samples an
+/// overflow lost. A loaded CPU can stall between any two transfers, so the
+/// first FIFO count pins the first sample (`resync`), and a FIFO that
+/// overflowed during a burst (shifting every frame) is caught by INT_STATUS
+/// read after it and thrown away. One driver, one thread (not thread-safe);
+/// `readFIFO` fills the caller's array and reuses one buffer: no allocation.
 public final class MPU6050Driver {
     public let bus: any I2CBus
     public let config: MPU6050Config

@@ -14,24 +14,18 @@ public struct MPU6050EmulatorStats: Sendable, Equatable {
     public var injectedFaults = 0
 }
 
-/// A register-level MPU-6050/6500/9250 on an emulated I²C bus, fed by a recorded trace.
+/// A register-level MPU-6050/6500/9250 on an emulated I²C bus, fed by a
+/// recorded trace: what the real driver talks to in tests and in `make run`
+/// without hardware, so it models what the driver relies on: reset values,
+/// WHO_AM_I, the sleep bit, the sample clock (gyro rate / (1 + SMPLRT_DIV),
+/// 8 kHz with the DLPF off), saturating full scales, the FIFO (register-order
+/// big-endian frames, 1024 bytes on the 6050, overflow dropping the oldest
+/// bytes and raising INT_STATUS.FIFO_OFLOW, FIFO_COUNT latched by its high
+/// byte, FIFO_R_W repeating when empty) and INT_STATUS clearing on read.
 ///
-/// It is what the real driver talks to in tests and in `make run` without hardware, so
-/// it models what the driver relies on: reset values, WHO_AM_I, the sleep bit, the
-/// sample clock (gyro output rate / (1 + SMPLRT_DIV), 8 kHz with the DLPF off), full
-/// scales with saturation, the FIFO (frames in register order, big-endian, 1024 bytes on
-/// the 6050, overflow dropping the oldest bytes and raising INT_STATUS.FIFO_OFLOW,
-/// FIFO_COUNT latched by reading its high byte, FIFO_R_W repeating its last byte when
-/// empty) and INT_STATUS clearing on read.
-///
-/// Time is virtual: every bus transaction first catches the sample clock up to `now()`,
-/// so a test that steps its clock gets exactly the same bytes every run, and the daemon
-/// can pass the (possibly accelerated) engine clock. The trace starts when the device
-/// first fills the FIFO (a trace on the receiver's clock: when the receiver's time reaches
-/// it, given `receiverOffset`) and then runs with the clock whatever the driver does, like
-/// the world keeps moving while a real sensor is being reset.
-///
-/// Faults can be injected from any thread while a driver is using it.
+/// Time is virtual (`now()`), so a test gets the same bytes every run. The
+/// trace starts when the FIFO first fills (on the receiver's clock with
+/// `receiverOffset`) and runs on whatever the driver does; faults from any thread.
 public final class MPU6050Emulator: I2CBus {
     public let model: MPU6050Model
     /// The address the device answers at (0x68, or 0x69 with AD0 high).

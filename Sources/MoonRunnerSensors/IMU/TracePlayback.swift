@@ -8,21 +8,17 @@ public enum TraceResampling: Sendable, Equatable {
     case hold
 }
 
-/// Plays a sample source against a device clock: answers "what did the sensor feel at
-/// device time τ?" by streaming the source forward and resampling it.
+/// Plays a sample source against a device clock: answers "what did the sensor
+/// feel at device time τ?" by streaming the source forward and resampling it.
 ///
-/// The trace's first sample is placed at the device time playback starts; from then on
-/// trace time and device time advance together, whatever rate the device samples at.
-/// A trace stamped in UNIX time (after 2001) and played with an `anchor` is placed on
-/// the receiver's clock instead: its sample at time `x` plays when the receiver's time
-/// is `x` (on the device tick nearest to it, so that a trace recorded at the device's
-/// rate is still delivered sample for sample); until the anchor is known and the
-/// trace's first instant has come, the device holds the first sample. That is how a replayed IMU trace stays
-/// beside the GPS log it was recorded with, whenever gpsd starts feeding.
-/// Streaming keeps memory O(1) for traces of any length. Across a gap in the trace longer
-/// than `maxInterpolationGap` the value is held rather than interpolated. After the end
-/// the last sample is held (a real sensor keeps sampling) and `endDeviceTime` says where
-/// the recording stopped, so the consumer can cut the stream there.
+/// The trace's first sample is placed at the device time playback starts. A
+/// trace in UNIX time played with an `anchor` is placed on the receiver's
+/// clock instead (its sample at `x` plays on the device tick nearest to the
+/// receiver's time `x`; the first sample is held until then), so a replayed
+/// IMU trace stays beside the GPS log it was recorded with. Memory is O(1).
+/// Across a gap longer than `maxInterpolationGap` the value is held; after
+/// the end the last sample is held (a real sensor keeps sampling) and
+/// `endDeviceTime` says where the recording stopped.
 struct TracePlayback {
     private var source: (any IMUSampleSource)?
     private let reopen: (@Sendable () throws -> any IMUSampleSource)?

@@ -5,18 +5,15 @@ import MoonRunnerCore
 import MoonRunnerSystem
 
 /// Reader for barometer traces: CSV with header `t,pressure_pa,temperature_c`
-/// (`t` in seconds on the same clock as the GPS trace, pressure in Pa,
-/// temperature in °C; the temperature column may be absent), plain or gzip.
+/// (`t` in seconds on the GPS trace's clock, pressure in Pa, temperature in
+/// °C, which may be absent), plain or gzip.
 ///
 /// Columns are found by name and extra columns are ignored. Blank lines and
 /// lines starting with `#` are skipped; any other malformed row is a
-/// `TraceFileError` naming the file, the line and what was expected, as for
-/// IMU traces, so a damaged trace is never mistaken for a quiet one. Values
-/// that parse but are physically impossible (a pressure of 5 hPa) are data,
-/// not format errors: the fusion refuses and counts them.
-///
-/// A barometer trace is small (10 Hz is 36,000 rows an hour), so it is read
-/// whole.
+/// `TraceFileError` naming the file, the line and what was expected, so a
+/// damaged trace is never mistaken for a quiet one. Values that parse but
+/// are impossible (5 hPa) are data: the fusion refuses and counts them. A
+/// barometer trace is small (10 Hz is 36,000 rows an hour): read whole.
 public enum BaroTraceReader {
     public static let header = "t,pressure_pa,temperature_c"
 

@@ -2,18 +2,15 @@ import MoonRunnerCore
 
 /// Reader for heart-rate traces: CSV with header `t,bpm,rr_ms` — `t` in
 /// seconds (UNIX time beside a GPS log, or from 0), `bpm` the strap's value
-/// (empty where it sent none: a missing reading), `rr_ms` the R–R intervals
-/// in milliseconds that arrived with it, space separated (may be empty or
-/// absent). Plain or gzip.
+/// (empty: a missing reading), `rr_ms` the R–R intervals in milliseconds that
+/// arrived with it, space separated (may be empty or absent). Plain or gzip.
 ///
-/// Columns are found by name; extra columns are ignored; blank lines and
-/// lines starting with `#` are skipped. Any other malformed row is a
-/// `TraceFileError` naming the file, the line and what was expected, so a
-/// damaged trace is never mistaken for a quiet strap. Values that parse but
-/// are implausible (a bpm of 300) are data: the engine refuses and counts
-/// them. So is a row stamped before the one above it (real straps and watches
-/// do that now and then, a second back): it is kept in file order, and the
-/// engine drops it and counts it (`out_of_order`), as the GPS reader's fixes.
+/// Columns are found by name, extras ignored, blank lines and `#` lines
+/// skipped; any other malformed row is a `TraceFileError` naming the file and
+/// line, so a damaged trace is never mistaken for a quiet strap. Implausible
+/// values (a bpm of 300) are data, and so is a row stamped before the one
+/// above (real straps do that, a second back): kept in file order, the engine
+/// drops and counts it (`out_of_order`).
 public enum HeartRateTraceReader {
     public static let header = "t,bpm,rr_ms"
 

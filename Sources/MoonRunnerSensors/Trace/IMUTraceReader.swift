@@ -7,19 +7,18 @@ import MoonRunnerSystem
 /// IMU trace errors are trace-file errors (file, line, what was expected).
 public typealias IMUTraceError = TraceFileError
 
-/// Streaming reader for the IMU CSV trace format (design.md "Trace formats").
+/// Streaming reader for IMU CSV traces (docs/usage.md): header `t,ax,ay,az[,gx,gy,gz]`
+/// in g and rad/s, columns found by name, extra columns ignored, plain or gzip
+/// (zlib detects gzip by its magic bytes, so the file name does not matter).
 ///
-/// Header `t,ax,ay,az[,gx,gy,gz]`, columns found by name, extra columns ignored, plain
-/// or gzip (zlib detects gzip by its magic bytes, so the file name does not matter).
 /// Rows are parsed straight from a large byte buffer by a hand-written number parser,
 /// because `String` splitting and `Double(String)` per field cost ~10× more and a
-/// 10-hour trace has millions of rows. Blank lines and lines starting with `#` are
-/// skipped; any other malformed row is an error naming its line (no silent skipping,
-/// so a damaged trace is never mistaken for a quiet one). An empty gyro field or `nan`
-/// reads as NaN (no gyro for that row); accelerometer and time fields must be finite.
+/// 10-hour trace has millions of rows. Blank lines and `#` lines are skipped; any
+/// other malformed row is an error naming its line, so a damaged trace is never
+/// mistaken for a quiet one. An empty gyro field or `nan` reads as NaN (no gyro for
+/// that row); accelerometer and time fields must be finite.
 ///
-/// A class because it owns the zlib handle and the buffer; not `Sendable`: use it on one
-/// thread.
+/// Owns the zlib handle and the buffer; not `Sendable`: use it on one thread.
 public final class IMUTraceReader {
     public let path: String
     /// True when the header has all three gyro columns.
@@ -45,7 +44,7 @@ public final class IMUTraceReader {
     public static let throughputBufferSize = 1 << 20
     /// Buffer size for a replay in the daemon (at most 1000 rows a second): 64 KiB is some 1500 rows.
     /// zlib keeps three times the size besides, so the 1 MiB one stayed resident as 4 MiB of a
-    /// replaying daemon's memory (issue 21, measured with `footprint.py`).
+    /// replaying daemon's memory (measured with `footprint.py`).
     public static let replayBufferSize = 1 << 16
 
     /// Opens `path` (plain or gzip) and reads the header. `bufferSize` bounds the longest line.

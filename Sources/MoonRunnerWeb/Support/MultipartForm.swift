@@ -4,7 +4,7 @@ import MoonRunnerCore
 /// its parts. The web app receives one form, the course upload, whose body it
 /// has already bounded by `course.max_upload_kb`, so the body is parsed whole:
 /// MultipartKit's streaming parser linked all of swift-collections (1.2 MB of
-/// the package, issue 21) for this one form.
+/// the package) for this one form.
 public struct MultipartForm: Equatable, Sendable {
     public struct Part: Equatable, Sendable {
         /// The `name` of its `Content-Disposition: form-data`.

@@ -1,7 +1,7 @@
 import Foundation
 import MoonRunnerCore
 
-/// How a run's cues fared against the truth (issue 29's targets): every
+/// How a run's cues fared against the truth (the turn-by-turn targets): every
 /// turn said exactly once, 10–40 s before the runner reaches it, with the
 /// right words, and nothing said anywhere else.
 public struct CueOutcome: Sendable, Encodable, Equatable {

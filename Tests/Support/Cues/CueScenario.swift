@@ -1,7 +1,7 @@
 import Foundation
 import MoonRunnerCore
 
-/// The shape of course a cue scenario is drawn on (issue 29).
+/// The shape of course a cue scenario is drawn on.
 public enum CueFamily: String, CaseIterable, Sendable, Codable {
     /// One turn of `angle` degrees between two 300 m straights.
     case turn

@@ -1,8 +1,8 @@
 import Foundation
 import MoonRunnerCore
 
-/// What a matcher made of a scenario run, against its truth (issue 23's
-/// targets as issue 29 measures them: `on_course` within 15 s of the first
+/// What a matcher made of a scenario run, against its truth (the rejoin's
+/// targets: `on_course` within 15 s of the first
 /// second back within the threshold of the right part, nothing matched more
 /// than 100 m from it, no second `off_course` after the rejoin; one
 /// `off_course` and one `on_course` for each time off (the crossing family
@@ -21,7 +21,7 @@ public struct RejoinOutcome: Sendable, Encodable, Equatable {
     /// The rejoin's `on_course` (the one after the last time off), detected,
     /// minus the truth's `near` (back within 50 m of the right part, whatever
     /// the direction); its back-dated time minus `near`; detected minus `back`
-    /// (within 50 m and moving along the course: issue 23's moment, for
+    /// (within 50 m and moving along the course, for
     /// reference). Nil without one.
     public var onDelay: Double?
     public var onDelayTime: Double?
@@ -41,7 +41,8 @@ public struct RejoinOutcome: Sendable, Encodable, Equatable {
     public var progressP95: Double?
     public var progressCount: Int
 
-    /// Issue 23's and 13's limits.
+    /// The targets' limits (seconds; `wrongMetres` in metres) and `settle`, the
+    /// seconds from the start before a progress error counts.
     public static let onDelayLimit = 15.0
     public static let offDelayLimit = 15.0
     public static let wrongMetres = 100.0
@@ -71,7 +72,7 @@ public struct RejoinOutcome: Sendable, Encodable, Equatable {
         return out
     }
 
-    /// Issue 13's limit on the `off_course` (reported, not one of issue 23's targets).
+    /// Course following's limit on the `off_course` (reported, not one of the rejoin's targets).
     public var offLate: Bool { offDelay.map { abs($0) > Self.offDelayLimit } ?? false }
 
     private enum CodingKeys: String, CodingKey {

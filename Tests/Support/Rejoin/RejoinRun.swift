@@ -9,14 +9,14 @@ import MoonRunnerCore
 /// 50 m from the part of the course the runner should be on), with that part,
 /// while the runner is on their own path, the course from where they left
 /// to where they come back and on as far as they then run it: the stretch
-/// they skip, and the course ahead that they rejoin (issue 29: on course
+/// they skip, and the course ahead that they rejoin (on course
 /// within the threshold of the course ahead). The runner may be off course
 /// more than once (the crossing family: off, near the loop's far side, off
 /// again, back); `periods` lists each time off and when it ended (`near`:
 /// the first second back within 50 m, in any direction but the course's
 /// opposite: running the right part the wrong way, within 45° of its
 /// opposite direction, is not being back on it). `back` is
-/// issue 23's moment for reference: within 50 m of the course and moving
+/// a stricter moment, for reference: within 50 m of the course and moving
 /// along it (within 45° of its direction where they rejoin) or on it again.
 public struct RejoinRun: Sendable {
     public typealias Point = RejoinScenario.Point
@@ -38,7 +38,7 @@ public struct RejoinRun: Sendable {
     }
 
     public static let epoch = 1_700_000_000.0
-    /// The off-course threshold of the truth, metres (issue 13's).
+    /// The off-course threshold of the truth, metres (the course matcher's `offCourseDistance`).
     public static let threshold = 50.0
     /// "Along the course": within this many degrees of its direction (as much along as across).
     public static let alongDegrees = 45.0

@@ -1,7 +1,7 @@
 import Foundation
 import MoonRunnerCore
 
-/// The shape of course a detour or shortcut is tried on (issue 23).
+/// The shape of course a detour or shortcut is tried on.
 public enum RejoinFamily: String, CaseIterable, Sendable, Codable {
     /// Point to point along a straight street.
     case street
@@ -14,11 +14,12 @@ public enum RejoinFamily: String, CaseIterable, Sendable, Codable {
     /// The course leaves a street for a loop and comes back to it; the
     /// runner skips the loop by going straight on up the street, through the
     /// loop's far side (crossed at `returnAngle`, 30° to 90°: diagonally),
-    /// and back (issue 29, as `b_urban_detour` has it): near the course
+    /// and back (as the recorded `b_urban_detour` walk has it): near the course
     /// there for a minute or more, off it before and after.
     case crossing
 
-    /// The families of issue 23's detours and shortcuts (882 runs).
+    /// The families gridded by ratio and return angle (882 runs); the crossing
+    /// has its own angles.
     public static let detours: [RejoinFamily] = [.street, .laps, .outAndBack]
 }
 

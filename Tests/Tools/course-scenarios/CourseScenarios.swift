@@ -4,7 +4,7 @@ import MoonRunnerConfig
 import MoonRunnerCore
 import MoonRunnerTestSupport
 
-/// The synthetic detours and shortcuts of issue 23 (`RejoinScenario`), for
+/// The synthetic detours and shortcuts (`RejoinScenario`), for
 /// the evaluation (`Tests/Tools/eval_rejoin.py`): scores the course matcher on
 /// every scenario for many settings at once, or writes scenarios out as
 /// files for `moonrunner analyze --gps X.gpsd.json --course X.course.gpx`.

@@ -4,7 +4,7 @@ import MoonRunnerCore
 import MoonRunnerExport
 import MoonRunnerTestSupport
 
-/// The cue scenarios of issue 29, for `Tests/Tools/eval_cues.py`: scores the
+/// The cue scenarios (`CueScenario`), for `Tests/Tools/eval_cues.py`: scores the
 /// generated families, or writes a runner following a course file as a gpsd
 /// trace for `moonrunner analyze --course`.
 struct Cues: ParsableCommand {

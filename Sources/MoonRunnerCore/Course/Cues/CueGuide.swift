@@ -40,22 +40,17 @@ public struct CueAnnouncement: Sendable, Equatable {
     public var distance: Double
 }
 
-/// Decides when each cue of a course is said: once about `leadTime` ahead
-/// at the wearer's pace (never closer than `minimumLead`), and a turn once
-/// more at it when the wearer is still moving towards it. A cue that
-/// follows the one just said closer than `followTime` (at running pace
-/// 48 m) is said straight after it ("In 60 metres, turn left." "In
-/// 100 metres, turn right."): said only once the first is behind, it would
-/// come with less time than the gap, and a fix's error at the corner takes
-/// seconds more off that.
+/// Decides when each cue of a course is said: once about `leadTime` ahead at
+/// the wearer's pace (never closer than `minimumLead`), and a turn once more
+/// at it when the wearer is still moving towards it. A cue closer than
+/// `followTime` behind the one just said (48 m at running pace) is said
+/// straight after it: said once the first is behind, it would come with less
+/// time than the gap, less a fix's error at the corner.
 ///
-/// It only ever looks at the next cues in course order beyond the wearer's
-/// progress: a cue the wearer has passed, or that lies on a part they
-/// skipped (progress jumped past it on a rejoin), is never said, nor one
-/// on the other leg of an out-and-back or a later lap (further along the
-/// course than the next). Off course, or while the matcher holds progress,
-/// nothing is said; from the rejoin point on the cues resume. Points of
-/// interest off the course are never said. O(1) per fix: a look-up.
+/// Only the next cues beyond the wearer's progress are looked at, so a cue
+/// passed, skipped on a rejoin, on the other leg or on a later lap is never
+/// said; nothing is said off course or while the matcher holds progress, nor
+/// for points off the course. O(1) per fix: a look-up.
 public struct CueGuide: Sendable {
     public let cues: [CourseCue]
     public let config: CueGuideConfig

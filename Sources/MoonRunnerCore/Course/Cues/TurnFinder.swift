@@ -1,27 +1,17 @@
 import Glibc
 
 /// Finds the turns of a course from its shape alone, for a file that names
-/// none (a plain GPX track): a turn is where the course's direction changes
-/// by `minimumAngle` or more between the `window` metres before a point and
-/// the `window` metres after it.
+/// none (a plain GPX track): where the direction changes by `minimumAngle` or
+/// more between the `window` metres before a point and those after it.
 ///
-/// Each direction is the chord over its window, not the last segment's: a
-/// planner's line wanders by a few metres about the street's centre, which
-/// turns single segments by 10–20° but a 20 m chord by a few degrees (on the
-/// shared courses a straight street's chords differ by 5.7° at the 90th
-/// percentile). A bend of radius r turns the two chords apart by window / r
-/// radians: 38° at 30 m, so a running track's bend (36.5 m) or a trail's
-/// sweep is never a turn, while any corner a street makes is.
-///
-/// Where the change stays above the limit (a run of points), the turn is
-/// its peak and its angle the change between the course before the run and
-/// after it, each measured over a window that stops at a neighbouring
-/// turn: a corner drawn round over several vertices counts whole, and two
-/// turns close together are measured apart. Turns whose peaks lie closer
-/// than `joinDistance` are one cue ("turn left, then right"). Turns within
-/// `window` of either end cannot be measured and are not found.
-///
-/// Runs once when a course is loaded: O(length / step), no allocation per fix.
+/// Each direction is the chord over its window: a planner's line wanders by a
+/// few metres, which turns single segments by 10–20° but a 20 m chord by a few
+/// degrees (5.7° at the 90th percentile on the shared courses' straights). A
+/// bend of radius r turns the chords apart by window / r radians, 38° at 30 m,
+/// so a running track's bend (36.5 m) is never a turn, a street corner always.
+/// A turn is the peak of a run of points above the limit, its angle measured
+/// up to the neighbouring turns; peaks closer than `joinDistance` are one cue.
+/// Turns within `window` of either end are not found. O(length / step), once.
 public enum TurnFinder {
     /// Metres before and after a point over which its direction is taken:
     /// long enough to see through a planner's wandering line (a few metres
