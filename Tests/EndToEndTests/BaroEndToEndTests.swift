@@ -105,8 +105,9 @@ struct BaroEndToEndTests {
         let g = shown.stats.elevationGain, l = shown.stats.elevationLoss
         #expect(abs(g - gainTruth) <= max(3, 0.15 * gainTruth), "gain \(g) m, truth \(gainTruth) m")
         #expect(abs(l - lossTruth) <= max(3, 0.15 * lossTruth), "loss \(l) m, truth \(lossTruth) m")
-        // The human view names the source too.
+        // The human view names the source too (on a loaded machine a first fix can come before the
+        // barometer's first block: "(barometric 99 %, gps 1 %)").
         let text = try rig.cli("show", String(id))
-        #expect(text.out.contains("(barometric)"), "\(text.out)")
+        #expect(text.out.contains("(barometric"), "\(text.out)")
     }
 }
