@@ -11,7 +11,7 @@ figure (a failure prints the journal lines that explain it):
    the socket's owner, group and mode;
 2. the sandbox lets the daemon do its job: the I2C bus through the kernel
    (i2c-stub at 0x68 with an MPU-6050's identity; and a drop-in without
-   `DeviceAllow=` as the control that fails), gpsd (trixie's, socket-activated,
+   `DeviceAllow=` as the control that fails), gpsd (the release's, socket-activated,
    reading the GPS's serial line) with a walk recorded in the guest compared
    with this machine's build recording the same replay, BlueZ without an
    adapter, the journal's priorities;

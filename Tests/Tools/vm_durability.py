@@ -61,7 +61,9 @@ def recording(ctx, activity="run"):
     """The daemon on the I2C bus with the live GPS, a new session started and fixes flowing; its id."""
     live_feed(ctx)
     bus = ctx.i2c_bus or "/dev/i2c-0"
-    ctx.configure(imu=f"i2c:{bus}@0x68")
+    # Without auto-pause: the looping walk has its standing start, where a paused session keeps no
+    # fixes, and a cut there would read as fixes lost.
+    ctx.configure(imu=f"i2c:{bus}@0x68", extra="auto_pause:\n  enabled: false\n")
     ctx.wait_status(lambda s: s.get("gps", {}).get("health") == "ok", 180, "GPS fixes in the daemon")
     ctx.guest.ssh("moonrunner stop >/dev/null 2>&1; true")   # a session a failed check left open
     ctx.guest.ssh(f"moonrunner start --activity {activity}")

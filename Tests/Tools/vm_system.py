@@ -170,7 +170,7 @@ def i2c_through_the_kernel(check, ctx):
 
 
 def gpsd_and_the_walk(check, ctx):
-    """The walk recorded in the guest (trixie's gpsd reading the GPS's serial line, the emulated MPU-6050
+    """The walk recorded in the guest (the release's gpsd reading the GPS's serial line, the emulated MPU-6050
     replaying the walk) against this machine's build recording the same replay (record_walk.py)."""
     g = ctx.guest
     here_dir = os.path.join(ctx.work, "walk-here")
@@ -202,7 +202,7 @@ def gpsd_and_the_walk(check, ctx):
     reference.join()
     here, there = arch_compare.export_figures(here_dir), arch_compare.export_figures(there_dir)
     check.expect("active" in gpsd and "gpsd.socket" in gpsd,
-                 f"2. trixie's gpsd, started by gpsd.socket, reads the GPS's serial line: {st['gps']['fixes']} fixes "
+                 f"2. {'trixie' if ctx.arch == 'arm64' else 'bookworm'}'s gpsd, started by gpsd.socket, reads the GPS's serial line: {st['gps']['fixes']} fixes "
                  f"reached the daemon", gpsd)
     for key in ("distance_m", "moving_s", "steps"):
         a, b = here.get(key) or 0, there.get(key) or 0
