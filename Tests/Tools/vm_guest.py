@@ -303,6 +303,11 @@ class NMEAFeed(threading.Thread):
             before = [fix for fix, at in self.sent if at <= utc]
         return before[-1] if before else None
 
+    def count_sent_after(self, fix_time, utc):
+        """How many epochs with a fix time after `fix_time` were written before host time `utc`."""
+        with self.lock:
+            return sum(1 for fix, at in self.sent if fix > fix_time and at <= utc)
+
     def stop(self):
         self.stopped.set()
         self.join(10)
