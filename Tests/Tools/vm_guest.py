@@ -304,9 +304,10 @@ class NMEAFeed(threading.Thread):
         return before[-1] if before else None
 
     def count_sent_after(self, fix_time, utc):
-        """How many epochs with a fix time after `fix_time` were written before host time `utc`."""
+        """How many epochs after the one of `fix_time` were written before host time `utc`. The store
+        keeps a fix's time as NMEA carries it (to 0.01 s), so the epoch itself is told by half a period."""
         with self.lock:
-            return sum(1 for fix, at in self.sent if fix > fix_time and at <= utc)
+            return sum(1 for fix, at in self.sent if fix > fix_time + self.period / 2 and at <= utc)
 
     def stop(self):
         self.stopped.set()
