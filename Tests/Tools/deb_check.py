@@ -438,10 +438,7 @@ def main():
         root.sh("dpkg -P moonrunner >/dev/null")
     finally:
         root.close()
-    print(f"{checks.passed} passed, {len(checks.failed)} failed")
-    for f in checks.failed:
-        print(f"FAILED: {f}")
-    return 1 if checks.failed else 0
+    return checks.summary()
 
 
 if __name__ == "__main__":

@@ -592,6 +592,14 @@ class Checks:
             print(f"  FAIL  {rule}" + (f" {detail}" if detail != "" else ""), file=out, flush=True)
         return bool(ok)
 
+    def summary(self, took=""):
+        """Prints the count and each failed rule again; the suite's exit status."""
+        out = self.stream or sys.stdout
+        print(f"{self.passed} passed, {len(self.failed)} failed{took}", file=out, flush=True)
+        for rule in self.failed:
+            print(f"FAILED: {rule}", file=out, flush=True)
+        return 1 if self.failed else 0
+
 
 DEMO_TILES = ("N39W121", "N39W120", "N38W121", "N40W121")
 

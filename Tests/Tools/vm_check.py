@@ -112,10 +112,8 @@ def main():
         guest.close()
         if not a.keep and not a.work:
             shutil.rmtree(work, ignore_errors=True)
-    print(f"\n{check.passed} passed, {len(check.failed)} failed in {(time.monotonic() - started) / 60:.1f} min")
-    for rule in check.failed:
-        print(f"FAILED: {rule}")
-    return 1 if check.failed else 0
+    print()
+    return check.summary(f" in {(time.monotonic() - started) / 60:.1f} min")
 
 
 if __name__ == "__main__":

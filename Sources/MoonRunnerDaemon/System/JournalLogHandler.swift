@@ -1,5 +1,6 @@
 import Glibc
 import Logging
+import MoonRunnerSystem
 
 /// Log lines with their priority, as systemd's journal reads them.
 ///
@@ -54,7 +55,7 @@ public struct JournalLogHandler: LogHandler {
         if !all.isEmpty {
             text += " " + all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         }
-        Self.write(text.replacingNewlines() + "\n", to: fd)
+        writeLine(text.replacingNewlines() + "\n", to: fd)
     }
 
     /// The syslog priority of a level (RFC 5424): what journald files the line under.
@@ -77,18 +78,6 @@ public struct JournalLogHandler: LogHandler {
         var st = stat()
         guard fstat(fd, &st) == 0 else { return false }
         return UInt64(st.st_dev) == dev && UInt64(st.st_ino) == ino
-    }
-
-    /// One write(2) per line, so that lines from different threads never interleave.
-    private static func write(_ line: String, to fd: Int32) {
-        let bytes = Array(line.utf8)
-        var done = 0
-        while done < bytes.count {
-            let n = bytes[done...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return }   // nowhere to report that the log failed
-            done += n
-        }
     }
 }
 
