@@ -51,41 +51,64 @@ struct RequestRouter: Sendable {
         let library = service.library
         switch request.command {
         case .version: return line(VersionReply(), request)
-        case .status: return line(await service.status(), request)
+        case .status: return try await answered(request) { await service.status() }
         case let .watch(enable):
             if enable {
                 service.watchers.add(client.id, sink: client.watcher)
             } else {
                 service.watchers.remove(client.id)
             }
-            return line(await service.status(), request)
+            return try await answered(request) { await service.status() }
         case let .start(name, courseID, destination):
             let activity = try Self.activity(name)
-            var course: FollowedCourse?
-            if let courseID { course = try await library.load(id: courseID) }
-            return line(try await service.start(activity, course: course, destination: destination), request)
-        case .pause: return line(try await service.run(.pause), request)
-        case .resume: return line(try await service.run(.resume), request)
-        case .lap: return line(try await service.run(.lap), request)
-        case .stop: return line(try await service.run(.stop), request)
-        case let .sessions(limit, before): return line(try await archive.sessions(limit: limit, before: before), request)
-        case let .session(sid): return line(try await archive.session(sid), request)
-        case let .delete(sid): return line(try await archive.delete(sid), request)
+            return try await answered(request) { () async throws(RequestError) in
+                var course: FollowedCourse?
+                if let courseID { course = try await library.load(id: courseID) }
+                return try await service.start(activity, course: course, destination: destination)
+            }
+        case .pause: return try await answered(request) { () async throws(RequestError) in try await service.run(.pause) }
+        case .resume: return try await answered(request) { () async throws(RequestError) in try await service.run(.resume) }
+        case .lap: return try await answered(request) { () async throws(RequestError) in try await service.run(.lap) }
+        case .stop: return try await answered(request) { () async throws(RequestError) in try await service.run(.stop) }
+        case let .sessions(limit, before):
+            return try await answered(request) { () async throws(RequestError) in
+                try await archive.sessions(limit: limit, before: before)
+            }
+        case let .session(sid):
+            return try await answered(request) { () async throws(RequestError) in try await archive.session(sid) }
+        case let .delete(sid):
+            return try await answered(request) { () async throws(RequestError) in try await archive.delete(sid) }
         case let .export(sid, format): return .export(ExportStream(file: try await export(sid, format: format), id: request.id))
-        case .badges: return line(await service.badges(), request)
+        case .badges: return try await answered(request) { await service.badges() }
         case .config: return line(ConfigReply(config: ConfigSummary.json(config)), request)
-        case .courses: return line(try await library.courses(), request)
-        case let .course(cid): return line(try await library.course(cid), request)
-        case let .courseDelete(cid): return line(try await library.delete(cid), request)
+        case .courses: return try await answered(request) { () async throws(RequestError) in try await library.courses() }
+        case let .course(cid):
+            return try await answered(request) { () async throws(RequestError) in try await library.course(cid) }
+        case let .courseDelete(cid):
+            return try await answered(request) { () async throws(RequestError) in try await library.delete(cid) }
         case let .courseAdd(header): return line(try uploads.open(header, upload: &client.upload), request)
         case let .courseData(seq, data):
             return line(try await uploads.receive(seq: seq, data: data, upload: &client.upload), request)
-        case let .announce(quiet): return line(await service.announce(quiet: quiet), request)
+        case let .announce(quiet): return try await answered(request) { await service.announce(quiet: quiet) }
         }
     }
 
+    /// Out of line: encoding is synchronous, and its temporaries belong on the
+    /// thread's stack, not in the frames of the async functions that call it.
+    @inline(never)
     private func line(_ reply: some RequestReply, _ request: Request) -> Outgoing {
         .line(ReplyEncoder.line(reply.answering(request.id)))
+    }
+
+    /// A reply made and encoded in a frame of its own. The async frames of a
+    /// connection's task keep their peak size until the connection closes, so
+    /// one frame holding every reply type would cost each client the sum of
+    /// their sizes rather than the largest.
+    @inline(never)
+    private func answered<Reply: RequestReply>(
+        _ request: Request, _ make: () async throws(RequestError) -> Reply
+    ) async throws(RequestError) -> Outgoing {
+        line(try await make(), request)
     }
 
     /// `?START`'s activity by name; nil (the configured one) when none is named.
