@@ -281,7 +281,10 @@ class Recording:
         return cli(self.bin, self.sock, *args, check=True).stdout
 
     def recorded_s(self):
-        return status(self.bin, self.sock)["elapsed_s"]
+        """The session's elapsed seconds; the CLI's own error (and the daemon's exit, if it died) when it fails."""
+        if self.daemon.poll() is not None:
+            raise RuntimeError(f"moonrunnerd exited with {self.daemon.returncode} while recording")
+        return json.loads(self.cli("status", "--json"))["elapsed_s"]
 
     def wait_recorded(self, seconds, wall_limit):
         """Asks twice a second (a client of its own would be part of what is measured if it asked more)."""
