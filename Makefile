@@ -65,8 +65,9 @@ LINKS      := moonrunner-announce
 DAEMONS    := moonrunnerd
 ## DAEMON_LINKS are services that are links to moonrunnerd (the web app): one
 ## copy of the runtime, Foundation and ICU's data for the two that need them.
-DAEMON_LINKS := moonrunner-web
-UNITS      := moonrunnerd.service moonrunnerd.socket moonrunner-announce.service moonrunner-web.service
+DAEMON_LINKS := moonrunner-web moonrunner-upload
+UNITS      := moonrunnerd.service moonrunnerd.socket moonrunner-announce.service moonrunner-web.service \
+              moonrunner-upload.service
 SBINDIR    ?= $(PREFIX)/sbin
 UNITDIR    ?= /etc/systemd/system
 
@@ -292,6 +293,8 @@ install-files: man
 	install -d -m 0755 $(DESTDIR)/var/lib/moonrunner/dem
 	[ -f $(DESTDIR)/etc/moonrunner/moonrunner.yaml ] || install -m 0644 config/moonrunner.yaml $(DESTDIR)/etc/moonrunner/
 	[ -f $(DESTDIR)/etc/moonrunner/announce.yaml ] || install -m 0644 config/announce.yaml $(DESTDIR)/etc/moonrunner/
+	install -d $(DESTDIR)/etc/avahi/services
+	install -m 0644 avahi/moonrunner-web.service $(DESTDIR)/etc/avahi/services/
 	for u in $(UNITS); do \
 	  sed -e 's|^ExecStart=/usr/sbin/|ExecStart=$(SBINDIR)/|' -e 's|^ExecStart=/usr/bin/|ExecStart=$(PREFIX)/bin/|' \
 	    systemd/$$u > $(DESTDIR)$(UNITDIR)/$$u && chmod 0644 $(DESTDIR)$(UNITDIR)/$$u || exit 1; done
@@ -318,18 +321,22 @@ install: install-files
 	  --home-dir /nonexistent --no-create-home --shell /usr/sbin/nologin moonrunner-announce
 	id moonrunner-web >/dev/null 2>&1 || useradd --system --gid moonrunner \
 	  --home-dir /var/lib/moonrunner-web --no-create-home --shell /usr/sbin/nologin moonrunner-web
+	id moonrunner-upload >/dev/null 2>&1 || useradd --system --gid moonrunner \
+	  --home-dir /var/lib/moonrunner-upload --no-create-home --shell /usr/sbin/nologin moonrunner-upload
 	-systemctl daemon-reload 2>/dev/null
 	@echo "installed; enable with: systemctl enable --now moonrunnerd.socket moonrunnerd.service"
 	@echo "voice announcements: systemctl enable --now moonrunner-announce.service"
 	@echo "the phone's screen: systemctl enable --now moonrunner-web.service, then moonrunner web pair"
+	@echo "uploads: systemctl enable --now moonrunner-upload.service, then connect the targets on the phone"
 
 uninstall:
-	-systemctl disable --now moonrunner-web.service moonrunner-announce.service moonrunnerd.service moonrunnerd.socket 2>/dev/null
+	-systemctl disable --now moonrunner-upload.service moonrunner-web.service moonrunner-announce.service moonrunnerd.service moonrunnerd.socket 2>/dev/null
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(DAEMONS) $(DAEMON_LINKS) $(COMMANDS) $(LINKS)) \
 	  $(addprefix $(DESTDIR)/etc/systemd/system/,$(UNITS)) \
 	  $(addprefix $(DESTDIR)$(PREFIX)/share/man/man1/,$(addsuffix .1,$(COMMANDS) $(LINKS))) \
 	  $(addprefix $(DESTDIR)$(PREFIX)/share/man/man8/,$(addsuffix .8,$(DAEMONS) $(DAEMON_LINKS))) \
-	  $(DESTDIR)$(PREFIX)/share/man/man5/moonrunner.yaml.5 $(DESTDIR)$(PREFIX)/share/man/man7/moonrunner-protocol.7
+	  $(DESTDIR)$(PREFIX)/share/man/man5/moonrunner.yaml.5 $(DESTDIR)$(PREFIX)/share/man/man7/moonrunner-protocol.7 \
+	  $(DESTDIR)/etc/avahi/services/moonrunner-web.service
 
 ## The Debian package, in .build/deb/. Of this machine's architecture (needs the Swift
 ## toolchain on PATH; see debian/rules), or with ARCH=arm64 cross-built for Debian 13
@@ -354,7 +361,7 @@ DEB_VERSION = $(shell dpkg-parsechangelog -S Version)
 ## What the build and the packaging read besides Sources/ and Package.swift: deb_check.py
 ## lays these over an older source to build the previous version, so a file the build
 ## comes to need is carried with the Makefile that needs it (issue 32).
-BUILD_FILES := Makefile debian man systemd link cross
+BUILD_FILES := Makefile debian man systemd link cross avahi
 print-build-files:
 	@echo $(BUILD_FILES)
 

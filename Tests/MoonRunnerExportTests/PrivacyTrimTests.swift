@@ -1,0 +1,66 @@
+import Foundation
+import MoonRunnerCore
+import Testing
+@testable import MoonRunnerExport
+
+@Suite("Privacy zones: the ends of a track left out of what is shared")
+struct PrivacyTrimTests {
+    /// The fixture's oval starts and ends at its eastern tip (420 m east of its centre).
+    static let session = ExportFixture.session()
+    static let tip = LocalTangentPlane(originLat: 51.5050, originLon: -0.1600).unproject(east: 420, north: 0)
+    static let home = PrivacyZone(latitude: tip.lat, longitude: tip.lon, radiusM: 150)
+
+    @Test("a track whose ends touch no zone is written byte for byte as without zones")
+    func untouched() throws {
+        let far = PrivacyZone(latitude: 48.85, longitude: 2.35, radiusM: 500)
+        let same = try #require(Self.session.leavingOut([far]))
+        #expect(FITWriter.write(same) == FITWriter.write(Self.session))
+        #expect(try #require(Self.session.leavingOut([])).points == Self.session.points)
+    }
+
+    @Test("the points of the start and of the end inside a zone are left out; those in the middle stay")
+    func ends() throws {
+        let trimmed = try #require(Self.session.leavingOut([Self.home]))
+        let inside = { (p: TrackPoint) in Self.home.contains(latitude: p.latitude, longitude: p.longitude) }
+        #expect(!inside(try #require(trimmed.points.first)) && !inside(try #require(trimmed.points.last)))
+        #expect(inside(try #require(Self.session.points.first)) && inside(try #require(Self.session.points.last)))
+        // Each lap of the oval passes through the zone: those passes are kept (a gap would point at the place too).
+        #expect(trimmed.points.filter(inside).count > 10, "laps through the zone are kept")
+        #expect(trimmed.points.count < Self.session.points.count)
+    }
+
+    @Test("the file's totals are those of the points sent: distance from 0, time from the first point to the last")
+    func totals() throws {
+        let trimmed = try #require(Self.session.leavingOut([Self.home]))
+        let first = try #require(trimmed.points.first), last = try #require(trimmed.points.last)
+        #expect(trimmed.startTime == first.time && trimmed.endTime == last.time)
+        #expect(trimmed.elapsed == last.time - first.time)
+        #expect(abs(trimmed.distance - TrackDistance(points: trimmed.points).total) < 1e-9)
+        #expect(trimmed.distance < Self.session.distance - 100, "at least the zone's radius each end")
+        let steps = Self.session.stepSeconds.filter { Double($0.second) >= first.time && Double($0.second) <= last.time }
+        #expect(trimmed.totalSteps == steps.reduce(0) { $0 + $1.steps })
+        #expect(trimmed.moving < Self.session.moving && trimmed.moving > 0)
+    }
+
+    @Test("the FIT sent is the exporter's file for the trimmed track, and reads back with its points")
+    func file() throws {
+        let trimmed = try #require(Self.session.leavingOut([Self.home]))
+        let data = FITWriter.write(trimmed)
+        #expect(data == FITWriter.write(trimmed), "the same bytes each time")
+        #expect(data != FITWriter.write(Self.session))
+    }
+
+    @Test("a track wholly inside the zones leaves nothing to export")
+    func wholly() {
+        let everything = PrivacyZone(latitude: 51.5050, longitude: -0.1600, radiusM: 2000)
+        #expect(Self.session.leavingOut([everything]) == nil)
+    }
+
+    @Test("zones are 100–2000 m circles with a centre on the globe")
+    func zones() {
+        #expect(PrivacyZone(latitude: 51.5, longitude: -0.12, radiusM: 100).isValid)
+        #expect(!PrivacyZone(latitude: 51.5, longitude: -0.12, radiusM: 99).isValid)
+        #expect(!PrivacyZone(latitude: 51.5, longitude: -0.12, radiusM: 2001).isValid)
+        #expect(!PrivacyZone(latitude: 91, longitude: 0, radiusM: 300).isValid)
+    }
+}
