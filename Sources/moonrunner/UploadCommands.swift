@@ -160,7 +160,7 @@ struct UploadSetup: ParsableCommand {
         while let line = readLine() {
             let parts = line.split(separator: "=", maxSplits: 1)
             guard parts.count == 2 else { continue }
-            fields[parts[0].trimmingCharacters(in: .whitespaces)] = String(parts[1]).trimmingCharacters(in: .whitespaces)
+            fields[parts[0].trimmingSpacesAndTabs()] = parts[1].trimmingSpacesAndTabs()
         }
         let reply = try options.call(.setup(target: target, fields: fields))
         if options.json { out(reply); return }

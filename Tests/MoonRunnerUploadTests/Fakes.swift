@@ -40,6 +40,13 @@ actor FakeSource: SessionSource {
     func watch(_ stopped: @escaping @Sendable () async -> Void) async {}
 }
 
+/// What a fake service saw: activities made, files sent, look-ups made.
+struct Tally: Equatable {
+    var made: Int
+    var sends: Int
+    var finds: Int
+}
+
 /// A service that remembers what it was sent and fails as it is told.
 actor FakeService {
     var activities: [Data] = []
@@ -50,6 +57,7 @@ actor FakeService {
     var finds = 0
 
     func fail(_ f: [UploadFailure]) { failures = f }
+    func tally() -> Tally { Tally(made: activities.count, sends: sends, finds: finds) }
     func lose(_ n: Int) { loseAnswers = n }
 
     func take(_ data: Data) throws(UploadFailure) -> UploadOutcome {

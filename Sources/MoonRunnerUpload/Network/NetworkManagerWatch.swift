@@ -49,7 +49,11 @@ public final class NetworkManagerWatch: @unchecked Sendable {
         while !isStopped {
             var bus: OpaquePointer?
             guard sd_bus_open_system(&bus) >= 0, let b = bus else {
-                if last != NetworkView(up: false, names: []) { last = NetworkView(up: false, names: []); report(last!) }
+                let down = NetworkView(up: false, names: [])
+                if last != down {
+                    last = down
+                    report(down)
+                }
                 Thread.sleep(forTimeInterval: 5)
                 continue
             }
@@ -116,7 +120,7 @@ public final class NetworkManagerWatch: @unchecked Sendable {
     private static func text(_ b: OpaquePointer, _ path: String, _ iface: String, _ member: String, _ type: String) -> String? {
         property(b, path, iface, member, type) { m in
             var p: UnsafePointer<CChar>?
-            guard sd_bus_message_read_basic(m, CChar(UInt8(ascii: type.utf8.first ?? 115)), &p) > 0, let p else { return nil }
+            guard sd_bus_message_read_basic(m, CChar(bitPattern: type.utf8.first ?? UInt8(ascii: "s")), &p) > 0, let p else { return nil }
             return String(cString: p)
         }
     }

@@ -30,7 +30,7 @@ public actor UploadQueue {
     /// Whether the network allows uploads now (up, and on a listed Wi-Fi when a list is set).
     private(set) var networkAllows = true
     /// Due times kept in memory when the ledger could not be written (a full disk).
-    private var heldBack: [String: Double] = [:]
+    var heldBack: [String: Double] = [:]
     private var listeners: [UUID: AsyncStream<UploadNotice>.Continuation] = [:]
     /// Sessions that stopped this long before their target was connected are still sent, seconds.
     static let connectGrace = 86_400.0

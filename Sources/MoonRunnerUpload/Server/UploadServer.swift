@@ -66,29 +66,36 @@ public struct UploadServer: Service {
                     continue
                 }
                 guard !text.allSatisfy({ $0 == " " || $0 == "\r" || $0 == "\t" }) else { continue }
-                let request: UploadRequest
-                do {
-                    request = try UploadRequest.parse(text)
-                } catch {
-                    try await outbound.write(ByteBuffer(string: ReplyEncoder.line(ErrorReply(error)) + "\n"))
-                    continue
-                }
-                guard policy.mayChangeState(connection.peer) else {
-                    let e = RequestError(.forbidden, "only root, moonrunner-upload's user and members of "
-                        + "\(settings.adminGroup.isEmpty ? "no group" : settings.adminGroup) (upload.admin_group) may ask the upload service")
-                    try await outbound.write(ByteBuffer(string: ReplyEncoder.line(ErrorReply(e)) + "\n"))
-                    continue
-                }
-                try await outbound.write(ByteBuffer(string: await desk.answer(request) + "\n"))
-                if request == .watch {
-                    for await n in await desk.queue.notices() {
-                        let line = ReplyEncoder.line(UploadAck(cls: "UPLOADED", job: UploadJobInfo(
-                            target: n.target.rawValue, session: n.session, state: n.state.rawValue, remoteID: nil, url: n.url,
-                            attempts: 0, lastError: nil, nextAt: 0, updatedAt: 0)))
-                        try await outbound.write(ByteBuffer(string: line + "\n"))
-                    }
-                }
+                let (reply, watch) = await answer(text, peer: connection.peer, policy: policy)
+                try await outbound.write(ByteBuffer(string: reply + "\n"))
+                if watch { try await notices(to: outbound) }
             }
+        }
+    }
+
+    /// The reply line to one request line, and whether the peer asked to watch.
+    func answer(_ text: String, peer: PeerCredentials?, policy: PeerPolicy) async -> (String, Bool) {
+        let request: UploadRequest
+        do {
+            request = try UploadRequest.parse(text)
+        } catch {
+            return (ReplyEncoder.line(ErrorReply(error)), false)
+        }
+        guard policy.mayChangeState(peer) else {
+            let e = RequestError(.forbidden, "only root, moonrunner-upload's user and members of "
+                + "\(settings.adminGroup.isEmpty ? "no group" : settings.adminGroup) (upload.admin_group) may ask the upload service")
+            return (ReplyEncoder.line(ErrorReply(e)), false)
+        }
+        return (await desk.answer(request), request == .watch)
+    }
+
+    /// Each job that reaches its end, as an `UPLOADED` line, until the peer leaves.
+    private func notices(to outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>) async throws {
+        for await n in await desk.queue.notices() {
+            let line = ReplyEncoder.line(UploadAck(cls: "UPLOADED", job: UploadJobInfo(
+                target: n.target.rawValue, session: n.session, state: n.state.rawValue, remoteID: nil, url: n.url,
+                attempts: 0, lastError: nil, nextAt: 0, updatedAt: 0)))
+            try await outbound.write(ByteBuffer(string: line + "\n"))
         }
     }
 }

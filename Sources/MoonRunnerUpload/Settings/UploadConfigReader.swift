@@ -28,14 +28,26 @@ public enum UploadConfigReader {
             "socket.path": { s, k, v throws(ConfigError) in s.socketPath = try path(k, v) },
         ]
         for t in TargetKind.allCases {
-            k["upload.\(t.rawValue).enabled"] = { s, k, v throws(ConfigError) in s.targets[t]?.enabled = try ConfigChecks.bool(k, v) }
-            k["upload.\(t.rawValue).privacy_zones"] = { s, k, v throws(ConfigError) in
-                s.targets[t]?.privacyZones = try ConfigChecks.bool(k, v)
-            }
-            k["upload.\(t.rawValue).url"] = { s, k, v throws(ConfigError) in s.targets[t]?.url = try url(k, v) }
+            for field in ["enabled", "privacy_zones", "url"] { k["upload.\(t.rawValue).\(field)"] = targetField }
         }
         return k
     }()
+
+    /// One closure for every `upload.TARGET.FIELD` key, the target read from the key: a closure
+    /// that captures the loop's target crashes Swift 6.3.1's SIL generation (typed throws).
+    private static let targetField: Apply = { s, k, v throws(ConfigError) in try setTargetField(&s, k, v) }
+
+    static func setTargetField(_ s: inout UploadSettings, _ k: String, _ v: Any) throws(ConfigError) {
+        let parts = k.split(separator: ".").map(String.init)
+        guard parts.count == 3, let kind = TargetKind(rawValue: parts[1]) else { return }
+        var target = s.target(kind)
+        switch parts[2] {
+        case "enabled": target.enabled = try ConfigChecks.bool(k, v)
+        case "privacy_zones": target.privacyZones = try ConfigChecks.bool(k, v)
+        default: target.url = try url(k, v)
+        }
+        s.targets[kind] = target
+    }
 
     /// Every key this reader takes (the `upload.` ones and `socket.path`).
     public static var knownKeys: [String] { keys.keys.sorted() }
