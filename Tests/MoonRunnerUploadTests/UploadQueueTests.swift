@@ -31,7 +31,8 @@ struct UploadQueueTests {
             if let j = try rig.job(1), j.state != .done { waits.append(j.nextAt - rig.clock.now) ; rig.clock.advance(j.nextAt - rig.clock.now) }
         }
         #expect(waits == [5, 10, 20])
-        #expect(await rig.service.tally() == Tally(made: 1, sends: 4, finds: 0))
+        // A 5xx leaves the job in doubt (a proxy may fail after the service took the file): each retry looks first.
+        #expect(await rig.service.tally() == Tally(made: 1, sends: 4, finds: 3))
         let job = try #require(try rig.job(1))
         #expect(job.state == .done)
         #expect(job.attempts == 4)
@@ -69,6 +70,23 @@ struct UploadQueueTests {
         let after = try #require(try rig.job(1))
         #expect(after.state == .done)
         #expect(after.remoteID == "a1")
+    }
+
+    @Test("a restart after the file was sent and before the answer was kept: the ledger reopened finds it, sends nothing")
+    func restartInDoubt() async throws {
+        let rig = try QueueRig()
+        await rig.service.lose(1)
+        await rig.source.add(1)
+        await rig.queue.catchUp()
+        await rig.work(times: 1, passing: 5)
+        // A new process: the ledger opened afresh from its directory, a new queue over it.
+        let ledger = try Ledger(directory: rig.dir)
+        #expect(try ledger.job(.intervals, 1)?.inDoubt == true)
+        let queue = UploadQueue(ledger: ledger, settings: UploadSettings(), targets: [FakeTarget(kind: .intervals, service: rig.service)],
+                                source: rig.source, now: { rig.clock.now })
+        await queue.workDue()
+        #expect(await rig.service.tally() == Tally(made: 1, sends: 1, finds: 1))
+        #expect(try ledger.job(.intervals, 1)?.state == .done)
     }
 
     @Test("a full disk when the sending mark is written: nothing is sent until the ledger can remember it",

@@ -77,8 +77,9 @@ public actor UploadQueue {
 
     /// The network came up or changed: when it allows uploads, every waiting job is tried at once.
     public func network(_ view: NetworkView) {
-        let allows = view.up && (settings.networks.isEmpty || view.names.contains(where: settings.networks.contains))
-        let returned = allows && !networkAllows
+        let rule = NetworkRule(networks: settings.networks)
+        let allows = rule.allows(view)
+        let returned = rule.returned(to: view, allowedBefore: networkAllows)
         networkAllows = allows
         if !allows { logger.info("network \(view.up ? view.names.first ?? "up" : "down"): uploads wait") }
         guard returned else { return }
