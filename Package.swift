@@ -171,7 +171,9 @@ let package = Package(
         ]),
         .testTarget(name: "MoonRunnerUploadTests", dependencies: [
             "MoonRunnerUpload", "MoonRunnerProtocol", "MoonRunnerExport", "MoonRunnerCore", "MoonRunnerWeb",
+            "MoonRunnerConfig", "MoonRunnerTestSupport",
             .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ]),
         .testTarget(name: "EndToEndTests", dependencies: ["MoonRunnerCore", "MoonRunnerProtocol", "MoonRunnerStore", "MoonRunnerSensors", "MoonRunnerTestSupport"]),
     ],

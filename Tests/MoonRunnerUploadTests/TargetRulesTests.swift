@@ -20,6 +20,15 @@ struct TargetRulesTests {
         #expect(StravaRateLimit.resume(limit: "200,2000", usage: "150,2001", now: now) == (now / 86_400).rounded(.down) * 86_400 + 86_400)
     }
 
+    @Test("a poll refused by a spent daily read limit waits for midnight though the overall limit has room")
+    func readLimit() {
+        let now = 1_800_000_100.0
+        let midnight = (now / 86_400).rounded(.down) * 86_400 + 86_400
+        #expect(StravaRateLimit.resume([("200,2000", "20,300"), ("100,1000", "30,1001")], now: now) == midnight)
+        #expect(StravaRateLimit.resume([("200,2000", "201,300"), ("100,1000", "101,200")], now: now) == 1_800_000_900)
+        #expect(StravaRateLimit.resume([], now: now) == 1_800_000_900, "a 429 without headers waits a quarter hour")
+    }
+
     @Test("Strava's redirect grants uploads only with activity:write among its scopes")
     func scopes() {
         #expect(StravaTarget.granted("read,activity:write"))

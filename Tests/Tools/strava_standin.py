@@ -27,11 +27,20 @@ Uploads (developers.strava.com/docs/uploads):
   points) is an error: "<name> duplicate of <a href='/activities/ID'
   target='_blank'>NAME</a>"; a file that is not FIT is "…Improper FIT file…".
 
-Rate limits (developers.strava.com/docs/rate-limits): every API answer
-carries `X-RateLimit-Limit` and `X-RateLimit-Usage` ("15-minute,daily"),
-and GETs `X-ReadRateLimit-Limit` and `X-ReadRateLimit-Usage` (reads count
-against both); past a limit the answer is `429` with the same headers.
-Limits are set with `--limit 100,1000 --read-limit 100,1000`.
+Rate limits (developers.strava.com/docs/rate-limits/, read 2026-11-29): an
+overall limit (default 200 requests per 15 minutes, 2,000 a day) and a
+"non-upload" (read) limit (default 100 and 1,000) that every endpoint but
+`POST /uploads` (and creating activities, uploading media) counts against.
+Every API answer carries `X-RateLimit-Limit` and `X-RateLimit-Usage` ("15-
+minute,daily"), and `X-ReadRateLimit-Limit`/`-Usage`; the 15-minute windows
+reset at :00, :15, :30 and :45, the daily ones at midnight UTC; past a limit
+the answer is `429 Too Many Requests` with a JSON message and the same
+headers, and refused requests still count. Limits are set with
+`--limit 200,2000 --read-limit 100,1000` (the defaults, as documented).
+
+Polling (developers.strava.com/docs/uploads/): the guide asks for one second
+or more between polls; processing takes about 8 s on average there, and
+`--processing` (default 1 s) keeps the tests short.
 
 Faults ordered through `POST /_control` (standin_http.Faults): 5xx answers,
 connections dropped before or after an upload is taken, slow answers.
@@ -62,7 +71,7 @@ class Strava:
             return {"activities": list(self.activities.values()), "uploads": len(self.uploads)}
 
     def limits(self, read):
-        """Counts the request; the rate-limit headers, and whether a limit is spent."""
+        """Counts the request (against the read limit too unless it is the upload); the headers; whether a limit is spent."""
         with self.lock:
             if int(time.time() // 900) != self.window:
                 self.window, self.usage[0], self.reads[0] = int(time.time() // 900), 0, 0
@@ -72,10 +81,10 @@ class Strava:
             limit = [int(x) for x in self.args.limit.split(",")]
             headers = {"X-RateLimit-Limit": self.args.limit, "X-RateLimit-Usage": ",".join(map(str, self.usage))}
             spent = any(u > l for u, l in zip(self.usage, limit))
+            rlimit = [int(x) for x in self.args.read_limit.split(",")]
+            headers.update({"X-ReadRateLimit-Limit": self.args.read_limit,
+                            "X-ReadRateLimit-Usage": ",".join(map(str, self.reads))})
             if read:
-                rlimit = [int(x) for x in self.args.read_limit.split(",")]
-                headers.update({"X-ReadRateLimit-Limit": self.args.read_limit,
-                                "X-ReadRateLimit-Usage": ",".join(map(str, self.reads))})
                 spent = spent or any(u > l for u, l in zip(self.reads, rlimit))
             return headers, spent
 
@@ -101,7 +110,7 @@ class Strava:
             return self.token(dict(urllib.parse.parse_qsl(body.decode())))
         if not path.startswith("/api/v3/"):
             return 404, {}, {"message": "Record Not Found"}
-        headers, spent = self.limits(method == "GET")
+        headers, spent = self.limits(not (method == "POST" and path == "/api/v3/uploads"))
         if spent:
             return 429, headers, {"message": "Rate Limit Exceeded"}
         auth = h.headers.get("Authorization", "")
@@ -189,7 +198,7 @@ def main():
     p.add_argument("--token-life", type=float, default=21600)
     p.add_argument("--processing", type=float, default=1.0)
     p.add_argument("--grant", default="read,activity:write")
-    p.add_argument("--limit", default="100,1000")
+    p.add_argument("--limit", default="200,2000")
     p.add_argument("--read-limit", default="100,1000")
     args = p.parse_args()
     strava = Strava(args)

@@ -13,9 +13,10 @@ import MoonRunnerProtocol
 /// (or, when Strava's upload id was kept, polled): the duplicate error's
 /// activity id is parsed and kept as the job's, and no second activity is made.
 ///
-/// Rate limits: a 429 waits for the window the `X-RateLimit-*` (or, for the
-/// polling GETs, `X-ReadRateLimit-*`) headers say is spent: the next quarter
-/// hour for the 15-minute limit, the next UTC midnight for the daily one.
+/// Rate limits: a 429 waits for the windows the `X-RateLimit-*` headers (and,
+/// for the polling GETs, which count against both, `X-ReadRateLimit-*`) say
+/// are spent: the next quarter hour for a 15-minute limit, the next UTC
+/// midnight for a daily one.
 public struct StravaTarget: UploadTarget {
     public let kind = TargetKind.strava
     let http: HTTP
@@ -100,13 +101,15 @@ public struct StravaTarget: UploadTarget {
         return nil
     }
 
+    /// A 429 waits for every window its headers say is spent: the read limit's too for a poll
+    /// (it counts against both), the overall one only for the upload.
     func failure(_ reply: HTTPReply, now: Double, read: Bool) -> UploadFailure {
         if reply.status == 429 {
-            let prefix = read ? "X-ReadRateLimit" : "X-RateLimit"
-            let limit = reply.headers.first(name: "\(prefix)-Limit") ?? reply.headers.first(name: "X-RateLimit-Limit") ?? ""
-            let usage = reply.headers.first(name: "\(prefix)-Usage") ?? reply.headers.first(name: "X-RateLimit-Usage") ?? ""
-            let until = StravaRateLimit.resume(limit: limit, usage: usage, now: now)
-            return .rateLimited(until: until, "Strava's rate limit is spent (usage \(usage) of \(limit))")
+            let prefixes = read ? ["X-RateLimit", "X-ReadRateLimit"] : ["X-RateLimit"]
+            let pairs = prefixes.map { (reply.headers.first(name: "\($0)-Limit") ?? "", reply.headers.first(name: "\($0)-Usage") ?? "") }
+            let until = StravaRateLimit.resume(pairs, now: now)
+            let usage = pairs.map { "\($0.1) of \($0.0)" }.joined(separator: "; ")
+            return .rateLimited(until: until, "Strava's rate limit is spent (usage \(usage)); waiting")
         }
         return reply.failure("Strava", now: now)
     }
@@ -124,5 +127,10 @@ public enum StravaRateLimit {
             return (now / 86_400).rounded(.down) * 86_400 + 86_400
         }
         return quarter
+    }
+
+    /// The latest of the windows that `(limit, usage)` header pairs say are spent.
+    public static func resume(_ pairs: [(limit: String, usage: String)], now: Double) -> Double {
+        pairs.map { resume(limit: $0.limit, usage: $0.usage, now: now) }.max() ?? resume(limit: "", usage: "", now: now)
     }
 }
