@@ -37,7 +37,11 @@ actor FakeSource: SessionSource {
         return .file(f)
     }
 
-    func watch(_ stopped: @escaping @Sendable () async -> Void) async {}
+    /// As the live source: a catch-up on connecting, then nothing until cancelled.
+    func watch(_ stopped: @escaping @Sendable () async -> Void) async {
+        await stopped()
+        while !Task.isCancelled { try? await Task.sleep(for: .seconds(60)) }
+    }
 }
 
 /// What a fake service saw: activities made, files sent, look-ups made.
@@ -60,8 +64,13 @@ actor FakeService {
     func tally() -> Tally { Tally(made: activities.count, sends: sends, finds: finds) }
     func lose(_ n: Int) { loseAnswers = n }
 
-    func take(_ data: Data) throws(UploadFailure) -> UploadOutcome {
+    /// Seconds each send takes (the actor is left while it waits, as a real request leaves it).
+    var delay = 0.0
+    func slow(_ s: Double) { delay = s }
+
+    func take(_ data: Data) async throws(UploadFailure) -> UploadOutcome {
         sends += 1
+        if delay > 0 { try? await Task.sleep(for: .seconds(delay)) }
         if !failures.isEmpty { throw failures.removeFirst() }
         activities.append(data)
         if loseAnswers > 0 {

@@ -224,3 +224,18 @@ final class SmallDisk: Sendable {
         return p.terminationStatus == 0
     }
 }
+
+@Suite("Upload queue: one pass at a time")
+struct UploadQueueReentryTests {
+    @Test("a pass asked for while one is sending does not send the same job again")
+    func overlapping() async throws {
+        let rig = try QueueRig()
+        await rig.service.slow(0.3)
+        await rig.source.add(1)
+        await rig.queue.catchUp()
+        async let first: Void = rig.queue.workDue()
+        async let second: Void = rig.queue.workDue()
+        _ = await (first, second)
+        #expect(await rig.service.tally() == Tally(made: 1, sends: 1, finds: 0))
+    }
+}

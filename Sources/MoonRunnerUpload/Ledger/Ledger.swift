@@ -16,8 +16,10 @@ public final class Ledger: Sendable {
         let path = directory + "/upload.sqlite"
         var config = Configuration()
         config.busyMode = .timeout(5)
-        let old = umask(0o077)
-        defer { umask(old) }
+        // Made 0600 before SQLite opens it (its -wal and -shm files take the database's mode):
+        // no umask, which is the whole process's and would reach other threads' files.
+        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        if fd >= 0 { close(fd) }
         db = try DatabaseQueue(path: path, configuration: config)
         try db.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA journal_mode = WAL")

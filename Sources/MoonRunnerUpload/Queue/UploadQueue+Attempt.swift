@@ -3,9 +3,13 @@ import Logging
 import MoonRunnerCore
 
 extension UploadQueue {
-    /// One pass: every open job of a ready target that is due, one after the other.
+    /// One pass: every open job of a ready target that is due, one after the other. A pass
+    /// asked for while one runs returns at once: the actor is reentrant at each `await`, and two
+    /// passes could otherwise send the same job twice.
     func workDue() async {
-        guard networkAllows, let jobs = try? ledger.openJobs() else { return }
+        guard !working, networkAllows, let jobs = try? ledger.openJobs() else { return }
+        working = true
+        defer { working = false }
         for job in jobs where ready(job.target) && job.nextAt <= now() && (heldBack[key(job)] ?? 0) <= now() {
             guard !Task.isCancelled, networkAllows else { return }
             await attempt(job)

@@ -31,6 +31,8 @@ public actor UploadQueue {
     private(set) var networkAllows = true
     /// Due times kept in memory when the ledger could not be written (a full disk).
     var heldBack: [String: Double] = [:]
+    /// True while a pass over the due jobs runs (one at a time).
+    var working = false
     private var listeners: [UUID: AsyncStream<UploadNotice>.Continuation] = [:]
     /// Sessions that stopped this long before their target was connected are still sent, seconds.
     static let connectGrace = 86_400.0
