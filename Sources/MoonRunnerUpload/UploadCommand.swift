@@ -100,8 +100,9 @@ public struct UploadCommand: AsyncParsableCommand {
     }
 }
 
-/// The queue as a service: the network watch feeding it, the queue worked
-/// until the service group stops, the HTTP client shut down after.
+/// The queue as a service: the network watch feeding it (in order, through
+/// one stream: a task per view could let "down" overtake "up"), the queue
+/// worked until the service group stops, the HTTP client shut down after.
 struct QueueService: Service {
     let queue: UploadQueue
     let settings: UploadSettings
@@ -109,11 +110,20 @@ struct QueueService: Service {
 
     func run() async throws {
         let watch = NetworkManagerWatch()
+        let (views, feed) = AsyncStream<NetworkView>.makeStream(bufferingPolicy: .bufferingNewest(8))
         if settings.networkSource == .networkManager {
-            let queue = self.queue
-            watch.start { view in Task { await queue.network(view) } }
+            watch.start { feed.yield($0) }
         }
-        await cancelWhenGracefulShutdown { await queue.run() }
+        let queue = self.queue
+        await cancelWhenGracefulShutdown {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await queue.run() }
+                group.addTask { for await view in views { await queue.network(view) } }
+                await group.next()
+                group.cancelAll()
+            }
+        }
+        feed.finish()
         watch.stop()
         try? await client.shutdown()
     }

@@ -14,14 +14,17 @@ networkmanager.dev/docs/api/latest/spec.html):
 * `/org/freedesktop/NetworkManager/AccessPoint/N`, interface
   `org.freedesktop.NetworkManager.AccessPoint`: `Ssid` (ay).
 
-Standard input steers it, one command a line: `up SSID` (joins that Wi-Fi: a
-new active connection and access point, State 70), `down` (State 20,
+Standard input (or the FIFO named by `--commands`, for a test that cannot
+hold a pipe to it) steers it, one command a line: `up SSID` (joins that
+Wi-Fi: a new active connection and access point, State 70), `down` (State 20,
 PrimaryConnection `/`). Each change is printed as a JSON line.
 
-    nm_standin.py   (DBUS_SYSTEM_BUS_ADDRESS set to the private bus)
+    nm_standin.py [--commands FIFO]   (DBUS_SYSTEM_BUS_ADDRESS set to the private bus)
 """
+import argparse
 import asyncio
 import json
+import os
 import sys
 
 from dbus_fast import BusType
@@ -52,11 +55,12 @@ class Manager(ServiceInterface):
 class Active(ServiceInterface):
     def __init__(self, name, ap):
         super().__init__("org.freedesktop.NetworkManager.Connection.Active")
-        self.name, self.ap = name, ap
+        # Not `self.name`: that is ServiceInterface's own (the interface's name).
+        self.profile, self.ap = name, ap
 
     @dbus_property(access=PropertyAccess.READ)
     def Id(self) -> "s":
-        return self.name
+        return self.profile
 
     @dbus_property(access=PropertyAccess.READ)
     def Type(self) -> "s":
@@ -78,13 +82,22 @@ class AccessPoint(ServiceInterface):
 
 
 async def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--commands", help="a FIFO to read commands from instead of standard input")
+    args = p.parse_args()
     bus = await MessageBus(bus_type=BusType.SYSTEM).connect()
     manager = Manager()
     bus.export(ROOT, manager)
     await bus.request_name("org.freedesktop.NetworkManager")
     print(json.dumps({"ready": True}), flush=True)
+    source = sys.stdin
+    if args.commands:
+        # Opened for reading without waiting for a writer, and held open for writing too,
+        # so that a test's writer closing it is never the end of the commands.
+        source = os.fdopen(os.open(args.commands, os.O_RDONLY | os.O_NONBLOCK), "rb", buffering=0)
+        keep = os.open(args.commands, os.O_WRONLY)  # noqa: F841 (held for the process's life)
     reader = asyncio.StreamReader()
-    await asyncio.get_running_loop().connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    await asyncio.get_running_loop().connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), source)
     n = 0
     while True:
         line = (await reader.readline()).decode().strip()

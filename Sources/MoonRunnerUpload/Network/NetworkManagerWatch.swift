@@ -28,8 +28,12 @@ public final class NetworkManagerWatch: @unchecked Sendable {
     static let root = "/org/freedesktop/NetworkManager"
     private let lock = NSLock()
     private var stopped = false
+    /// A bus address to use instead of the system bus's (tests: a private bus).
+    private let address: String?
 
-    public init() {}
+    public init(address: String? = nil) {
+        self.address = address
+    }
 
     /// Starts the thread; `report` gets the first view at once and each change after.
     public func start(report: @escaping @Sendable (NetworkView) -> Void) {
@@ -47,8 +51,7 @@ public final class NetworkManagerWatch: @unchecked Sendable {
     private func loop(_ report: @escaping @Sendable (NetworkView) -> Void) {
         var last: NetworkView?
         while !isStopped {
-            var bus: OpaquePointer?
-            guard sd_bus_open_system(&bus) >= 0, let b = bus else {
+            guard let b = open() else {
                 let down = NetworkView(up: false, names: [])
                 if last != down {
                     last = down
@@ -64,13 +67,31 @@ public final class NetworkManagerWatch: @unchecked Sendable {
                     last = view
                     report(view)
                 }
-                var r: Int32 = 1
-                while r > 0 { r = sd_bus_process(b, nil) }
+                // Signals that came in while reading were queued, not left on the socket:
+                // when any was handled the state is read again before waiting.
+                var handled = false
+                var r = sd_bus_process(b, nil)
+                while r > 0 {
+                    handled = true
+                    r = sd_bus_process(b, nil)
+                }
                 if r < 0 { break }
-                if sd_bus_wait(b, 60_000_000) < 0 { break }
+                if !handled, sd_bus_wait(b, 60_000_000) < 0 { break }
             }
             sd_bus_flush_close_unref(b)
         }
+    }
+
+    /// The system bus, or the bus at `address`, connected as a client; nil when it cannot be reached.
+    private func open() -> OpaquePointer? {
+        var bus: OpaquePointer?
+        guard let address else { return sd_bus_open_system(&bus) >= 0 ? bus : nil }
+        guard sd_bus_new(&bus) >= 0, let b = bus else { return nil }
+        guard sd_bus_set_address(b, address) >= 0, sd_bus_set_bus_client(b, 1) >= 0, sd_bus_start(b) >= 0 else {
+            sd_bus_flush_close_unref(b)
+            return nil
+        }
+        return b
     }
 
     /// One reading of NetworkManager's state; down with no names when it is not there.
@@ -90,7 +111,8 @@ public final class NetworkManagerWatch: @unchecked Sendable {
         return NetworkView(up: true, names: names)
     }
 
-    /// The reply of `Properties.Get`, entered into its variant of `type`; nil on any failure.
+    /// The reply of `Properties.Get`, which `sd_bus_get_property` leaves entered into its variant
+    /// of `type` (entering it again fails: every reading would be "down"); nil on any failure.
     private static func property<T>(_ b: OpaquePointer, _ path: String, _ iface: String, _ member: String, _ type: String,
                                     _ read: (OpaquePointer) -> T?) -> T? {
         var reply: OpaquePointer?
@@ -98,7 +120,6 @@ public final class NetworkManagerWatch: @unchecked Sendable {
         defer { sd_bus_error_free(&error) }
         guard sd_bus_get_property(b, service, path, iface, member, &error, &reply, type) >= 0, let m = reply else { return nil }
         defer { sd_bus_message_unref(m) }
-        guard sd_bus_message_enter_container(m, CChar(UInt8(ascii: "v")), type) > 0 else { return nil }
         return read(m)
     }
 
