@@ -19,6 +19,18 @@ struct UploadQueueTests {
         #expect(try rig.ledger.jobs().count == 1)
     }
 
+    @Test("a target connected after three runs gets the newest and every later one, not the history before it")
+    func fromConnection() async throws {
+        let rig = try QueueRig()
+        for id: Int64 in [1, 2, 3] { await rig.source.add(id) }
+        await rig.queue.catchUp()
+        #expect(try rig.ledger.jobs().map(\.session) == [3])
+        await rig.source.add(4)
+        await rig.queue.catchUp()
+        #expect(try rig.ledger.jobs().map(\.session) == [4, 3])
+        #expect(try rig.ledger.credential(.intervals)?.fromSession == 3, "kept: a restart does not send the history either")
+    }
+
     @Test("a server that fails three times and then accepts makes one activity, after waits of 5, 10 and 20 s")
     func threeFailures() async throws {
         let rig = try QueueRig()

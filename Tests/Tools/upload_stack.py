@@ -157,7 +157,7 @@ class Stack:
         link = os.path.join(self.work, "moonrunner-upload")
         if not os.path.exists(link):
             os.symlink(os.path.abspath(os.path.join(self.bin, "moonrunnerd")), link)
-        self.procs["upload"] = subprocess.Popen([link, "--config", path, "--log-level", "info"], env=self.bus_env,
+        self.procs["upload"] = subprocess.Popen([link, "--config", path, "--log-level", os.environ.get("UPLOAD_LOG_LEVEL", "info")], env=self.bus_env,
                                                 stdout=self.log("upload"), stderr=subprocess.STDOUT)
         rig.wait_for(lambda: os.path.exists(self.upload_sock), 20, "moonrunner-upload's socket")
 
@@ -219,8 +219,9 @@ def no_redirect_get(url):
 
 
 def wsgidav():
-    """The wsgidav command: the venv's (make deps) or one on PATH."""
-    venv = os.path.join(os.path.expanduser("~"), ".cache", "moonrunner-upload", "venv", "bin", "wsgidav")
+    """The wsgidav command: $MOONRUNNER_UPLOAD_VENV's, the venv's (make deps), or one on PATH."""
+    venv = os.path.join(os.environ.get("MOONRUNNER_UPLOAD_VENV") or
+                        os.path.join(os.path.expanduser("~"), ".cache", "moonrunner-upload", "venv"), "bin", "wsgidav")
     return venv if os.path.exists(venv) else shutil.which("wsgidav") or "wsgidav"
 
 

@@ -74,8 +74,10 @@ extension TargetKind: DatabaseValueConvertible {}
 /// never sent back out of its socket.
 public struct Credential: Sendable, Equatable, Codable {
     public var fields: [String: String]
-    /// When it was connected, UNIX seconds: sessions that stopped before are not sent.
+    /// When it was connected, UNIX seconds (shown; the queue goes by `fromSession`).
     public var connectedAt: Double
+    /// Sessions from this id on are sent: the newest finished one when the target was connected.
+    public var fromSession: Int64?
     /// Why the service refused it, when it did (then the target is held until reconnected).
     public var refused: String?
     /// The service's name of the account, when it says (shown on the phone).

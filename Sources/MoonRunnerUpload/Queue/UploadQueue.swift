@@ -34,8 +34,6 @@ public actor UploadQueue {
     /// True while a pass over the due jobs runs (one at a time).
     var working = false
     private var listeners: [UUID: AsyncStream<UploadNotice>.Continuation] = [:]
-    /// Sessions that stopped this long before their target was connected are still sent, seconds.
-    static let connectGrace = 86_400.0
 
     public init(ledger: Ledger, settings: UploadSettings, targets: [any UploadTarget], source: any SessionSource,
                 now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
@@ -102,26 +100,45 @@ public actor UploadQueue {
     // MARK: Queueing
 
     /// Queues every stopped session the ledger does not have for each ready target
-    /// (after a stop, and after each connection to the daemon: nothing stopped meanwhile is missed).
+    /// (after a stop, and after each connection to the daemon: nothing stopped meanwhile is missed),
+    /// from the target's first session on (see `firstToSend`).
     public func catchUp() async {
         let list: [SessionInfo]
         do {
             list = try await source.sessions(limit: 50)
         } catch {
+            logger.warning("the daemon's sessions cannot be listed (\(error)); nothing new is queued until it answers")
             return
         }
         var added = 0
         for kind in TargetKind.allCases where ready(kind) {
-            guard let since = (try? ledger.credential(kind))??.connectedAt else { continue }
-            for s in list where s.state == .stopped && (s.endTime ?? s.startTime) >= since - Self.connectGrace {
+            guard var credential = (try? ledger.credential(kind)) ?? nil else { continue }
+            let from = credential.fromSession ?? Self.firstToSend(list)
+            if credential.fromSession == nil {
+                credential.fromSession = from
+                try? ledger.setCredential(kind, credential)
+            }
+            for s in list where s.state == .stopped && s.id >= from {
                 let job = UploadJob(target: kind, session: s.id, startTime: s.startTime, activity: s.activity, at: now())
-                if (try? ledger.enqueue(job)) == true { added += 1 }
+                do {
+                    if try ledger.enqueue(job) { added += 1 }
+                } catch {
+                    logger.error("session \(s.id) cannot be queued for \(kind.title): \(error)")
+                }
             }
         }
         if added > 0 {
             logger.info("\(added) upload(s) queued")
             await wakeup.fire()
         }
+    }
+
+    /// The first session a newly connected target gets: the newest one finished (the run just
+    /// made is sent; the history before it is not), 0 when none is. Counted in the daemon's
+    /// session ids, not in time: the sessions' times are the GPS's, and neither a Pi without a
+    /// clock nor a replayed track compares with this service's clock.
+    static func firstToSend(_ list: [SessionInfo]) -> Int64 {
+        list.filter { $0.state == .stopped }.map(\.id).max() ?? 0
     }
 
     /// True when `kind` is enabled, has a target and a credential the service has not refused.
