@@ -8,7 +8,8 @@ SPEED      ?= 10
 DEB_PKGS   := libgps-dev libi2c-dev libsystemd-dev libgcrypt20-dev zlib1g-dev libtiff-dev pkg-config gpsd gpsd-clients python3 \
               python3-pip gpsbabel librsvg2-bin systemd util-linux faketime \
               espeak-ng sox alsa-utils libyaml-dev dbus-daemon libxml2-utils \
-              chromium chromium-driver fonts-noto-cjk qrencode libjs-leaflet
+              chromium chromium-driver fonts-noto-cjk qrencode libjs-leaflet \
+              postgresql-15 postgresql-15-postgis-3
 ## What `make deb` and `make deb-check` need besides: Debian's packaging tools,
 ## a clean Debian 12 root (debootstrap) and systemd-analyze's unit checks; for ARCH=arm64
 ## the roots' makers (mmdebstrap) and arm64 programs run by qemu-user-static through binfmt_misc.
@@ -77,6 +78,10 @@ UNITDIR    ?= /etc/systemd/system
 all: build
 
 PY_PKGS    := garmin-fit-sdk gpxpy dbus-fast selenium
+## The upload tests' real servers (WebDAV, FitTrackee) in a virtualenv of their own:
+## FitTrackee pins Flask and SQLAlchemy versions the other tools need not share.
+UPLOAD_VENV := $(HOME)/.cache/moonrunner-upload/venv
+UPLOAD_PY  := wsgidav cheroot fittrackee
 
 ## Installs the missing Debian packages, the Python readers the export
 ## tests check against, the BlueZ stand-in's D-Bus library and Selenium for
@@ -91,6 +96,9 @@ deps:
 	  echo "installing Python packages: $(PY_PKGS)"; \
 	  python3 -m pip install -q $(PY_PKGS) 2>/dev/null || \
 	  python3 -m pip install -q --break-system-packages $(PY_PKGS); }
+	@$(UPLOAD_VENV)/bin/python3 -c "import wsgidav, cheroot, fittrackee" 2>/dev/null || { \
+	  echo "installing the upload tests' servers into $(UPLOAD_VENV): $(UPLOAD_PY)"; \
+	  python3 -m venv $(UPLOAD_VENV) && $(UPLOAD_VENV)/bin/pip install -q $(UPLOAD_PY); }
 
 deb-deps: deps
 	@$(MAKE) --no-print-directory apt-install PKGS="$(DEB_TOOLS)"
@@ -177,6 +185,7 @@ test: deps
 	MOONRUNNER_BIN=$(DEBUG_BIN) MOONRUNNER_DATA=$(DATA) $(SWIFT) test --skip-build --filter EndToEndTests --skip AnnounceLatencyTests \
 	  --no-parallel --xunit-output $(TEST_LOGS)/end-to-end.xml
 	python3 Tests/Tools/hr_e2e.py --bin $(DEBUG_BIN) --data $(DATA)
+	MOONRUNNER_UPLOAD_VENV=$(UPLOAD_VENV) python3 Tests/Tools/upload_e2e.py --bin $(DEBUG_BIN)
 	$(MAKE) --no-print-directory web-browser BIN=$(DEBUG_BIN)
 	$(SWIFT) build $(RELEASE_FLAGS)
 	ln -sf moonrunnerd $(RELEASE_BIN)/moonrunner-web
