@@ -163,7 +163,7 @@ let package = Package(
         ]),
         .testTarget(name: "MoonRunnerConfigTests", dependencies: ["MoonRunnerConfig", "MoonRunnerCore"]),
         .testTarget(name: "MoonRunnerWebTests", dependencies: [
-            "MoonRunnerWeb", "MoonRunnerConfig", "MoonRunnerTestSupport",
+            "MoonRunnerWeb", "MoonRunnerConfig", "MoonRunnerTestSupport", "MoonRunnerUpload",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
