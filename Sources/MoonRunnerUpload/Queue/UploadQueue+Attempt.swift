@@ -78,49 +78,40 @@ extension UploadQueue {
     }
 
     private func record(_ job: inout UploadJob, _ outcome: UploadOutcome) {
-        switch outcome {
-        case let .done(id, url):
-            job.remoteID = id
-            job.remoteURL = url
-            job.pending = nil
-            job.again = false
-            finish(&job, .done, nil)
-            logger.notice("session \(job.session) uploaded to \(job.target.title): \(url ?? id)")
-        case let .processing(pending):
-            let polls = job.state == .processing ? job.attempts : 0
-            job.pending = pending
-            job.state = .processing
-            job.lastError = nil
-            job.nextAt = now() + RetryPolicy.poll(afterPolls: polls)
-            save(job)
+        job = JobStep.after(outcome, job: job, at: now())
+        save(job)
+        if job.state == .done {
+            notify(job)
+            logger.notice("session \(job.session) uploaded to \(job.target.title): \(job.remoteURL ?? job.remoteID ?? "")")
         }
     }
 
     private func failed(_ job: inout UploadJob, _ error: any Error, credential: Credential) {
         let failure = error as? UploadFailure ?? .server("\(error)")
-        switch failure {
-        case let .refused(why):
+        job = JobStep.after(failure, job: job, policy: policy, maxAttempts: settings.maxAttempts, at: now())
+        save(job)
+        switch job.state {
+        case .held:
             var c = credential
-            c.refused = why
+            c.refused = job.lastError
             try? ledger.setCredential(job.target, c)
-            logger.warning("\(job.target.title): \(why); nothing more is tried until it is reconnected")
-            finish(&job, .held, why)
-        case let .rejected(why):
-            finish(&job, .failed, why)
-        case let .rateLimited(until, why):
-            job.lastError = why
-            job.nextAt = until
-            save(job)
-        case .network, .server:
-            guard job.attempts < settings.maxAttempts else {
-                return finish(&job, .failed, "\(failure) (gave up after \(job.attempts) attempts)")
-            }
-            later(&job, failure.description, wait: policy.wait(afterAttempts: max(1, job.attempts)))
+            logger.warning("\(job.target.title): \(job.lastError ?? ""); nothing more is tried until it is reconnected")
+            notify(job)
+        case .failed:
+            logger.warning("\(job.target.title), session \(job.session): \(job.lastError ?? "")")
+            notify(job)
+        default:
+            logger.info("\(job.target.title), session \(job.session): \(failure); next try in \(Self.seconds(job.nextAt - now()))")
         }
     }
 
+    /// A wait as the log says it: "0.3 s", "20 s".
+    static func seconds(_ s: Double) -> String {
+        s < 10 ? "\((s * 10).rounded() / 10) s" : "\(Int(s.rounded())) s"
+    }
+
     private func later(_ job: inout UploadJob, _ why: String, wait: Double) {
-        logger.info("\(job.target.title), session \(job.session): \(why); next try in \(Int(wait)) s")
+        logger.info("\(job.target.title), session \(job.session): \(why); next try in \(Self.seconds(wait))")
         job.lastError = why
         job.nextAt = now() + wait
         save(job)

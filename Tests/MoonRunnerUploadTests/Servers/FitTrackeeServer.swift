@@ -40,6 +40,12 @@ final class FitTrackeeServer: @unchecked Sendable {
         let postgres = asPostgres + [pg + "/postgres", "-D", data, "-p", String(pgPort), "-k", data, "-h", "127.0.0.1"]
         children.append(try Child(postgres[0], Array(postgres.dropFirst()), log: URL(fileURLWithPath: dir + "/postgres.log")))
         try await ServerTools.waitListening(pgPort, children[0], timeout: 30)
+        // Listening is not ready: "the database system is starting up" until recovery ends.
+        let deadline = Date().addingTimeInterval(30)
+        while (try? run(pg + "/pg_isready", ["-q", "-h", "127.0.0.1", "-p", String(pgPort)]))?.status != 0 {
+            guard Date() < deadline else { throw SpawnError("PostgreSQL did not get ready: \(children[0].log.suffix(1000))") }
+            try await Task.sleep(for: .milliseconds(100))
+        }
         let psql = [pg + "/psql", "-q", "-h", "127.0.0.1", "-p", String(pgPort), "-U", "postgres"]
         try Self.check(run(psql[0], Array(psql.dropFirst()) + ["-c", "CREATE DATABASE fittrackee"]))
         try Self.check(run(psql[0], Array(psql.dropFirst()) + ["-d", "fittrackee", "-c", "CREATE EXTENSION IF NOT EXISTS postgis"]))
