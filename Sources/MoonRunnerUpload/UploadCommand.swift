@@ -68,7 +68,7 @@ public struct UploadCommand: AsyncParsableCommand {
         let client = HTTP.makeClient()
         let http = HTTP(client: client)
         let queue = UploadQueue(ledger: ledger, settings: settings, targets: Self.targets(http, settings),
-                                source: DaemonSource(link: SocketDaemonLink(path: settings.socketPath)), logger: logger)
+                                source: DaemonSource(link: SocketDaemonLink(path: settings.socketPath), logger: logger), logger: logger)
         let desk = UploadDesk(queue: queue, ledger: ledger, settings: settings, http: http)
         let services: [any Service] = [QueueService(queue: queue, settings: settings, client: client),
                                        UploadServer(settings: settings, desk: desk, logger: logger)]

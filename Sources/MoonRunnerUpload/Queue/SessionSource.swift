@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import MoonRunnerCore
 import MoonRunnerProtocol
 import MoonRunnerWeb
@@ -29,9 +30,11 @@ public protocol SessionSource: Sendable {
 /// reconnected with the web app's back-off (0.25 s doubling to 5 s).
 public struct DaemonSource: SessionSource {
     let link: any DaemonLink
+    let logger: Logger
 
-    public init(link: any DaemonLink) {
+    public init(link: any DaemonLink, logger: Logger = Logger(label: "moonrunner-upload")) {
         self.link = link
+        self.logger = logger
     }
 
     public func sessions(limit: Int) async throws -> [SessionInfo] {
@@ -61,21 +64,37 @@ public struct DaemonSource: SessionSource {
         return .file(await file.data)
     }
 
+    /// Seconds between the catch-ups after a stop event (queueing twice is harmless: the ledger keeps one).
+    static let recheck = [1.0, 3.0]
+
     public func watch(_ stopped: @escaping @Sendable () async -> Void) async {
         var backoff = Backoff()
         while !Task.isCancelled {
             let answered = Answered()
             do {
                 await stopped()
+                logger.debug("watching the daemon")
                 try await link.converse([DaemonRequest(command: .watch(enable: true)).line], silence: .seconds(5)) { line in
                     if ReplyEncoder.replyClass(of: line) == "STATUS" { await answered.set() }
                     if ReplyEncoder.replyClass(of: line) == "EVENT",
                        let e = try? ReplyEncoder.decode(EventReply.self, from: line), e.event == "stop" {
+                        logger.debug("session \(e.session.map(String.init) ?? "?") stopped")
                         await stopped()
+                        // The EVENT can reach a watcher before ?SESSIONS lists the session as
+                        // stopped (seen in the stack test): ask again after 1 s and 3 s more.
+                        Task {
+                            for wait in Self.recheck {
+                                try? await Task.sleep(for: .seconds(wait))
+                                await stopped()
+                            }
+                        }
                     }
                     return !Task.isCancelled
                 }
-            } catch {}
+                logger.debug("the daemon's watch ended")
+            } catch {
+                logger.debug("the daemon's watch ended: \(error)")
+            }
             if await answered.value { backoff.reset() }
             try? await Task.sleep(for: .seconds(backoff.wait()))
         }

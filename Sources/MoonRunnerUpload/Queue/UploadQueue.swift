@@ -60,8 +60,17 @@ public actor UploadQueue {
         }
     }
 
+    /// Every this many seconds the daemon's sessions are listed again, whatever its events said:
+    /// a stop missed (a watch that broke at the wrong moment) is queued within five minutes.
+    static let catchUpEvery = 300.0
+
     private func loop() async {
+        var caughtUp = now()
         while !Task.isCancelled {
+            if now() - caughtUp >= Self.catchUpEvery {
+                caughtUp = now()
+                await catchUp()
+            }
             await workDue()
             await wakeup.wait(seconds: nextWait())
         }
@@ -111,6 +120,7 @@ public actor UploadQueue {
             return
         }
         var added = 0
+        logger.debug("catch-up over \(list.map { "\($0.id) \($0.state.rawValue)" }.joined(separator: ", "))")
         for kind in TargetKind.allCases where ready(kind) {
             guard var credential = (try? ledger.credential(kind)) ?? nil else { continue }
             let from = credential.fromSession ?? Self.firstToSend(list)
