@@ -77,5 +77,8 @@ struct TargetRulesTests {
     func fitStart() {
         #expect(FITStart.firstRecord(Data("not a fit".utf8)) == nil)
         #expect(FITStart.records(Data()) == 0)
+        let run = RunFile(id: 1, start: 1_795_860_900)
+        #expect(FITStart.firstRecord(run.fit) == 1_795_860_900)
+        #expect(FITStart.records(run.fit) == run.points)
     }
 }

@@ -142,13 +142,4 @@ public final class Ledger: Sendable {
             return try JSONDecoder().decode([String: String].self, from: Data(json.utf8))
         }
     }
-
-    /// Test hook: caps the file at `pages` pages of 4 KiB, as a full disk would (SQLITE_FULL past it).
-    public func limitPages(_ pages: Int) throws {
-        try db.writeWithoutTransaction { db in _ = try Int.fetchOne(db, sql: "PRAGMA max_page_count = \(pages)") }
-    }
-
-    public func pageCount() throws -> Int {
-        try db.read { db in try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0 }
-    }
 }
