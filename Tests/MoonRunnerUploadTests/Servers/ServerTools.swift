@@ -88,9 +88,10 @@ enum ServerTools {
     /// Waits for a server's port, or throws with the end of its log when it died or never listened.
     static func waitListening(_ port: Int, _ child: Child, timeout: Double) async throws {
         let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
+        // Checked once more after each wait: under a full parallel run the wait itself can outlast the deadline.
+        while true {
             if listening(port) { return }
-            guard child.isRunning else { break }
+            guard child.isRunning, Date() < deadline else { break }
             try await Task.sleep(for: .milliseconds(100))
         }
         throw SpawnError("nothing listens on \(port): \(child.log.suffix(1500))")
