@@ -20,8 +20,8 @@ public protocol SessionSource: Sendable {
     /// The most recent sessions, newest first.
     func sessions(limit: Int) async throws -> [SessionInfo]
     func export(session: Int64, format: String, zones: [PrivacyZone]) async throws -> ExportResult
-    /// Calls `stopped` after each session stops and after each (re)connection (something may have
-    /// stopped meanwhile); returns when cancelled.
+    /// Calls `stopped` after each session stops and once each (re)connection is watching (something
+    /// may have stopped meanwhile); returns when cancelled.
     func watch(_ stopped: @escaping @Sendable () async -> Void) async
 }
 
@@ -64,30 +64,21 @@ public struct DaemonSource: SessionSource {
         return .file(await file.data)
     }
 
-    /// Seconds between the catch-ups after a stop event (queueing twice is harmless: the ledger keeps one).
-    static let recheck = [1.0, 3.0]
-
+    /// Catches up once the daemon has answered the `?WATCH` (the watch is in place), then at
+    /// each stop EVENT: a session that stops while the watch reconnects is then either in
+    /// that list or its EVENT comes. Listed first, a stop between the two was missed.
     public func watch(_ stopped: @escaping @Sendable () async -> Void) async {
         var backoff = Backoff()
         while !Task.isCancelled {
             let answered = Answered()
             do {
-                await stopped()
                 logger.debug("watching the daemon")
                 try await link.converse([DaemonRequest(command: .watch(enable: true)).line], silence: .seconds(5)) { line in
-                    if ReplyEncoder.replyClass(of: line) == "STATUS" { await answered.set() }
-                    if ReplyEncoder.replyClass(of: line) == "EVENT",
-                       let e = try? ReplyEncoder.decode(EventReply.self, from: line), e.event == "stop" {
+                    let cls = ReplyEncoder.replyClass(of: line)
+                    if cls == "STATUS", await answered.first() { await stopped() }
+                    if cls == "EVENT", let e = try? ReplyEncoder.decode(EventReply.self, from: line), e.event == "stop" {
                         logger.debug("session \(e.session.map(String.init) ?? "?") stopped")
                         await stopped()
-                        // The EVENT can reach a watcher before ?SESSIONS lists the session as
-                        // stopped (seen in the stack test): ask again after 1 s and 3 s more.
-                        Task {
-                            for wait in Self.recheck {
-                                try? await Task.sleep(for: .seconds(wait))
-                                await stopped()
-                            }
-                        }
                     }
                     return !Task.isCancelled
                 }
@@ -130,5 +121,9 @@ actor FileCollector {
 /// Whether the daemon answered on a connection (its next outage backs off afresh).
 actor Answered {
     private(set) var value = false
-    func set() { value = true }
+    /// Marks the answer; true the first time only.
+    func first() -> Bool {
+        defer { value = true }
+        return !value
+    }
 }
