@@ -23,8 +23,17 @@ public enum UploadRequest: Sendable, Equatable {
     case grant(state: String, code: String, scope: String?)
     /// Forgets a target's credential.
     case disconnect(target: String)
-    /// Streams an `UPLOADED` line as each job finishes.
+    /// Streams an `UPLOADED` line (`UploadedReply`) as each job finishes.
     case watch
+
+    /// Whether the request changes anything: only those need upload.admin_group. The
+    /// others only read (the announcer watches), open to whoever may reach the socket.
+    public var changesState: Bool {
+        switch self {
+        case .uploads, .targets, .watch: false
+        case .retry, .again, .setup, .authorize, .grant, .disconnect: true
+        }
+    }
 
     public var line: String {
         func l(_ name: String, _ p: [String: JSONValue]) -> String { "?\(name)=\(JSONValue.object(p).serialized);" }
@@ -192,7 +201,32 @@ public struct TargetsReply: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey { case cls = "class", targets, networkAllows = "network_allows" }
 }
 
-/// `{"class":"RETRIED","jobs":N}`, `{"class":"AUTHORIZE","url":...}`, `{"class":"UPLOADED",...}`: small replies.
+/// `{"class":"UPLOADED",...}`, one line on the upload socket's `?WATCH` as a job reaches
+/// its end: `done` (the announcer says it), `failed`, `held`, `deleted` or `empty`.
+public struct UploadedReply: Codable, Sendable, Equatable {
+    public var cls = "UPLOADED"
+    public var target: String
+    public var session: Int64
+    /// The session's activity (`run`, `walk`, …), as `?SESSIONS` names it.
+    public var activity: String
+    public var state: String
+    @NullCoded public var url: String?
+    /// When the job finished, UNIX seconds on the upload service's clock.
+    public var time: Double
+
+    public init(target: String, session: Int64, activity: String, state: String, url: String?, time: Double) {
+        self.target = target
+        self.session = session
+        self.activity = activity
+        self.state = state
+        self.url = url
+        self.time = time
+    }
+
+    enum CodingKeys: String, CodingKey { case cls = "class", target, session, activity, state, url, time }
+}
+
+/// `{"class":"RETRIED","jobs":N}`, `{"class":"AUTHORIZE","url":...}`, `{"class":"QUEUED",...}`: small replies.
 public struct UploadAck: Codable, Sendable, Equatable {
     public var cls: String
     @NullCoded public var url: String?

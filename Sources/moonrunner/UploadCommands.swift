@@ -12,8 +12,9 @@ struct UploadAdminCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "upload",
         abstract: "Uploads of finished sessions (moonrunner-upload): their state, retries, the targets.",
-        discussion: "Talks to moonrunner-upload's socket (upload.admin_socket), as root, its user or a member of "
-            + "upload.admin_group. --json prints the service's replies as they are.",
+        discussion: "Talks to moonrunner-upload's socket (upload.admin_socket): status and targets for whoever may open "
+            + "it (group moonrunner), the rest as root, its user or a member of upload.admin_group. --json prints the "
+            + "service's replies as they are.",
         subcommands: [UploadStatus.self, UploadRetry.self, UploadAgain.self, UploadTargets.self, UploadSetup.self])
 }
 

@@ -7,8 +7,11 @@ import MoonRunnerProtocol
 public struct UploadNotice: Sendable, Equatable {
     public var target: TargetKind
     public var session: Int64
+    public var activity: String
     public var state: JobState
     public var url: String?
+    /// When the job finished (the queue's clock).
+    public var time: Double
 }
 
 /// Works the ledger's jobs: queues each finished session once per target
@@ -218,7 +221,8 @@ public actor UploadQueue {
     func key(_ job: UploadJob) -> String { "\(job.target.rawValue)/\(job.session)" }
 
     func notify(_ job: UploadJob) {
-        let n = UploadNotice(target: job.target, session: job.session, state: job.state, url: job.remoteURL)
+        let n = UploadNotice(target: job.target, session: job.session, activity: job.activity, state: job.state,
+                             url: job.remoteURL, time: now())
         for c in listeners.values { c.yield(n) }
     }
 }

@@ -10,9 +10,10 @@ import ServiceLifecycle
 /// The upload service's socket: `moonrunner upload …` and the web app ask
 /// here (`UploadRequest`). A Unix socket (mode 0660, in a directory of its
 /// own) whose peers are checked by `SO_PEERCRED` with the daemon's own
-/// `PeerPolicy`: root, this service's user and members of
-/// `upload.admin_group` (the web app's user is one); anyone else is refused.
-/// Shaped as the web app's admin socket.
+/// `PeerPolicy`: what changes anything is for root, this service's user and
+/// members of `upload.admin_group` (the web app's user is one); what only
+/// reads (`?UPLOADS`, `?TARGETS`, `?WATCH`: the announcer) is for any peer
+/// that may open the socket. Shaped as the web app's admin socket.
 public struct UploadServer: Service {
     let settings: UploadSettings
     let desk: UploadDesk
@@ -81,7 +82,7 @@ public struct UploadServer: Service {
         } catch {
             return (ReplyEncoder.line(ErrorReply(error)), false)
         }
-        guard policy.mayChangeState(peer) else {
+        guard !request.changesState || policy.mayChangeState(peer) else {
             let e = RequestError(.forbidden, "only root, moonrunner-upload's user and members of "
                 + "\(settings.adminGroup.isEmpty ? "no group" : settings.adminGroup) (upload.admin_group) may ask the upload service")
             return (ReplyEncoder.line(ErrorReply(e)), false)
@@ -92,9 +93,8 @@ public struct UploadServer: Service {
     /// Each job that reaches its end, as an `UPLOADED` line, until the peer leaves.
     private func notices(to outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>) async throws {
         for await n in await desk.queue.notices() {
-            let line = ReplyEncoder.line(UploadAck(cls: "UPLOADED", job: UploadJobInfo(
-                target: n.target.rawValue, session: n.session, state: n.state.rawValue, remoteID: nil, url: n.url,
-                attempts: 0, lastError: nil, nextAt: 0, updatedAt: 0)))
+            let line = ReplyEncoder.line(UploadedReply(target: n.target.rawValue, session: n.session, activity: n.activity,
+                                                       state: n.state.rawValue, url: n.url, time: n.time))
             try await outbound.write(ByteBuffer(string: line + "\n"))
         }
     }
