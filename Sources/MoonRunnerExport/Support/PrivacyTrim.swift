@@ -2,23 +2,17 @@ import MoonRunnerCore
 
 extension ExportSession {
     /// The session as it may be shown to others: the points at the start and
-    /// at the end that lie inside a privacy zone are left out, and everything
-    /// the writers take from the session is cut to the points kept, so that a
-    /// file written from it is the file the exporter would write had the
-    /// recording begun at the first point kept and ended at the last.
+    /// at the end inside a privacy zone are left out, and all the writers take
+    /// is cut to the points kept, as if the recording had begun at the first
+    /// point kept and ended at the last. Only the ends are cut: a gap in the
+    /// middle would point at the place as well as the points do.
     ///
-    /// Only the ends are cut: a run that passes through a zone in its middle
-    /// keeps those points (hiding them would leave a gap that points at the
-    /// place just as well). The totals are those of what is kept: distance
-    /// from the points' own cumulative distance (rebased to start at 0), time
-    /// from the first to the last point kept, moving time less the pauses
-    /// inside that window, steps of the seconds inside it. Elevation gain and
-    /// loss are counted over the kept altitudes with a 2 m hysteresis band (the
-    /// points' altitude is already the engine's smoothed one) and never exceed
-    /// the whole session's.
-    ///
-    /// Returns the session unchanged when no end point lies in a zone (so its
-    /// file is byte for byte the plain export), and nil when every point does.
+    /// The totals are those of what is kept: distance rebased to 0, time from
+    /// the first to the last point, moving time less the pauses inside, steps
+    /// of the seconds inside; climb and descent over the kept (already
+    /// smoothed) altitudes with a 2 m band, never above the whole session's.
+    /// Unchanged when no end point lies in a zone (the plain export byte for
+    /// byte); nil when every point does.
     public func leavingOut(_ zones: [PrivacyZone]) -> ExportSession? {
         guard !zones.isEmpty, !points.isEmpty else { return self }
         var first = points.startIndex, last = points.endIndex - 1

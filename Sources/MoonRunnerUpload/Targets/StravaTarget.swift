@@ -1,22 +1,17 @@
 import Foundation
 import MoonRunnerProtocol
 
-/// Strava API v3. The wearer registers an API application of their own and
-/// grants it `activity:write`; uploads go to `POST /api/v3/uploads` (FIT,
-/// name, description, `external_id`) and are polled at
-/// `GET /api/v3/uploads/{id}` until Strava says the activity is ready or
-/// that processing failed.
+/// Strava API v3. The wearer's own API application, granted `activity:write`;
+/// uploads go to `POST /api/v3/uploads` (FIT, name, description,
+/// `external_id`) and are polled at `GET /api/v3/uploads/{id}` until ready
+/// or failed.
 ///
-/// Once: Strava keys nothing on `external_id`, but it refuses a file whose
-/// activity it already has, with an error naming that activity ("… duplicate
-/// of <a href='/activities/123'>…"). A job in doubt is therefore sent again
-/// (or, when Strava's upload id was kept, polled): the duplicate error's
-/// activity id is parsed and kept as the job's, and no second activity is made.
-///
-/// Rate limits: a 429 waits for the windows the `X-RateLimit-*` headers (and,
-/// for the polling GETs, which count against both, `X-ReadRateLimit-*`) say
-/// are spent: the next quarter hour for a 15-minute limit, the next UTC
-/// midnight for a daily one.
+/// Once: Strava keys nothing on `external_id` but refuses a file whose
+/// activity it has ("… duplicate of <a href='/activities/123'>…"): a job in
+/// doubt is sent again (or polled, when the upload id was kept) and the
+/// duplicate's activity id is kept as the job's. Rate limits: a 429 waits for
+/// the windows `X-RateLimit-*` (and for polls `X-ReadRateLimit-*`) say are
+/// spent: the next quarter hour, or the next UTC midnight for a daily one.
 public struct StravaTarget: UploadTarget {
     public let kind = TargetKind.strava
     let http: HTTP
