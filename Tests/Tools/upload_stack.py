@@ -171,6 +171,32 @@ class Stack:
     def ask(self, line):
         return call(self.upload_sock, line)
 
+    def upload_cli(self, *args, stdin=None, sock=None):
+        """`moonrunner upload ARGS` as a person types it (the real CLI): its completed process."""
+        return subprocess.run([os.path.join(self.bin, "moonrunner"), "upload", *args, "--upload-socket",
+                               sock or self.upload_sock], input=stdin, capture_output=True, text=True, timeout=60)
+
+    def start_announcers(self):
+        """moonrunner-announce in English and in Mandarin, each writing what it says into a folder of its own."""
+        self.said_dirs = {}
+        config = os.path.join(self.work, "announce.yaml")
+        with open(config, "w") as f:
+            # A loaded CI machine may take more than the default 5 s to reach a burst's last sentence.
+            f.write("max_delay_s: 60\n")
+        for language in ("en", "cmn"):
+            folder = os.path.join(self.work, f"said-{language}")
+            self.said_dirs[language] = folder
+            self.procs[f"announce-{language}"] = subprocess.Popen(
+                [os.path.join(self.bin, "moonrunner-announce"), "--config", config, "--socket", self.sock,
+                 "--upload-socket", self.upload_sock, "--language", language, "--output", folder],
+                stdout=self.log(f"announce-{language}"), stderr=subprocess.STDOUT)
+
+    def said(self, language):
+        """What the announcer of `language` has said, in order."""
+        folder = self.said_dirs[language]
+        names = sorted(n for n in os.listdir(folder) if n.endswith(".txt")) if os.path.isdir(folder) else []
+        return [open(os.path.join(folder, n), encoding="utf-8").read().strip() for n in names]
+
     def connect_strava(self):
         self.ask('?SETUP={"target":"strava","fields":{"client_id":"12345","client_secret":"s3cret"}};')
         url = self.ask('?AUTHORIZE={"target":"strava","redirect_uri":"http://127.0.0.1:8080/uploads/callback"};')["url"]
@@ -195,7 +221,7 @@ class Stack:
         return sorted(os.listdir(folder)) if os.path.isdir(folder) else []
 
     def close(self):
-        for name in ("upload", "nm", "wsgidav", "intervals", "strava"):
+        for name in ("announce-en", "announce-cmn", "upload", "nm", "wsgidav", "intervals", "strava"):
             p = self.procs.pop(name, None)
             if p is not None:
                 p.kill()
