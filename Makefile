@@ -9,7 +9,7 @@ DEB_PKGS   := libgps-dev libi2c-dev libsystemd-dev libgcrypt20-dev zlib1g-dev li
               python3-pip gpsbabel librsvg2-bin systemd util-linux faketime \
               espeak-ng sox alsa-utils libyaml-dev dbus-daemon libxml2-utils \
               chromium chromium-driver fonts-noto-cjk qrencode libjs-leaflet \
-              postgresql-15 postgresql-15-postgis-3 avahi-daemon avahi-utils
+              postgresql-15 postgresql-15-postgis-3 avahi-daemon avahi-utils python3-venv
 ## What `make deb` and `make deb-check` need besides: Debian's packaging tools,
 ## a clean Debian 12 root (debootstrap) and systemd-analyze's unit checks; for ARCH=arm64
 ## the roots' makers (mmdebstrap) and arm64 programs run by qemu-user-static through binfmt_misc.
@@ -176,6 +176,7 @@ run: release
 ## The announcer's 7-minute latency test is `make announce-latency`'s, left out here.
 TEST_LOGS  := .build/test-logs
 test: export MOONRUNNER_SKIP_LOG = $(CURDIR)/$(TEST_LOGS)/tools.log
+test: export MOONRUNNER_UPLOAD_VENV = $(UPLOAD_VENV)
 test: deps
 	rm -rf $(TEST_LOGS) && mkdir -p $(TEST_LOGS)
 	$(SWIFT) build --build-tests
@@ -185,7 +186,7 @@ test: deps
 	MOONRUNNER_BIN=$(DEBUG_BIN) MOONRUNNER_DATA=$(DATA) $(SWIFT) test --skip-build --filter EndToEndTests --skip AnnounceLatencyTests \
 	  --no-parallel --xunit-output $(TEST_LOGS)/end-to-end.xml
 	python3 Tests/Tools/hr_e2e.py --bin $(DEBUG_BIN) --data $(DATA)
-	MOONRUNNER_UPLOAD_VENV=$(UPLOAD_VENV) python3 Tests/Tools/upload_e2e.py --bin $(DEBUG_BIN)
+	python3 Tests/Tools/upload_e2e.py --bin $(DEBUG_BIN)
 	python3 Tests/Tools/avahi_check.py
 	$(MAKE) --no-print-directory web-browser BIN=$(DEBUG_BIN)
 	$(SWIFT) build $(RELEASE_FLAGS)
