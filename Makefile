@@ -8,7 +8,8 @@ SPEED      ?= 10
 DEB_PKGS   := libgps-dev libi2c-dev libsystemd-dev libgcrypt20-dev zlib1g-dev libtiff-dev pkg-config gpsd gpsd-clients python3 \
               python3-pip gpsbabel librsvg2-bin systemd util-linux faketime \
               espeak-ng sox alsa-utils libyaml-dev dbus-daemon libxml2-utils \
-              chromium chromium-driver fonts-noto-cjk qrencode libjs-leaflet
+              chromium chromium-driver fonts-noto-cjk qrencode libjs-leaflet \
+              postgresql-15 postgresql-15-postgis-3 avahi-daemon avahi-utils python3-venv
 ## What `make deb` and `make deb-check` need besides: Debian's packaging tools,
 ## a clean Debian 12 root (debootstrap) and systemd-analyze's unit checks; for ARCH=arm64
 ## the roots' makers (mmdebstrap) and arm64 programs run by qemu-user-static through binfmt_misc.
@@ -65,8 +66,9 @@ LINKS      := moonrunner-announce
 DAEMONS    := moonrunnerd
 ## DAEMON_LINKS are services that are links to moonrunnerd (the web app): one
 ## copy of the runtime, Foundation and ICU's data for the two that need them.
-DAEMON_LINKS := moonrunner-web
-UNITS      := moonrunnerd.service moonrunnerd.socket moonrunner-announce.service moonrunner-web.service
+DAEMON_LINKS := moonrunner-web moonrunner-upload
+UNITS      := moonrunnerd.service moonrunnerd.socket moonrunner-announce.service moonrunner-web.service \
+              moonrunner-upload.service
 SBINDIR    ?= $(PREFIX)/sbin
 UNITDIR    ?= /etc/systemd/system
 
@@ -76,6 +78,10 @@ UNITDIR    ?= /etc/systemd/system
 all: build
 
 PY_PKGS    := garmin-fit-sdk gpxpy dbus-fast selenium
+## The upload tests' real servers (WebDAV, FitTrackee) in a virtualenv of their own:
+## FitTrackee pins Flask and SQLAlchemy versions the other tools need not share.
+UPLOAD_VENV := $(HOME)/.cache/moonrunner-upload/venv
+UPLOAD_PY  := wsgidav cheroot fittrackee
 
 ## Installs the missing Debian packages, the Python readers the export
 ## tests check against, the BlueZ stand-in's D-Bus library and Selenium for
@@ -90,6 +96,9 @@ deps:
 	  echo "installing Python packages: $(PY_PKGS)"; \
 	  python3 -m pip install -q $(PY_PKGS) 2>/dev/null || \
 	  python3 -m pip install -q --break-system-packages $(PY_PKGS); }
+	@$(UPLOAD_VENV)/bin/python3 -c "import wsgidav, cheroot, fittrackee" 2>/dev/null || { \
+	  echo "installing the upload tests' servers into $(UPLOAD_VENV): $(UPLOAD_PY)"; \
+	  python3 -m venv $(UPLOAD_VENV) && $(UPLOAD_VENV)/bin/pip install -q $(UPLOAD_PY); }
 
 deb-deps: deps
 	@$(MAKE) --no-print-directory apt-install PKGS="$(DEB_TOOLS)"
@@ -167,6 +176,7 @@ run: release
 ## The announcer's 7-minute latency test is `make announce-latency`'s, left out here.
 TEST_LOGS  := .build/test-logs
 test: export MOONRUNNER_SKIP_LOG = $(CURDIR)/$(TEST_LOGS)/tools.log
+test: export MOONRUNNER_UPLOAD_VENV = $(UPLOAD_VENV)
 test: deps
 	rm -rf $(TEST_LOGS) && mkdir -p $(TEST_LOGS)
 	$(SWIFT) build --build-tests
@@ -176,6 +186,8 @@ test: deps
 	MOONRUNNER_BIN=$(DEBUG_BIN) MOONRUNNER_DATA=$(DATA) $(SWIFT) test --skip-build --filter EndToEndTests --skip AnnounceLatencyTests \
 	  --no-parallel --xunit-output $(TEST_LOGS)/end-to-end.xml
 	python3 Tests/Tools/hr_e2e.py --bin $(DEBUG_BIN) --data $(DATA)
+	python3 Tests/Tools/upload_e2e.py --bin $(DEBUG_BIN)
+	python3 Tests/Tools/avahi_check.py
 	$(MAKE) --no-print-directory web-browser BIN=$(DEBUG_BIN)
 	$(SWIFT) build $(RELEASE_FLAGS)
 	ln -sf moonrunnerd $(RELEASE_BIN)/moonrunner-web
@@ -293,6 +305,8 @@ install-files: man
 	install -d -m 0755 $(DESTDIR)/var/lib/moonrunner/dem
 	[ -f $(DESTDIR)/etc/moonrunner/moonrunner.yaml ] || install -m 0644 config/moonrunner.yaml $(DESTDIR)/etc/moonrunner/
 	[ -f $(DESTDIR)/etc/moonrunner/announce.yaml ] || install -m 0644 config/announce.yaml $(DESTDIR)/etc/moonrunner/
+	install -d $(DESTDIR)/etc/avahi/services
+	install -m 0644 avahi/moonrunner-web.service $(DESTDIR)/etc/avahi/services/
 	for u in $(UNITS); do \
 	  sed -e 's|^ExecStart=/usr/sbin/|ExecStart=$(SBINDIR)/|' -e 's|^ExecStart=/usr/bin/|ExecStart=$(PREFIX)/bin/|' \
 	    systemd/$$u > $(DESTDIR)$(UNITDIR)/$$u && chmod 0644 $(DESTDIR)$(UNITDIR)/$$u || exit 1; done
@@ -319,18 +333,22 @@ install: install-files
 	  --home-dir /nonexistent --no-create-home --shell /usr/sbin/nologin moonrunner-announce
 	id moonrunner-web >/dev/null 2>&1 || useradd --system --gid moonrunner \
 	  --home-dir /var/lib/moonrunner-web --no-create-home --shell /usr/sbin/nologin moonrunner-web
+	id moonrunner-upload >/dev/null 2>&1 || useradd --system --gid moonrunner \
+	  --home-dir /var/lib/moonrunner-upload --no-create-home --shell /usr/sbin/nologin moonrunner-upload
 	-systemctl daemon-reload 2>/dev/null
 	@echo "installed; enable with: systemctl enable --now moonrunnerd.socket moonrunnerd.service"
 	@echo "voice announcements: systemctl enable --now moonrunner-announce.service"
 	@echo "the phone's screen: systemctl enable --now moonrunner-web.service, then moonrunner web pair"
+	@echo "uploads: systemctl enable --now moonrunner-upload.service, then connect the targets on the phone"
 
 uninstall:
-	-systemctl disable --now moonrunner-web.service moonrunner-announce.service moonrunnerd.service moonrunnerd.socket 2>/dev/null
+	-systemctl disable --now moonrunner-upload.service moonrunner-web.service moonrunner-announce.service moonrunnerd.service moonrunnerd.socket 2>/dev/null
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(DAEMONS) $(DAEMON_LINKS) $(COMMANDS) $(LINKS)) \
 	  $(addprefix $(DESTDIR)/etc/systemd/system/,$(UNITS)) \
 	  $(addprefix $(DESTDIR)$(PREFIX)/share/man/man1/,$(addsuffix .1,$(COMMANDS) $(LINKS))) \
 	  $(addprefix $(DESTDIR)$(PREFIX)/share/man/man8/,$(addsuffix .8,$(DAEMONS) $(DAEMON_LINKS))) \
-	  $(DESTDIR)$(PREFIX)/share/man/man5/moonrunner.yaml.5 $(DESTDIR)$(PREFIX)/share/man/man7/moonrunner-protocol.7
+	  $(DESTDIR)$(PREFIX)/share/man/man5/moonrunner.yaml.5 $(DESTDIR)$(PREFIX)/share/man/man7/moonrunner-protocol.7 \
+	  $(DESTDIR)/etc/avahi/services/moonrunner-web.service
 
 ## The Debian package, in .build/deb/. Of this machine's architecture (needs the Swift
 ## toolchain on PATH; see debian/rules), or with ARCH=arm64 cross-built for Debian 13
@@ -355,7 +373,7 @@ DEB_VERSION = $(shell dpkg-parsechangelog -S Version)
 ## What the build and the packaging read besides Sources/ and Package.swift: deb_check.py
 ## lays these over an older source to build the previous version, so a file the build
 ## comes to need is carried with the Makefile that needs it.
-BUILD_FILES := Makefile debian man systemd link cross
+BUILD_FILES := Makefile debian man systemd link cross avahi
 print-build-files:
 	@echo $(BUILD_FILES)
 

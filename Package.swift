@@ -20,6 +20,8 @@ let package = Package(
         // The web app: no swift-configuration (the settings are moonrunner.yaml's `web:`).
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
+        // The upload service's HTTP (TLS through swift-nio-ssl's BoringSSL: no OpenSSL to depend on).
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         // System libraries: thin module maps over the C APIs.
@@ -84,9 +86,23 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             "MoonRunnerYAML", "MoonRunnerConfig", "MoonRunnerSystem",
         ]),
-        // The daemon; called as moonrunner-web (a link in the package) the web app.
+        // The upload service: a client of the control socket (and of the web app's link to it) that
+        // sends finished sessions to Strava, intervals.icu, FitTrackee and WebDAV, its queue and ledger
+        // in its own state directory; the only part of MoonRunner that reaches beyond loopback.
+        .target(name: "MoonRunnerUpload", dependencies: [
+            "MoonRunnerCore", "MoonRunnerProtocol", "MoonRunnerSocket", "MoonRunnerConfig", "MoonRunnerWeb", "CSystemd",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        // The daemon; called as moonrunner-web or moonrunner-upload (links in the package) those services.
         .executableTarget(name: "moonrunnerd", dependencies: [
-            "MoonRunnerDaemon", "MoonRunnerCore", "MoonRunnerWeb", "MoonRunnerConfig",
+            "MoonRunnerDaemon", "MoonRunnerCore", "MoonRunnerWeb", "MoonRunnerUpload", "MoonRunnerConfig",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "moonrunner", dependencies: [
@@ -124,7 +140,7 @@ let package = Package(
         ]),
 
         // Test support: starting helper processes safely from parallel tests; a
-        // simulated GPS receiver and the course scenarios of issue 23 (pure).
+        // simulated GPS receiver and the course scenarios (pure).
         .target(name: "MoonRunnerTestSupport", dependencies: ["MoonRunnerCore", "CZlib"], path: "Tests/Support"),
         // Scores the course matcher and the cues on those scenarios, or writes them out (eval_rejoin.py, eval_cues.py).
         .executableTarget(name: "course-scenarios", dependencies: [
@@ -147,11 +163,17 @@ let package = Package(
         ]),
         .testTarget(name: "MoonRunnerConfigTests", dependencies: ["MoonRunnerConfig", "MoonRunnerCore"]),
         .testTarget(name: "MoonRunnerWebTests", dependencies: [
-            "MoonRunnerWeb", "MoonRunnerConfig", "MoonRunnerTestSupport",
+            "MoonRunnerWeb", "MoonRunnerConfig", "MoonRunnerTestSupport", "MoonRunnerUpload",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        .testTarget(name: "MoonRunnerUploadTests", dependencies: [
+            "MoonRunnerUpload", "MoonRunnerProtocol", "MoonRunnerExport", "MoonRunnerCore", "MoonRunnerWeb",
+            "MoonRunnerConfig", "MoonRunnerTestSupport",
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ]),
         .testTarget(name: "EndToEndTests", dependencies: ["MoonRunnerCore", "MoonRunnerProtocol", "MoonRunnerStore", "MoonRunnerSensors", "MoonRunnerTestSupport"]),
     ],

@@ -22,6 +22,8 @@ public struct Announcer: Sendable {
     private var waiting: [(event: EventReply, receivedAt: Double)] = []
     /// Moving seconds at which the next "every N minutes" is due, per session.
     private var nextInterval: (session: Int64?, moving: Double)?
+    /// Uploads said, as "target/session" (the newest 256): each is said once.
+    private var uploadsSaid: [String] = []
 
     public init(settings: AnnounceSettings) {
         self.settings = settings
@@ -56,6 +58,19 @@ public struct Announcer: Sendable {
         }
         let out = say(e, receivedAt: now)
         return quiet ? [] : out
+    }
+
+    /// A line of the upload service's watch: a session that reached a target is said once per
+    /// target and session, however often its job finishes (an "upload again", a restart after
+    /// the answer). Failures are for the phone and `moonrunner upload status`, not the voice.
+    public mutating func receive(uploaded u: UploadedReply, at now: Double) -> [Announcement] {
+        guard settings.uploads, u.state == "done" else { return [] }
+        let key = "\(u.target)/\(u.session)"
+        guard !uploadsSaid.contains(key) else { return [] }
+        uploadsSaid.append(key)
+        if uploadsSaid.count > 256 { uploadsSaid.removeFirst() }
+        let text = phrases.say(.uploaded, ["activity": phrases.activity(u.activity), "target": phrases.target(u.target)])
+        return quiet ? [] : [Announcement(text: text, trigger: "uploaded", detectedAt: u.time, receivedAt: now)]
     }
 
     /// Time passes: events that waited long enough for a STATUS are said with what is known.

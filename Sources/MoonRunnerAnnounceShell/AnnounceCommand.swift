@@ -20,7 +20,8 @@ public struct AnnounceCommand: ParsableCommand {
         commandName: "moonrunner-announce",
         abstract: "Speak the live session: splits, pauses, laps, badges, course, GPS, a summary at stop.",
         discussion: """
-            A client of moonrunnerd's control socket (?WATCH). Speaks with espeak-ng through ALSA (aplay), \
+            A client of moonrunnerd's control socket (?WATCH), and of moonrunner-upload's for the uploads it \
+            says (announce.uploads). Speaks with espeak-ng through ALSA (aplay), \
             or with --output writes each announcement as NNNN.wav with its text in NNNN.txt. \
             Reconnects when the daemon restarts; announcements that cannot start within max_delay_s are dropped. \
             An invalid configuration exits with 78 and names the key.
@@ -35,6 +36,13 @@ public struct AnnounceCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("Configuration file (default: \(defaultConfig) when it exists).", valueName: "file"))
     var config: String?
+
+    static let defaultUploadSocket = "/run/moonrunner-upload/upload.sock"
+
+    @Option(name: .customLong("upload-socket"),
+            help: ArgumentHelp("moonrunner-upload's socket, whose uploads are said (default: $MOONRUNNER_UPLOAD_SOCKET "
+                + "or \(defaultUploadSocket)).", valueName: "path"))
+    var uploadSocket: String?
 
     @Option(help: ArgumentHelp("en or cmn (Mandarin); overrides the file's language.", valueName: "language"))
     var language: String?
@@ -75,6 +83,10 @@ public struct AnnounceCommand: ParsableCommand {
         let speaker = Speaker(settings: settings, output: directory)
         NamedThread.start(name: "speaker") { speaker.run(shared) }
         NamedThread.start(name: "watch") { WatchLoop(socket: path, shared: shared).run() }
+        if settings.uploads {
+            let uploads = uploadSocket ?? ProcessInfo.processInfo.environment["MOONRUNNER_UPLOAD_SOCKET"] ?? Self.defaultUploadSocket
+            NamedThread.start(name: "uploads") { UploadWatchLoop(socket: uploads, shared: shared).run() }
+        }
         Log.line("speaking \(settings.language.announcerName) (voice \(settings.espeakVoice)) "
             + (directory.map { "into \($0.path)" } ?? "on ALSA device \(settings.alsaDevice)"))
         var received: Int32 = 0

@@ -40,6 +40,10 @@ final class Shared: @unchecked Sendable {
         locked { enqueue(announcer.receive(event: e, at: now)) }
     }
 
+    func uploaded(_ u: UploadedReply, at now: Double) {
+        locked { enqueue(announcer.receive(uploaded: u, at: now)) }
+    }
+
     /// The next announcement to say, waiting for one; stale ones are dropped on the way.
     func next() -> Announcement {
         condition.lock()

@@ -31,7 +31,7 @@ public enum CommandName: String, Sendable, CaseIterable {
         case .watch: ["enable"]
         case .start: ["activity", "course", "to"]
         case .sessions: ["limit", "before"]
-        case .export: ["format"]
+        case .export: ["format", "privacy"]
         case .courseAdd: ["name", "format", "encoding", "bytes", "chunks"]
         case .courseData: ["seq", "data"]
         case .announce: ["quiet"]

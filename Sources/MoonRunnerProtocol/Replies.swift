@@ -6,9 +6,10 @@ import MoonRunnerCore
 /// `ride`; `STATUS.climb_rate_m_per_h`; `BADGES.activity` and `longest`.
 /// 1.5: the terrain model: `altitude_source` `dem` and `mixed`, `altitude_shares`,
 /// `dem_points`, the `terrain_lost` and `terrain_regained` events. 1.6: `STATUS.imu.device`.
+/// 1.7: `?EXPORT`'s `privacy` zones.
 public enum ProtocolVersion {
     public static let major = 1
-    public static let minor = 6
+    public static let minor = 7
 }
 
 /// `{"class":"VERSION",...}`, sent on connect and in reply to `?VERSION;`.

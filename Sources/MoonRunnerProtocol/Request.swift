@@ -27,6 +27,8 @@ public struct Request: Sendable, Equatable {
         case sessions(limit: Int, before: Int64?)
         case session(id: Int64)
         case export(id: Int64, format: String)
+        /// `?EXPORT` with `"privacy"`: the file less the points of its start and end inside these zones.
+        case exportPrivate(id: Int64, format: String, zones: [PrivacyZone])
         case badges
         case delete(id: Int64)
         case config
@@ -55,7 +57,7 @@ public struct Request: Sendable, Equatable {
             case .stop: .stop
             case .sessions: .sessions
             case .session: .session
-            case .export: .export
+            case .export, .exportPrivate: .export
             case .badges: .badges
             case .delete: .delete
             case .config: .config
@@ -103,6 +105,10 @@ public struct Request: Sendable, Equatable {
         case let .export(id, format):
             params["id"] = .number(Double(id))
             params["format"] = .string(format)
+        case let .exportPrivate(id, format, zones):
+            params["id"] = .number(Double(id))
+            params["format"] = .string(format)
+            params["privacy"] = .array(zones.map { .array([.number($0.latitude), .number($0.longitude), .number($0.radiusM)]) })
         default: break
         }
         if let id, params["id"] == nil { params["id"] = id }

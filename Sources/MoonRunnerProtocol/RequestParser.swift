@@ -135,7 +135,24 @@ public enum RequestParser {
             throw p.bad("?EXPORT needs \"format\": one of \(exportFormats.joined(separator: ", ")), "
                 + "e.g. ?EXPORT={\"id\":\(i),\"format\":\"gpx\"};")
         }
-        return .export(id: i, format: f.lowercased())
+        guard let zones = p["privacy"] else { return .export(id: i, format: f.lowercased()) }
+        return .exportPrivate(id: i, format: f.lowercased(), zones: try privacy(zones, p))
+    }
+
+    /// `"privacy"`: `[[lat, lon, radius_m], ...]`, at most 16 zones of 100–2000 m.
+    private static func privacy(_ v: JSONValue, _ p: Parameters) throws(RequestError) -> [PrivacyZone] {
+        let bad = p.bad("\"privacy\" must be a list of at most 16 zones [latitude, longitude, radius_m] with radii of "
+            + "100–2000 m, e.g. \"privacy\":[[51.5007,-0.1246,300]]")
+        guard case let .array(list) = v, list.count <= 16 else { throw bad }
+        var zones: [PrivacyZone] = []
+        for item in list {
+            guard case let .array(a) = item, a.count == 3, case let .number(lat) = a[0], case let .number(lon) = a[1],
+                  case let .number(r) = a[2] else { throw bad }
+            let zone = PrivacyZone(latitude: lat, longitude: lon, radiusM: r)
+            guard zone.isValid else { throw bad }
+            zones.append(zone)
+        }
+        return zones
     }
 
     /// The parameters of `?COURSE_ADD`; the size limit is the daemon's to check.

@@ -5,6 +5,7 @@ import MoonRunnerConfig
 import MoonRunnerCore
 import MoonRunnerDaemon
 import MoonRunnerProtocol
+import MoonRunnerUpload
 import MoonRunnerWeb
 
 @main
@@ -19,6 +20,11 @@ enum MoonrunnerDaemonMain {
         if CommandLine.arguments.first?.split(separator: "/").last == "moonrunner-web" {
             LoggingSystem.bootstrap { JournalLogHandler.standardOutput(label: $0, level: .info) }
             await WebAppCommand.main()
+            return
+        }
+        if CommandLine.arguments.first?.split(separator: "/").last == "moonrunner-upload" {
+            LoggingSystem.bootstrap { JournalLogHandler.standardOutput(label: $0, level: .info) }
+            await UploadCommand.main()
             return
         }
         await MoonrunnerDaemonCommand.main(processArguments())

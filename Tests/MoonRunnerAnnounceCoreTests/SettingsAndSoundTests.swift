@@ -70,7 +70,7 @@ struct AnnounceSettingsTests {
     @Test("each language has every phrase, and every slot a phrase uses is one the announcer fills")
     func tables() {
         let slots: Set<String> = ["number", "distance", "time", "pace", "unit", "badge", "direction", "name", "bpm", "zone",
-                                  "activity", "speed", "rate", "turn", "then", "place"]
+                                  "activity", "speed", "rate", "turn", "then", "place", "target"]
         for language in Language.allCases {
             let table = PhraseTable.of(language)
             #expect(table.language == language)
@@ -90,6 +90,9 @@ struct AnnounceSettingsTests {
             #expect(!stripped.contains { $0.isASCII && $0.isLetter }, "\(key): \(template)")
         }
         #expect(Set(PhraseTable.mandarin.badgeNames.keys) == Set(BadgeLadder.solarSystem.badges.map(\.name)))
+        for (target, name) in PhraseTable.mandarin.targetNames {
+            #expect(!name.contains { $0.isASCII && $0.isLetter }, "\(target): \(name)")
+        }
     }
 }
 

@@ -8,7 +8,7 @@ enum RequestLines {
         .watch: ["enable": "false"],
         .start: ["activity": #""walk""#, "course": "3", "to": "[51.5007,-0.1246]"],
         .sessions: ["limit": "5", "before": "40"],
-        .export: ["format": #""gpx""#],
+        .export: ["format": #""gpx""#, "privacy": "[[51.5007,-0.1246,300]]"],
         .courseAdd: ["name": #""Loop""#, "format": #""gpx""#, "encoding": #""utf8""#, "bytes": "10", "chunks": "1"],
         .courseData: ["seq": "0", "data": #""<gpx>""#],
         .announce: ["quiet": "true"],

@@ -17,6 +17,7 @@ extension PhraseTable {
             .summary: "{activity} finished. {distance} in {time}. Average pace {pace} per {unit}.",
             .summarySpeed: "{activity} finished. {distance} in {time}. Average speed {speed}.",
             .summaryShort: "Finished after {time}.",
+            .uploaded: "{activity} uploaded to {target}.",
             .badgeEarned: "Badge earned: {badge}.",
             .badgePassed: "{badge} distance passed.",
             .badgeSilver: "Silver {badge} badge.",
@@ -44,6 +45,8 @@ extension PhraseTable {
         ],
         badgeNames: [:],
         activityNames: [.run: "Run", .trailRun: "Trail run", .walk: "Walk", .hike: "Hike", .ride: "Ride"],
+        targetNames: ["strava": "Strava", "intervals": "intervals.icu", "fittrackee": "FitTrackee",
+                      "webdav": "the WebDAV folder"],
         wording: EnglishWording(),
         cueWords: CueWords(
             turns: [.left: "turn left", .right: "turn right", .slightLeft: "bear left", .slightRight: "bear right",

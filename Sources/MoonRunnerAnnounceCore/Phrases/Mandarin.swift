@@ -18,6 +18,7 @@ extension PhraseTable {
             .summary: "{activity}结束。{distance}，用时{time}。平均配速每{unit}{pace}。",
             .summarySpeed: "{activity}结束。{distance}，用时{time}。平均速度{speed}。",
             .summaryShort: "结束，用时{time}。",
+            .uploaded: "{activity}已上传到{target}。",
             .badgeEarned: "获得{badge}徽章。",
             .badgePassed: "已超过{badge}徽章距离。",
             .badgeSilver: "获得{badge}银徽章。",
@@ -48,6 +49,9 @@ extension PhraseTable {
             "Jupiter": "木星", "Saturn": "土星", "Uranus": "天王星", "Neptune": "海王星", "Pluto": "冥王星",
         ],
         activityNames: [.run: "跑步", .trailRun: "越野跑", .walk: "步行", .hike: "徒步", .ride: "骑行"],
+        // Said, not spelt (the pinyin voice reads no Latin letters): Strava by its sound, the others by what they are.
+        targetNames: ["strava": "斯特拉瓦", "intervals": "训练分析网站", "fittrackee": "你的运动记录服务器",
+                      "webdav": "网络文件夹"],
         wording: MandarinWording(),
         cueWords: CueWords(
             turns: [.left: "左转", .right: "右转", .slightLeft: "稍向左转", .slightRight: "稍向右转", .sharpLeft: "向左急转",

@@ -24,6 +24,8 @@ public enum PhraseKey: String, Sendable, CaseIterable {
     case summarySpeed
     /// {time}: a session that hardly moved.
     case summaryShort
+    /// {activity} {target}: a finished session reached a target of the upload service.
+    case uploaded
     /// {badge}
     case badgeEarned, badgePassed, badgeSilver, badgeGold
     case offCourse
@@ -84,15 +86,18 @@ public struct PhraseTable: Sendable {
     public let badgeNames: [String: String]
     /// Each activity's name as a sentence begins with it ("Trail run", "越野跑").
     public let activityNames: [Activity: String]
+    /// Each upload target's name by the upload service's name for it (`strava`, `webdav`).
+    public let targetNames: [String: String]
     public let wording: any Wording
     public let cueWords: CueWords
 
     public init(language: Language, templates: [PhraseKey: String], badgeNames: [String: String],
-                activityNames: [Activity: String], wording: any Wording, cueWords: CueWords) {
+                activityNames: [Activity: String], targetNames: [String: String], wording: any Wording, cueWords: CueWords) {
         self.language = language
         self.templates = templates
         self.badgeNames = badgeNames
         self.activityNames = activityNames
+        self.targetNames = targetNames
         self.wording = wording
         self.cueWords = cueWords
     }
@@ -118,6 +123,9 @@ public struct PhraseTable: Sendable {
 
     /// A badge's name in this language (the daemon's name when unknown).
     public func badge(_ name: String) -> String { badgeNames[name] ?? name }
+
+    /// An upload target's name in this language (the service's name for one this announcer does not know).
+    public func target(_ name: String) -> String { targetNames[name] ?? name }
 
     /// An activity's name in this language (a run's for one this announcer does not know).
     public func activity(_ name: String?) -> String {

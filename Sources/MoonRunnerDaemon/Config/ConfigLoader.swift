@@ -81,6 +81,8 @@ public enum ConfigLoader {
 
     /// The section of the file that belongs to moonrunner-web (`WebConfigReader`), not the daemon.
     public static let webSection = "web."
+    /// The section of the file that belongs to moonrunner-upload (`UploadConfigReader`).
+    public static let uploadSection = "upload."
 
     /// All documented keys, sorted (for messages and the config file test).
     public static var knownKeys: [String] { keys.keys.sorted() }
@@ -103,7 +105,7 @@ public enum ConfigLoader {
         flatten(map, prefix: "", into: &flat)
         for (key, value) in flat.sorted(by: { $0.0 < $1.0 }) {
             // `web:` is moonrunner-web's section, checked as strictly by its own reader.
-            if key.hasPrefix(webSection) { continue }
+            if key.hasPrefix(webSection) || key.hasPrefix(uploadSection) { continue }
             guard let apply = keys[key] else {
                 let hint = ConfigChecks.nearest(key, in: knownKeys)
                 throw ConfigError(key: key, value: describe(value),

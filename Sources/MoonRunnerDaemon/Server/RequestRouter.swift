@@ -79,6 +79,8 @@ struct RequestRouter: Sendable {
         case let .delete(sid):
             return try await answered(request) { () async throws(RequestError) in try await archive.delete(sid) }
         case let .export(sid, format): return .export(ExportStream(file: try await export(sid, format: format), id: request.id))
+        case let .exportPrivate(sid, format, zones):
+            return .export(ExportStream(file: try await export(sid, format: format, leavingOut: zones), id: request.id))
         case .badges: return try await answered(request) { await service.badges() }
         case .config: return line(ConfigReply(config: ConfigSummary.json(config)), request)
         case .courses: return try await answered(request) { () async throws(RequestError) in try await library.courses() }
@@ -122,12 +124,16 @@ struct RequestRouter: Sendable {
     }
 
     /// `?EXPORT`: the session written in `format`, for the writer to stream in pieces.
-    private func export(_ sid: Int64, format: String) async throws(RequestError) -> ExportFile {
+    /// With privacy zones, the points of the start and end inside them are left out and the file's
+    /// totals are those of what is left (`ExportSession.leavingOut`); a track wholly inside is refused.
+    private func export(_ sid: Int64, format: String, leavingOut zones: [PrivacyZone] = []) async throws(RequestError) -> ExportFile {
         guard let f = ExportFormat(rawValue: format) else {
             throw RequestError(.badParameter,
                 "\"format\" must be one of \(ExportFormat.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        let session = try await archive.export(id: sid)
+        guard let session = try await archive.export(id: sid).leavingOut(zones) else {
+            throw RequestError(.notFound, "every point of session \(sid) lies inside the privacy zones: nothing is left to export")
+        }
         return ExportFile(session: sid, format: format, mediaType: f.mimeType, data: f.export(session, units: config.units))
     }
 }

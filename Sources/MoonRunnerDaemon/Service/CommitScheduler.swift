@@ -17,6 +17,9 @@ struct CommitScheduler: Sendable {
     /// Rows gathered for the next commit; nil outside a session.
     var pending: CommitBatch?
     private var inFlight = false
+    /// The stopped session whose last batch is in flight: still the session until that
+    /// batch is written, so `?SESSIONS` never reads its stored row, still `recording`.
+    private var closing: Int64?
     /// A forced commit asked for while one was in flight: it runs right after.
     private var queued = false
     private var lastCommit = -Double.infinity
@@ -35,7 +38,7 @@ struct CommitScheduler: Sendable {
 
     /// The session whose rows are gathered or not yet written: the one being
     /// recorded (a stopped session stays it until its last batch is written).
-    var session: Int64? { pending?.sessionID }
+    var session: Int64? { pending?.sessionID ?? closing }
 
     /// Whether a commit nothing forces is due at `now`.
     func isDue(at now: Double) -> Bool { now - lastCommit >= interval }
@@ -55,6 +58,7 @@ struct CommitScheduler: Sendable {
         guard var batch = pending else { return nil }
         close(&batch)
         pending = ended ? nil : CommitBatch(sessionID: batch.sessionID, snapshot: batch.snapshot)
+        closing = ended ? batch.sessionID : nil
         inFlight = true
         lastCommit = now
         return batch
@@ -63,6 +67,7 @@ struct CommitScheduler: Sendable {
     /// The batch in flight was written. True when the store had failed before (it recovered).
     mutating func written() -> Bool {
         inFlight = false
+        closing = nil
         defer {
             storeHealthy = true
             storeError = nil
@@ -75,6 +80,7 @@ struct CommitScheduler: Sendable {
     /// True when the store was healthy until now, as `storeFailed`.
     mutating func failed(_ batch: CommitBatch, error: any Error) -> Bool {
         inFlight = false
+        closing = nil
         if pending == nil {
             pending = batch
         } else {

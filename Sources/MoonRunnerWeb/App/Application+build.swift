@@ -10,10 +10,11 @@ import ServiceLifecycle
 /// a `FakeDaemonLink`), the live feed and the admin socket run as services
 /// that start and stop with the server.
 public func buildApplication(settings: WebSettings, link: any DaemonLink, devices: DeviceStore,
-                             feed: StatusFeed? = nil, adminSocket: Bool = true,
+                             feed: StatusFeed? = nil, adminSocket: Bool = true, uploads: (any DaemonLink)? = nil,
                              logger: Logger = Logger(label: "moonrunner-web")) async throws -> some ApplicationProtocol {
     let feed = feed ?? StatusFeed(link: link, logger: logger)
-    let app = try WebApp(settings: settings, link: link, feed: feed, devices: devices)
+    let app = try WebApp(settings: settings, link: link, feed: feed, devices: devices,
+                         uploads: uploads ?? SocketDaemonLink(path: settings.uploadSocket))
     // A revoked phone's live views end at once, not at its next request.
     await devices.setOnRevoke { id in await feed.endStreams(ofDevice: id) }
     // A session that has just stopped is read at once: its page is the next the runner opens;
@@ -57,14 +58,16 @@ func buildRouter(_ app: WebApp) -> Router<WebContext> {
     CourseController(app: app).addRoutes(to: paired)
     BadgesController(app: app).addRoutes(to: paired)
     SettingsController(app: app).addRoutes(to: paired)
+    UploadsController(app: app).addRoutes(to: paired)
     statics.addRoutes(to: paired)
     return router
 }
 
 extension WebApp {
-    init(settings: WebSettings, link: any DaemonLink, feed: StatusFeed, devices: DeviceStore) throws {
+    init(settings: WebSettings, link: any DaemonLink, feed: StatusFeed, devices: DeviceStore, uploads: any DaemonLink) throws {
         self.settings = settings
         self.link = link
+        self.uploads = uploads
         self.feed = feed
         self.devices = devices
         renderer = try PageRenderer()

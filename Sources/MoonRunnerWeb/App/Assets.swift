@@ -13,6 +13,7 @@ public enum Assets {
         ("course", PackageResources.course_mustache),
         ("badges", PackageResources.badges_mustache), ("settings", PackageResources.settings_mustache),
         ("pair", PackageResources.pair_mustache), ("message", PackageResources.message_mustache),
+        ("uploads", PackageResources.uploads_mustache),
     ].map { ($0.0, String(decoding: $0.1, as: UTF8.self)) }
 
     /// A static file: its bytes, gzipped bytes and media type.

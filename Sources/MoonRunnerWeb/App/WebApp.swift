@@ -12,6 +12,8 @@ import NIOCore
 public struct WebApp: Sendable {
     public let settings: WebSettings
     public let link: any DaemonLink
+    /// The upload service's socket (the same framing and greeting as the daemon's).
+    public let uploads: any DaemonLink
     public let feed: StatusFeed
     public let devices: DeviceStore
     let renderer: PageRenderer

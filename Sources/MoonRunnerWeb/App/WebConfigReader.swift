@@ -15,6 +15,7 @@ public enum WebConfigReader {
         "web.listen": { s, k, v throws(ConfigError) in (s.host, s.port) = try listen(k, v) },
         "web.state_dir": { s, k, v throws(ConfigError) in s.stateDir = try path(k, v) },
         "web.admin_socket": { s, k, v throws(ConfigError) in s.adminSocket = try socketPath(k, v) },
+        "web.upload_socket": { s, k, v throws(ConfigError) in s.uploadSocket = try socketPath(k, v) },
         "web.admin_group": { s, k, v throws(ConfigError) in s.adminGroup = try ConfigChecks.string(k, v, nonEmpty: false) },
         "web.public_url": { s, k, v throws(ConfigError) in s.publicURL = try publicURL(k, v) },
         "web.tiles": { s, k, v throws(ConfigError) in s.tiles = try tiles(k, v) },

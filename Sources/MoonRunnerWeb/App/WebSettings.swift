@@ -32,6 +32,8 @@ public struct WebSettings: Sendable, Equatable {
     public var stateDir = "/var/lib/moonrunner-web"
     /// `moonrunner web pair|devices|revoke` talk to this socket.
     public var adminSocket = "/run/moonrunner-web/admin.sock"
+    /// moonrunner-upload's socket: the uploads page asks it (`web.upload_socket`).
+    public var uploadSocket = "/run/moonrunner-upload/upload.sock"
     /// Besides root and the web app's own user, members of this group may pair and revoke.
     public var adminGroup = "moonrunner"
     /// What `moonrunner web pair` prints as the address; empty: from the listen address.

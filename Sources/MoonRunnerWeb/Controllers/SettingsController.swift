@@ -62,7 +62,7 @@ struct SettingsPage {
     init(layout: Layout, phrases p: Phrases, language: Language, units: UnitSystem, device: Device?, csrf: String,
          saved: Bool) {
         self.layout = layout
-        self.p = p.named([.language, .units, .save, .thisPhone, .saved])
+        self.p = p.named([.language, .units, .save, .thisPhone, .saved, .uploadsLink])
         languages = [Choice(value: Language.english.tag, label: "English", checked: language == .english),
                      Choice(value: Language.chinese.tag, label: "简体中文", checked: language == .chinese)]
         self.units = [Choice(value: "metric", label: p[.metric], checked: units == .metric),

@@ -99,6 +99,8 @@ final class FakeDaemon: Sendable {
         case let .session(id):
             guard let session = s.sessions[id] else { return error(.notFound, "no session \(id); ?SESSIONS; lists them") }
             return [sessionLine(session)]
+        case .exportPrivate:
+            return error(.unavailable, "privacy zones are the daemon's")
         case let .export(id, format):
             guard let session = s.sessions[id] else { return error(.notFound, "no session \(id); ?SESSIONS; lists them") }
             guard let f = ExportFormat(rawValue: format) else { return error(.badParameter, "unknown format") }

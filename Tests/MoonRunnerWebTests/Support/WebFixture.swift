@@ -73,12 +73,16 @@ struct TestWeb {
     let feed: StatusFeed
     let dir: URL
     let link: any DaemonLink
+    /// The upload service's link (nil: the socket in the settings, which no test runs).
+    let uploads: (any DaemonLink)?
     let settings: WebSettings
     static let origin = "http://localhost"
 
     init(daemon: FakeDaemon = FakeDaemon(sessions: [WebFixture.session()]), link: (any DaemonLink)? = nil,
-         settings: WebSettings = WebSettings(), now: @escaping @Sendable () -> Double = { 1_714_548_600 }) throws {
+         uploads: (any DaemonLink)? = nil, settings: WebSettings = WebSettings(),
+         now: @escaping @Sendable () -> Double = { 1_714_548_600 }) throws {
         self.daemon = daemon
+        self.uploads = uploads
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("mrweb-\(UUID().uuidString)")
         devices = try DeviceStore(directory: dir.path, now: now)
         let link = link ?? FakeDaemonLink(daemon: daemon)
@@ -94,7 +98,7 @@ struct TestWeb {
     /// Runs `body` with a router test client (no socket).
     func test<T: Sendable>(_ body: @escaping @Sendable (any TestClientProtocol) async throws -> T) async throws -> T {
         defer { cleanUp() }
-        let app = try await buildApplication(settings: settings, link: link, devices: devices, feed: feed, adminSocket: false)
+        let app = try await buildApplication(settings: settings, link: link, devices: devices, feed: feed, adminSocket: false, uploads: uploads)
         return try await app.test(.router) { client in try await body(client) }
     }
 
@@ -105,7 +109,7 @@ struct TestWeb {
         var s = settings
         s.host = "127.0.0.1"
         s.port = try Self.freePort()
-        let app = try await buildApplication(settings: s, link: link, devices: devices, feed: feed, adminSocket: false)
+        let app = try await buildApplication(settings: s, link: link, devices: devices, feed: feed, adminSocket: false, uploads: uploads)
         let group = ServiceGroup(configuration: .init(services: [app], logger: Logger(label: "test")))
         return try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }

@@ -40,6 +40,10 @@ public enum Phrase: String, Sendable, CaseIterable {
     // Errors
     case errorTitle, notFound, notFoundSession, daemonDownTitle, daemonDownBody, retry, forbidden, forbiddenCSRF
     case refused, tooManyRequests, back, badRequest
+    // Uploads
+    case uploadsTitle, uploadsIntro, uploadConnected, uploadNotConnected, uploadReconnect, uploadDisabled, uploadConnect, uploadClientID, uploadClientSecret, uploadAthleteID, uploadAPIKey, uploadUser
+    case uploadPassword, uploadSecretSet, uploadRetry, uploadAgain, uploadOpen, uploadNone, uploadServiceDown, uploadNetworkWaits, uploadQueued, uploadSending, uploadProcessing, uploadDone
+    case uploadFailed, uploadDeleted, uploadEmpty, uploadHeld, uploadPrivacyOn, uploadGrantFailed, uploadSetupHint, uploadsLink
 }
 
 /// One language's words: the phrase table, the badge names and the chart labels.
