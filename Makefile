@@ -398,7 +398,8 @@ deb-check: deb $(if $(filter-out $(HOST_ARCH),$(ARCH)),release test-arm64)
 ## VM_CACHE (outside the clone), booted under qemu-system with software emulation, 2 CPUs and
 ## 512 MB; `apt install ./moonrunner_*.deb` in it, then systemd as PID 1 starts MoonRunner:
 ## socket activation, the sandbox (what it allows and what it forbids), the watchdog, ten power
-## cuts, a clean power-off, the web app and the announcer, an hour in 512 MB, boot to READY=1.
+## cuts, a clean power-off, the web app and the announcer, an hour in 512 MB, boot to READY=1,
+## the upload service sending a session.
 ## `make test` does not run it (CI has no image cache: it would add half an hour); run it by hand
 ## before a release and whenever systemd/ or debian/ change.
 VM_CACHE  ?= $(HOME)/.cache/moonrunner-vm

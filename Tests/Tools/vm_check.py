@@ -21,9 +21,12 @@ figure (a failure prints the journal lines that explain it):
 6. a clean `systemctl poweroff` during a recording;
 7. the web app's pairing page and the announcer, enabled;
 8. memory: an hour-long session with everything running in 512 MB;
-9. time from the kernel's start to READY=1.
+9. time from the kernel's start to READY=1;
+10. the upload service: active under systemd, set up through its socket, a
+    stopped session sent to a WebDAV folder on loopback byte for byte, its
+    security rating, a non-root user of the control group reading its status.
 
-ARCH=amd64 boots Debian 12 amd64 and runs checks 1-7.
+ARCH=amd64 boots Debian 12 amd64 and runs checks 1-7 and 10.
 
     vm_check.py --arch arm64 --deb-dir .build/deb --cache ~/.cache/moonrunner-vm \\
         --bin .build/release [--cuts 10] [--checks 1,2,...] [--work DIR] [--keep]
@@ -40,10 +43,11 @@ import time
 import rig
 import vm_durability
 import vm_system
+import vm_upload
 from vm_guest import Guest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-ALL = {"arm64": [1, 2, 3, 4, 5, 6, 7, 8, 9], "amd64": [1, 2, 3, 4, 5, 6, 7]}
+ALL = {"arm64": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], "amd64": [1, 2, 3, 4, 5, 6, 7, 10]}
 
 
 def image(arch, deb, cache):
@@ -102,7 +106,7 @@ def main():
             vm_system.prepare(context)
             for number in wanted:
                 print(f"check {number}", flush=True)
-                runner = vm_system.CHECKS.get(number) or vm_durability.CHECKS[number]
+                runner = {**vm_system.CHECKS, **vm_durability.CHECKS, **vm_upload.CHECKS}[number]
                 try:
                     runner(check, context)
                 except Exception as e:  # a check that breaks is a failed check; the others still run
