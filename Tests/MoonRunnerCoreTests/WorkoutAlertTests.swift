@@ -24,12 +24,39 @@ struct WorkoutAlertTests {
         #expect(try #require(f.events[1].value) < 1000 / 250.0)
     }
 
+    @Test("hysteresis: just beyond the edge, within the tolerance, raises nothing; back on pace needs the band itself")
+    func hysteresis() throws {
+        // The band's slow edge is 4.00 m/s (4:10/km); the tolerance is 1.5 % of it, 0.06 m/s.
+        var f = try WorkoutFeed("30min @3:50-4:10/km")
+        f.run(120, speed: 3.96)
+        #expect(f.kinds == [.workoutStep], "1 % slower than the band is inside the tolerance")
+        f.run(40, speed: 3.8)
+        #expect(f.kinds == [.workoutStep, .targetLow])
+        f.run(60, speed: 3.97)
+        #expect(f.kinds == [.workoutStep, .targetLow], "back within the tolerance is not back on pace")
+        f.run(20, speed: 4.1)
+        #expect(f.kinds == [.workoutStep, .targetLow, .targetOK])
+    }
+
     @Test("no alert in a step's first 10 s: the grace, then the dwell")
     func stepGrace() throws {
         var f = try WorkoutFeed("1km @3:50-4:00/km")
         f.run(40, speed: Self.tooSlow)
         let first = try #require(f.times(.targetLow).first)
         #expect(first >= 20 && first <= 25, "\(first)")
+    }
+
+    @Test("a step's first seconds, the change of pace, are not smoothed into its measure: no alert after a jog")
+    func changeOfPace() throws {
+        var f = try WorkoutFeed("3x(1km @3:50-4:00/km, 400m @5:30-6:30/km)")
+        for _ in 0..<3 {
+            for speed in [2.9, 3.3, 3.7, 4.0] { f.run(1, speed: speed) }
+            f.run((1000 - 13.9) / (1000 / 235.0), speed: 1000 / 235.0)
+            for speed in [3.8, 3.4, 3.0] { f.run(1, speed: speed) }
+            f.run((400 - 10.2) / (1000 / 360.0), speed: 1000 / 360.0)
+        }
+        f.run(5, speed: 3)
+        #expect(f.kinds.filter { $0 != .workoutStep } == [.workoutDone])
     }
 
     @Test("no alert in a rest step, whatever its target")

@@ -85,6 +85,24 @@ struct WorkoutRunnerTests {
         #expect(f.times(.workoutDone) == [230])
     }
 
+    @Test("a distance step the wearer stops within its last 3 % of ends where they stopped; further from the mark it waits")
+    func stopAtTheMark() throws {
+        // GPS counted 785 m of an 800 m repeat (1.9 % short) when the runner stopped at the line.
+        var f = try WorkoutFeed("2x(800m, 90s rest)")
+        f.run(157, speed: 5)
+        f.run(6, speed: 0)                        // standing; auto-pause not decided yet
+        f.moving = 157                            // decided now, back-dated to the stop at 157 s
+        f.run(1, speed: 0, motion: .autoPaused)
+        f.run(1, speed: 0, motion: .autoPaused)
+        #expect(f.times(.workoutStep) == [0, 157])
+        #expect(f.runner.progress?.elapsed == 8, "the rest's clock runs from the stop")
+        // 60 m short (7.5 %) is a stop before the line: the repeat goes on.
+        var g = try WorkoutFeed("800m; 90s rest")
+        g.run(148, speed: 5)
+        g.run(10, speed: 0, motion: .autoPaused)
+        #expect(g.kinds == [.workoutStep])
+    }
+
     @Test("a manual pause holds every clock, a rest's too")
     func manualPause() throws {
         var f = try WorkoutFeed("90s rest; 60s")

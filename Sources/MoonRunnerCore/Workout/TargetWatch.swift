@@ -9,10 +9,13 @@ import Glibc
 struct TargetWatch: Sendable, Equatable, Codable {
     enum Side: String, Sendable, Codable { case low, high }
 
-    /// Exponentially smoothed speed (m/s), heart rate, cadence; nil before a value.
+    /// Smoothed speed (m/s), heart rate, cadence; nil before a value. Speed
+    /// and cadence start afresh with each step and each setting off.
     var speed: Double?
     var hr: Double?
     var cadence: Double?
+    /// Seconds of samples in `speed` and `cadence` since they started afresh.
+    var paceAge = 0.0
     var hrTime: Double?
     var outSide: Side?
     var outFor = 0.0
@@ -22,21 +25,37 @@ struct TargetWatch: Sendable, Equatable, Codable {
     var movingSince: Double?
 
     /// Smooths the measures of one update `dt` seconds after the last.
-    /// Speed and cadence only count while moving (at a stop they are noise;
-    /// a NaN speed, no GPS, is no stop).
-    mutating func smooth(_ x: WorkoutInput, dt: Double, config c: WorkoutConfig) {
-        let moving = x.motion == .moving && !(x.speed < c.stillSpeed)
-        if moving, x.speed.isFinite { speed = Self.ema(speed, x.speed, dt: dt, tau: c.paceSmoothing) }
-        if moving, x.cadence.isFinite { cadence = Self.ema(cadence, x.cadence, dt: dt, tau: c.cadenceSmoothing) }
+    /// Speed and cadence are taken only when `settled`: moving, and past the
+    /// change of pace that begins a step or a setting off (before it they
+    /// would drag the mean of the new pace for many seconds).
+    mutating func smooth(_ x: WorkoutInput, dt: Double, settled: Bool, config c: WorkoutConfig) {
+        if settled, x.speed.isFinite || x.cadence.isFinite {
+            paceAge += max(0, dt)
+            if x.speed.isFinite { speed = Self.mean(speed, x.speed, dt: dt, age: paceAge, tau: c.paceSmoothing) }
+            if x.cadence.isFinite {
+                cadence = Self.mean(cadence, x.cadence, dt: dt, age: paceAge, tau: c.cadenceSmoothing)
+            }
+        }
         if x.heartRate.isFinite {
-            hr = Self.ema(hr, x.heartRate, dt: dt, tau: c.hrSmoothing)
+            hr = Self.mean(hr, x.heartRate, dt: dt, age: .infinity, tau: c.hrSmoothing)
             hrTime = x.time
         }
     }
 
-    private static func ema(_ old: Double?, _ v: Double, dt: Double, tau: Double) -> Double {
-        guard let old, tau > 0 else { return v }
-        return old + (v - old) * (1 - exp(-max(0, dt) / tau))
+    /// Starts speed and cadence afresh (a new step, a stop).
+    mutating func restartPace() {
+        speed = nil
+        cadence = nil
+        paceAge = 0
+    }
+
+    /// The mean of the samples so far while they span less than `tau`
+    /// seconds, then an exponential mean with time constant `tau`: settled
+    /// as soon as it has a few samples, and no older than `tau` after.
+    private static func mean(_ old: Double?, _ v: Double, dt: Double, age: Double, tau: Double) -> Double {
+        guard let old, tau > 0, dt > 0 else { return old ?? v }
+        let weight = age < tau ? min(1, dt / age) : 1 - exp(-dt / tau)
+        return old + (v - old) * weight
     }
 
     /// The smoothed measure at `t`; nil when there is none (or the heart rate is stale).
@@ -48,13 +67,15 @@ struct TargetWatch: Sendable, Equatable, Codable {
         }
     }
 
-    /// A new step: its target starts unjudged (the last alert's time stays,
-    /// so that a new step cannot bring an alert on the heels of the last).
+    /// A new step: its target starts unjudged and its pace afresh (the last
+    /// alert's time stays, so that a new step cannot bring an alert on the
+    /// heels of the last).
     mutating func stepChanged() {
         outSide = nil
         outFor = 0
         okFor = 0
         alerted = nil
+        restartPace()
     }
 
     /// Judges the measure against `band` over the last `dt` seconds (the
@@ -98,7 +119,8 @@ struct TargetWatch: Sendable, Equatable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case speed = "speed_mps", hr = "hr_bpm", cadence = "cadence_spm", hrTime = "hr_time", outSide = "out_side",
+        case speed = "speed_mps", hr = "hr_bpm", cadence = "cadence_spm", paceAge = "pace_age_s", hrTime = "hr_time",
+             outSide = "out_side",
              outFor = "out_s", okFor = "ok_s", alerted, lastAlert = "last_alert", movingSince = "moving_since"
     }
 }

@@ -79,7 +79,7 @@ public struct WorkoutRunner: Sendable {
         }
         last = x
         let dt = x.time - before.time
-        state.watch.smooth(x, dt: dt, config: config)
+        smooth(x, before: before, dt: dt)
         let held = before.motion == .paused
         if x.distance > before.distance { state.lastGrowth = x.time }
         if before.motion == .moving && x.motion != .moving {
@@ -192,16 +192,30 @@ public struct WorkoutRunner: Sendable {
 
     // MARK: Alerts
 
-    private mutating func judge(_ x: WorkoutInput, before: WorkoutInput, dt: Double, emit: (WorkoutEvent) -> Void) {
-        let step = plan.steps[state.index]
+    /// Notes when the wearer stops and sets off again, and smooths the
+    /// measures; speed and cadence only past the change of pace that begins
+    /// a step or a setting off (`settle` seconds of each).
+    private mutating func smooth(_ x: WorkoutInput, before: WorkoutInput, dt: Double) {
         let moving = x.motion == .moving && before.motion == .moving && !(x.speed < config.stillSpeed)
-        if !moving { state.watch.movingSince = nil } else if state.watch.movingSince == nil {
+        if !moving {
+            if state.watch.movingSince != nil { state.watch.restartPace() }
+            state.watch.movingSince = nil
+        } else if state.watch.movingSince == nil {
             state.watch.movingSince = before.time
         }
+        let sinceMoving = x.time - (state.watch.movingSince ?? x.time)
+        let settled = moving && state.clock >= config.settle && sinceMoving >= config.settle
+        state.watch.smooth(x, dt: dt, settled: settled, config: config)
+    }
+
+    private mutating func judge(_ x: WorkoutInput, before: WorkoutInput, dt: Double, emit: (WorkoutEvent) -> Void) {
+        let step = plan.steps[state.index]
+        let moving = state.watch.movingSince != nil
         guard let band = step.target, step.intensity != .rest else { return }
         // The part of this update past both graces (the step's, on its clock, and the setting off's).
         let sinceMoving = x.time - (state.watch.movingSince ?? x.time)
-        let judged = min(dt, state.clock - config.stepGrace, sinceMoving - config.resumeGrace)
+        let grace = band.measure == .hr ? config.hrStepGrace : config.stepGrace
+        let judged = min(dt, state.clock - grace, sinceMoving - config.resumeGrace)
         let value = state.watch.value(band.measure, at: x.time, config: config)
         guard let kind = state.watch.judge(band, value: value, dt: judged, at: x.time, settled: moving && judged >= 0,
                                            config: config) else { return }
