@@ -78,6 +78,9 @@ public struct Announcer: Sendable {
         .fault: "a sensor's fault is for the log and `moonrunner status`; the wearer can do nothing about it mid-run",
         .terrainLost: "where the climb comes from is for the session's record; GPS fills the gap and nothing changes for the wearer",
         .terrainRegained: "as for terrain_lost",
+        .workoutStep: "not said yet: the workout's phrases, English and Mandarin, are still to be written",
+        .targetLow: "as for workout_step", .targetHigh: "as for workout_step", .targetOK: "as for workout_step",
+        .workoutDone: "as for workout_step",
     ]
 
     /// Events said with figures from the STATUS after them: the summary at
@@ -100,6 +103,7 @@ public struct Announcer: Sendable {
         case .gpsLost, .gpsRegained: settings.gps
         case .hrConnected, .hrLost, .hrZone: settings.heartRate
         case .fault, .terrainLost, .terrainRegained: false  // never said: see `silentKinds`
+        case .workoutStep, .targetLow, .targetHigh, .targetOK, .workoutDone: false  // not yet: see `silentKinds`
         }
     }
 
@@ -155,7 +159,8 @@ public struct Announcer: Sendable {
         case .hrZone: return heartRateZone(e)
         case .turnAhead: return e.cue.flatMap { cueAhead($0) }
         case .turnNow: return e.cue.flatMap { turnNow($0) }
-        case .fault, .terrainLost, .terrainRegained: return nil  // never said: see `silentKinds`
+        case .fault, .terrainLost, .terrainRegained, .workoutStep, .targetLow, .targetHigh, .targetOK,
+             .workoutDone: return nil  // see `silentKinds`
         }
     }
 

@@ -270,6 +270,11 @@ struct AnnouncerTests {
         .hrZone: Lines.event("hr_zone", time: 1, cause: "hr", detail: "4"),
         .terrainLost: Lines.event("terrain_lost", time: 1, cause: "terrain", detail: "no tile N41E002"),
         .terrainRegained: Lines.event("terrain_regained", time: 1, cause: "terrain"),
+        .workoutStep: Lines.event("workout_step", time: 1, cause: "distance"),
+        .targetLow: Lines.event("target_low", time: 1, cause: "pace"),
+        .targetHigh: Lines.event("target_high", time: 1, cause: "pace"),
+        .targetOK: Lines.event("target_ok", time: 1, cause: "pace"),
+        .workoutDone: Lines.event("workout_done", time: 1, cause: "time"),
         .turnAhead: Lines.cue(.turnAhead, time: 1, CueEvent(kind: .left, name: nil, courseM: 500, distanceM: 60)),
         .turnNow: Lines.cue(.turnNow, time: 1, CueEvent(kind: .left, name: nil, courseM: 500, distanceM: 8)),
     ]
