@@ -18,8 +18,8 @@ public struct Request: Sendable, Equatable {
         case version
         case status
         case watch(enable: Bool)
-        /// Starts a session, following a stored course and/or heading for a point.
-        case start(activity: String?, course: Int64? = nil, destination: GeoPoint? = nil)
+        /// Starts a session, following a stored course and/or heading for a point, running a stored workout.
+        case start(activity: String?, course: Int64? = nil, destination: GeoPoint? = nil, workout: Int64? = nil)
         case pause
         case resume
         case lap
@@ -38,6 +38,11 @@ public struct Request: Sendable, Equatable {
         case courseData(seq: Int, data: String)
         /// Silences (or lets speak again) every announcer watching this daemon.
         case announce(quiet: Bool)
+        case workouts
+        case workout(id: Int64)
+        case workoutDelete(id: Int64)
+        /// Adds a workout: a FIT workout file or the text form, whole.
+        case workoutAdd(WorkoutUpload)
 
         /// The request name as written on the wire.
         public var name: String { commandName.rawValue }
@@ -65,13 +70,18 @@ public struct Request: Sendable, Equatable {
             case .courseAdd: .courseAdd
             case .courseData: .courseData
             case .announce: .announce
+            case .workouts: .workouts
+            case .workout: .workout
+            case .workoutDelete: .workoutDelete
+            case .workoutAdd: .workoutAdd
             }
         }
 
         /// Commands that change state need a privileged peer.
         public var changesState: Bool {
             switch self {
-            case .start, .pause, .resume, .lap, .stop, .delete, .courseAdd, .courseData, .courseDelete, .announce: true
+            case .start, .pause, .resume, .lap, .stop, .delete, .courseAdd, .courseData, .courseDelete, .announce,
+                 .workoutAdd, .workoutDelete: true
             default: false
             }
         }
@@ -83,14 +93,21 @@ public struct Request: Sendable, Equatable {
         switch command {
         case let .watch(enable): params["enable"] = .bool(enable)
         case let .announce(quiet): params["quiet"] = .bool(quiet)
-        case let .start(activity, course, destination):
+        case let .start(activity, course, destination, workout):
             if let a = activity { params["activity"] = .string(a) }
             if let c = course { params["course"] = .number(Double(c)) }
+            if let w = workout { params["workout"] = .number(Double(w)) }
             if let d = destination { params["to"] = .array([.number(d.latitude), .number(d.longitude)]) }
         case let .sessions(limit, before):
             params["limit"] = .number(Double(limit))
             if let b = before { params["before"] = .number(Double(b)) }
-        case let .session(id), let .delete(id), let .course(id), let .courseDelete(id): params["id"] = .number(Double(id))
+        case let .session(id), let .delete(id), let .course(id), let .courseDelete(id), let .workout(id),
+             let .workoutDelete(id): params["id"] = .number(Double(id))
+        case let .workoutAdd(u):
+            if let n = u.name { params["name"] = .string(n) }
+            if let f = u.format { params["format"] = .string(f) }
+            params["encoding"] = .string(u.encoding)
+            params["data"] = .string(u.data)
         case let .courseAdd(h):
             if let n = h.name { params["name"] = .string(n) }
             if let f = h.format { params["format"] = .string(f) }
@@ -147,6 +164,8 @@ public struct RequestError: Error, Sendable, Equatable, CustomStringConvertible 
         case tooLarge = "too_large"
         /// The uploaded file is not a course (no points, one point, broken XML, a FIT without positions, ...).
         case badCourse = "bad_course"
+        /// The uploaded workout cannot be run: not a workout file, a step that cannot be run, a repeat that points nowhere.
+        case badWorkout = "bad_workout"
         /// The daemon is receiving as many uploads as it holds at once; try again.
         case busy
     }

@@ -104,7 +104,36 @@ public enum RequestParser {
                 throw p.bad("?ANNOUNCE needs \"quiet\": true or false, e.g. ?ANNOUNCE={\"quiet\":true};")
             }
             return .announce(quiet: q)
+        case .workouts: return .workouts
+        case .workout: return .workout(id: try p.needed("id", range: ids))
+        case .workoutDelete: return .workoutDelete(id: try p.needed("id", range: ids))
+        case .workoutAdd: return .workoutAdd(try workoutUpload(p))
         }
+    }
+
+    /// The parameters of `?WORKOUT_ADD`: the file whole, base64 (FIT) or utf8 (the text form).
+    private static func workoutUpload(_ p: Parameters) throws(RequestError) -> WorkoutUpload {
+        var name: String?
+        if let v = p["name"] {
+            guard case let .string(s) = v, s.count <= 200 else { throw p.bad("\"name\" must be a string of at most 200 characters") }
+            name = s
+        }
+        var format: String?
+        if let v = p["format"] {
+            guard case let .string(f) = v, ["fit", "text"].contains(f.lowercased()) else {
+                throw p.bad("\"format\" must be fit or text (or left out: the daemon looks)")
+            }
+            format = f.lowercased()
+        }
+        var encoding = "utf8"
+        if let v = p["encoding"] {
+            guard case let .string(e) = v, e == "base64" || e == "utf8" else { throw p.bad("\"encoding\" must be base64 or utf8") }
+            encoding = e
+        }
+        guard case let .string(data)? = p["data"], !data.isEmpty else {
+            throw p.bad("?WORKOUT_ADD needs \"data\": the workout, e.g. ?WORKOUT_ADD={\"data\":\"15m easy; 6x(800m @3:50-4:00/km, 90s rest)\"};")
+        }
+        return WorkoutUpload(name: name, format: format, encoding: encoding, data: data)
     }
 
     /// The parameters of `?START`: an activity, a course to follow, a point to head for.
@@ -117,6 +146,7 @@ public enum RequestParser {
             activity = s
         }
         let course = try p.int("course", range: ids)
+        let workout = try p.int("workout", range: ids)
         var destination: GeoPoint?
         if let v = p["to"] {
             guard case let .array(a) = v, a.count == 2, case let .number(lat) = a[0], case let .number(lon) = a[1],
@@ -125,7 +155,7 @@ public enum RequestParser {
             }
             destination = GeoPoint(latitude: lat, longitude: lon)
         }
-        return .start(activity: activity, course: course, destination: destination)
+        return .start(activity: activity, course: course, destination: destination, workout: workout)
     }
 
     /// The parameters of `?EXPORT`: the session and one of the writers' formats.

@@ -26,3 +26,6 @@ extension CoursesReply: RequestReply {}
 extension CourseReply: RequestReply {}
 extension CourseDeletedReply: RequestReply {}
 extension CourseUploadReply: RequestReply {}
+extension WorkoutsReply: RequestReply {}
+extension WorkoutReply: RequestReply {}
+extension WorkoutDeletedReply: RequestReply {}

@@ -39,6 +39,11 @@ struct RequestRouterTests {
             }
         }
 
+        /// The one reply line to `command`.
+        mutating func reply(_ command: Request.Command) async throws -> String {
+            try #require(await send(Request(command: command)).first)
+        }
+
         mutating func error(_ line: String) async throws -> ErrorReply {
             try await error(try RequestParser.parse(line))
         }

@@ -5,10 +5,10 @@ import MoonRunnerProtocol
 
 /// The protocol over the daemon's typed parts: one switch over the commands,
 /// each answered by the part that knows (the session service, the archive of
-/// recorded sessions, the course library, the uploads) with a typed reply or
-/// a `RequestError`, and the reply encoded here, the request's `"id"` with it.
-/// The wire's words become types here too (`"activity":"run"` an `Activity`, a
-/// course id the course to follow). It runs in the connection's task: an
+/// recorded sessions, the course and workout libraries, the uploads) with a
+/// typed reply or a `RequestError`, and the reply encoded here, the request's
+/// `"id"` with it. The wire's words become types here too (`"activity":"run"`
+/// an `Activity`, a course or workout id the course to follow or the plan). It runs in the connection's task: an
 /// export is written there, never on the session actor.
 struct RequestRouter: Sendable {
     let config: DaemonConfig
@@ -59,11 +59,13 @@ struct RequestRouter: Sendable {
                 service.watchers.remove(client.id)
             }
             return line(await service.status(), request)
-        case let .start(name, courseID, destination):
+        case let .start(name, courseID, destination, workoutID):
             let activity = try Self.activity(name)
-            var course: FollowedCourse?
+            var course: FollowedCourse?, plan: WorkoutPlan?
             if let courseID { course = try await library.load(id: courseID) }
-            return line(try await service.start(activity, course: course, destination: destination), request)
+            if let workoutID { plan = try await service.workouts.load(id: workoutID) }
+            return line(try await service.start(activity, course: course, destination: destination, workout: plan),
+                        request)
         case .pause: return line(try await service.run(.pause), request)
         case .resume: return line(try await service.run(.resume), request)
         case .lap: return line(try await service.run(.lap), request)
@@ -80,6 +82,10 @@ struct RequestRouter: Sendable {
         case let .courseAdd(header): return line(try uploads.open(header, upload: &client.upload), request)
         case let .courseData(seq, data):
             return line(try await uploads.receive(seq: seq, data: data, upload: &client.upload), request)
+        case .workouts: return line(try await service.workouts.workouts(), request)
+        case let .workout(wid): return line(try await service.workouts.workout(wid), request)
+        case let .workoutDelete(wid): return line(try await service.workouts.delete(wid), request)
+        case let .workoutAdd(upload): return line(WorkoutReply(workout: try await service.workouts.add(upload)), request)
         case let .announce(quiet): return line(await service.announce(quiet: quiet), request)
         }
     }

@@ -94,7 +94,7 @@ struct LiveController {
             }
             destination = GeoPoint(latitude: lat, longitude: lon)
         }
-        return try await ask(.start(activity: activity, course: course, destination: destination), request, context)
+        return try await ask(.start(activity: activity, course: course, destination: destination, workout: nil), request, context)
     }
 
     func command(_ command: DaemonRequest.Command, _ request: Request, _ context: WebContext) async throws -> Response {

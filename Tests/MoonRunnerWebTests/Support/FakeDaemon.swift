@@ -127,6 +127,9 @@ final class FakeDaemon: Sendable {
         case let .course(id):
             guard let c = s.courses.first(where: { $0.id == id }) else { return error(.notFound, "no course \(id)") }
             return [ReplyEncoder.line(CourseReply(course: c))]
+        case .workouts, .workout, .workoutDelete, .workoutAdd:
+            // The phone has no workout pages yet.
+            return error(.unavailable, "no workouts in the fake daemon")
         case let .courseDelete(id):
             guard s.courses.contains(where: { $0.id == id }) else { return error(.notFound, "no course \(id)") }
             s.courses.removeAll { $0.id == id }

@@ -1,0 +1,107 @@
+import FoundationEssentials
+import MoonRunnerCore
+
+/// A workout of the library as replies show it: its name, sport, the
+/// format it came in, how many steps it runs (repeats unrolled) and the
+/// text form of it (`WorkoutText.format`), which the CLI and the phone show
+/// and which reads back as the same workout.
+public struct WorkoutInfo: Codable, Sendable, Equatable {
+    public var id: Int64
+    public var name: String
+    /// The activity it is for; null when the file says none.
+    @NullCoded public var sport: String?
+    /// fit or text.
+    public var format: String
+    /// When it was added (daemon clock).
+    public var createdAt: Double
+    public var steps: Int
+    public var text: String
+    /// The steps as run, in the wearer's numbers (`WORKOUT` only, absent from `WORKOUTS`).
+    public var plan: [PlannedStep]?
+
+    public init(id: Int64, name: String, sport: String?, format: String, createdAt: Double, steps: Int, text: String,
+                plan: [PlannedStep]? = nil) {
+        self.id = id
+        self.name = name
+        self.sport = sport
+        self.format = format
+        self.createdAt = createdAt
+        self.steps = steps
+        self.text = text
+        self.plan = plan
+    }
+
+    enum CodingKeys: String, CodingKey { case id, name, sport, format, createdAt = "created_at", steps, text, plan }
+}
+
+/// `{"class":"WORKOUTS","workouts":[...]}`, newest first.
+public struct WorkoutsReply: Codable, Sendable, Equatable {
+    public var cls = "WORKOUTS"
+    public var workouts: [WorkoutInfo]
+    public var id: JSONValue?
+
+    public init(workouts: [WorkoutInfo], id: JSONValue? = nil) {
+        self.workouts = workouts
+        self.id = id
+    }
+
+    enum CodingKeys: String, CodingKey { case cls = "class", workouts, id }
+}
+
+/// `{"class":"WORKOUT","workout":{...}}`: one workout (also the reply to `?WORKOUT_ADD`).
+public struct WorkoutReply: Codable, Sendable, Equatable {
+    public var cls = "WORKOUT"
+    public var workout: WorkoutInfo
+    public var id: JSONValue?
+
+    public init(workout: WorkoutInfo, id: JSONValue? = nil) {
+        self.workout = workout
+        self.id = id
+    }
+
+    enum CodingKeys: String, CodingKey { case cls = "class", workout, id }
+}
+
+/// `{"class":"WORKOUT_DELETED","workout":N}`.
+public struct WorkoutDeletedReply: Codable, Sendable, Equatable {
+    public var cls = "WORKOUT_DELETED"
+    public var workout: Int64
+    public var id: JSONValue?
+
+    public init(workout: Int64, id: JSONValue? = nil) {
+        self.workout = workout
+        self.id = id
+    }
+
+    enum CodingKeys: String, CodingKey { case cls = "class", workout, id }
+}
+
+/// What `?WORKOUT_ADD` carries: a workout file or the text form, whole in
+/// one line (a workout of a few dozen steps is a few hundred bytes of FIT).
+public struct WorkoutUpload: Sendable, Equatable {
+    /// The workout's name (default: the file's own, else "workout").
+    public var name: String?
+    /// fit or text; nil: the daemon looks at the bytes.
+    public var format: String?
+    /// base64 or utf8.
+    public var encoding: String
+    public var data: String
+
+    public init(name: String?, format: String?, encoding: String, data: String) {
+        self.name = name
+        self.format = format
+        self.encoding = encoding
+        self.data = data
+    }
+
+    /// The upload's bytes; nil when `data` is not valid base64.
+    public var bytes: Data? { encoding == "base64" ? Data(base64Encoded: data) : Data(data.utf8) }
+
+    /// The request for `file` (FIT is sent as base64, text as it is).
+    public static func request(for file: Data, name: String?) -> Request.Command {
+        if let text = String(validating: file, as: UTF8.self), !file.starts(with: [0x0E]) && !file.starts(with: [0x0C]) {
+            return .workoutAdd(WorkoutUpload(name: name, format: nil, encoding: "utf8", data: text))
+        }
+        return .workoutAdd(WorkoutUpload(name: name, format: nil, encoding: "base64", data: file.base64EncodedString()))
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import Logging
+import MoonRunnerCore
+import MoonRunnerExport
+import MoonRunnerProtocol
+import MoonRunnerSensors
+import MoonRunnerStore
+import Testing
+@testable import MoonRunnerDaemon
+
+/// The workout requests as a connection sends them, through the router to the library and the service.
+@Suite("Session service: workouts (real store, no sockets)")
+struct WorkoutServiceTests {
+    typealias Rig = RequestRouterTests.Rig
+
+    static func add(_ rig: inout Rig, _ upload: WorkoutUpload) async throws -> String {
+        try await rig.reply(.workoutAdd(upload))
+    }
+
+    static func count(_ rig: inout Rig) async throws -> Int {
+        try ReplyEncoder.decode(WorkoutsReply.self, from: await rig.reply(.workouts)).workouts.count
+    }
+
+    @Test("the text form and a FIT workout file are stored, listed, shown with their steps as run, and removed")
+    func library() async throws {
+        var rig = try Rig()
+        let text = WorkoutUpload(name: "Tuesday", format: nil, encoding: "utf8",
+                                 data: "15m easy; 6x(800m @3:50-4:00/km, 90s rest); 10m easy")
+        let added = try ReplyEncoder.decode(WorkoutReply.self, from: await Self.add(&rig, text)).workout
+        #expect(added.name == "Tuesday" && added.format == "text" && added.steps == 14)
+        #expect(added.plan?.map(\.index) == Array(0..<14))
+        // The text form written back says each intensity outright, and reads back as the same workout.
+        #expect(added.text == "15min warmup; 6x(800m @3:50-4:00/km interval, 90s rest); 10min cooldown")
+        let fit = FITWorkoutWriter.file(try WorkoutText.parse("2x(1km @4:00-4:10/km, 2min easy)", name: "Kms"))
+        let upload = WorkoutUpload(name: nil, format: nil, encoding: "base64", data: fit.base64EncodedString())
+        let second = try ReplyEncoder.decode(WorkoutReply.self, from: await Self.add(&rig, upload)).workout
+        #expect(second.name == "Kms" && second.format == "fit" && second.steps == 4)
+        let list = try ReplyEncoder.decode(WorkoutsReply.self, from: await rig.reply(.workouts))
+        #expect(list.workouts.map(\.id) == [second.id, added.id], "newest first")
+        #expect(list.workouts.allSatisfy { $0.plan == nil }, "the list leaves the plans out")
+        let shown = try ReplyEncoder.decode(WorkoutReply.self, from: await rig.reply(.workout(id: added.id)))
+        #expect(shown.workout == added)
+        let removed = try await rig.reply(.workoutDelete(id: added.id))
+        #expect(try ReplyEncoder.decode(WorkoutDeletedReply.self, from: removed).workout == added.id)
+        let again = try await rig.reply(.workoutDelete(id: added.id))
+        #expect(try ReplyEncoder.decode(ErrorReply.self, from: again).code == .notFound)
+        #expect(try await Self.count(&rig) == 1)
+    }
+
+    @Test("a text with a mistake, bytes that are no workout and a zone the profile cannot give are refused with the reason; nothing is stored",
+          arguments: [
+              WorkoutUpload(name: nil, format: nil, encoding: "utf8", data: "15m easy; 6x(800m @3:50-4:00/km, 90s rest"),
+              WorkoutUpload(name: nil, format: nil, encoding: "base64", data: Data([0x0E, 0x10, 1, 2, 3, 4, 5, 6]).base64EncodedString()),
+              WorkoutUpload(name: nil, format: "text", encoding: "base64", data: Data([0xFF, 0xFE, 0x00]).base64EncodedString()),
+              WorkoutUpload(name: nil, format: nil, encoding: "utf8", data: "10min @z7"),
+          ])
+    func refused(upload: WorkoutUpload) async throws {
+        var rig = try Rig()
+        let error = try ReplyEncoder.decode(ErrorReply.self, from: await Self.add(&rig, upload))
+        #expect(error.code == .badWorkout)
+        #expect(error.message.hasSuffix("nothing was stored"), "\(error.message)")
+        #expect(try await Self.count(&rig) == 0)
+    }
+
+    @Test("start --workout runs the stored workout: its first step at the start, the next where the distance is reached; an unknown one is not_found")
+    func start() async throws {
+        var rig = try Rig()
+        let missing = try await rig.reply(.start(activity: "run", workout: 9))
+        #expect(try ReplyEncoder.decode(ErrorReply.self, from: missing).code == .notFound)
+        let upload = WorkoutUpload(name: nil, format: nil, encoding: "utf8", data: "300m; 60s rest")
+        let w = try ReplyEncoder.decode(WorkoutReply.self, from: await Self.add(&rig, upload)).workout
+        _ = try await rig.reply(.watch(enable: true))
+        let started = try ReplyEncoder.decode(StatusReply.self, from: await rig.reply(.start(activity: "run", workout: w.id)))
+        for k in 0..<200 {
+            let t = started.time + Double(k)
+            await rig.service.ingest(fix: SessionServiceTests.fix(t, metres: Double(k) * 3), at: t)
+        }
+        let events = rig.sink.received.compactMap { try? ReplyEncoder.decode(EventReply.self, from: $0) }
+        let steps = events.filter { $0.event == "workout_step" }
+        #expect(steps.map(\.workout?.step.index) == [0, 1])
+        #expect(steps.map(\.cause) == ["start", "distance"])
+        #expect(events.contains { $0.event == "workout_done" })
+        _ = try await rig.reply(.stop)
+        await rig.service.shutdown()
+    }
+}
