@@ -44,6 +44,9 @@ struct Analyze: ParsableCommand {
     @Option(help: "A course to follow (GPX, TCX or FIT): adds course_timeline and the course events.",
             completion: .file(extensions: ["gpx", "tcx", "fit"]))
     var course: String?
+    @Option(help: "A planned workout to run (a FIT workout file or the text form): adds its events and workout_steps.",
+            completion: .file(extensions: ["fit", "txt"]))
+    var workout: String?
     @Option(name: .customLong("course-option"), parsing: .singleValue,
             help: ArgumentHelp("Override a course-matching setting, KEY=VALUE (for evaluation): "
                 + AnalyzeSetup.courseSettings.keys.joined(separator: ", ") + ".", valueName: "key=value"))
@@ -88,7 +91,7 @@ struct Analyze: ParsableCommand {
         let config = engineConfig()
         let followed = followedCourse()
         var analysis = TraceAnalysis(config: config, profile: setup.profile, startAt: start, course: followed,
-                                     terrain: terrain())
+                                     workout: plannedWorkout(config.heartRate), terrain: terrain())
         var timed = TimedInputs(fixes: load(gps, GPSTraceReader.read(path:)),
                                 readings: load(baro, BaroTraceReader.readAll(path:)),
                                 beats: load(hr, HeartRateTraceReader.readAll(path:)))
@@ -102,6 +105,21 @@ struct Analyze: ParsableCommand {
             printJSON(summary, track: analysis.track)
         } else {
             printText(summary, course: followed?.name)
+        }
+    }
+
+    /// The workout of `--workout`, resolved with the wearer's profile; one that cannot be read or run ends the command.
+    private func plannedWorkout(_ profile: HeartRateProfile) -> WorkoutPlan? {
+        guard let workout else { return nil }
+        do {
+            let data = try Data(contentsOf: URL(fileURLWithPath: workout))
+            return try WorkoutPlan(try WorkoutFile.read(data), heartRate: profile)
+        } catch let e as WorkoutFileError {
+            fail("\(workout): \(e.message)", code: ExitCodes.dataError)
+        } catch let e as WorkoutError {
+            fail("\(workout): \(e)", code: ExitCodes.dataError)
+        } catch {
+            fail("\(workout): \(fileErrorText(error))", code: ExitCodes.dataError)
         }
     }
 
@@ -217,6 +235,13 @@ struct Analyze: ParsableCommand {
             for e in summary.events where e.kind.isNavigation {
                 print("  \(e.time.fixed(2)) s  \(e.kind.rawValue)" + (e.detail.map { " (\($0))" } ?? ""))
             }
+        }
+        for s in summary.workoutSteps ?? [] {
+            let count = s.step.index + 1, pace = s.averageSpeed.map { Formatting.pace(speed: $0, units) } ?? "-"
+            print("Step \(count) \(s.step.name ?? s.step.intensity.rawValue)  \(s.start.fixed(1))–\(s.end.fixed(1)) s  "
+                  + "\(Formatting.distance(s.distance, units))  \(pace)"
+                  + (s.averageHeartRate.map { "  \(Int($0.rounded())) bpm" } ?? "")
+                  + (s.timeInTarget.map { "  in target \(Formatting.duration($0))" } ?? "") + (s.completed ? "" : "  (stopped)"))
         }
         for p in summary.pauses {
             print("  \(p.start.fixed(2)) – \(p.end.fixed(2)) s (detected at \(p.detectedAt.fixed(2)))")
