@@ -22,6 +22,10 @@ public struct Announcer: Sendable {
     private var waiting: [(event: EventReply, receivedAt: Double)] = []
     /// Moving seconds at which the next "every N minutes" is due, per session.
     private var nextInterval: (session: Int64?, moving: Double)?
+    /// A planned workout is being run (from its first `workout_step` to
+    /// `workout_done` or the stop): its own announcements take the place of
+    /// the splits and the "every N minutes", which would talk over them.
+    private var inWorkout = false
 
     public init(settings: AnnounceSettings) {
         self.settings = settings
@@ -35,6 +39,7 @@ public struct Announcer: Sendable {
         course = nil
         waiting = []
         nextInterval = nil
+        inWorkout = false
     }
 
     public mutating func receive(status s: StatusReply, course glance: CourseGlance?, at now: Double) -> [Announcement] {
@@ -50,6 +55,12 @@ public struct Announcer: Sendable {
     }
 
     public mutating func receive(event e: EventReply, at now: Double) -> [Announcement] {
+        switch e.event {
+        case SessionEventKind.workoutStep.rawValue: inWorkout = true
+        case SessionEventKind.workoutDone.rawValue, SessionEventKind.start.rawValue, SessionEventKind.stop.rawValue:
+            inWorkout = false
+        default: break
+        }
         if waitsForStatus(e) {
             waiting.append((e, now))
             return []
@@ -78,9 +89,6 @@ public struct Announcer: Sendable {
         .fault: "a sensor's fault is for the log and `moonrunner status`; the wearer can do nothing about it mid-run",
         .terrainLost: "where the climb comes from is for the session's record; GPS fills the gap and nothing changes for the wearer",
         .terrainRegained: "as for terrain_lost",
-        .workoutStep: "not said yet: the workout's phrases, English and Mandarin, are still to be written",
-        .targetLow: "as for workout_step", .targetHigh: "as for workout_step", .targetOK: "as for workout_step",
-        .workoutDone: "as for workout_step",
     ]
 
     /// Events said with figures from the STATUS after them: the summary at
@@ -103,7 +111,7 @@ public struct Announcer: Sendable {
         case .gpsLost, .gpsRegained: settings.gps
         case .hrConnected, .hrLost, .hrZone: settings.heartRate
         case .fault, .terrainLost, .terrainRegained: false  // never said: see `silentKinds`
-        case .workoutStep, .targetLow, .targetHigh, .targetOK, .workoutDone: false  // not yet: see `silentKinds`
+        case .workoutStep, .targetLow, .targetHigh, .targetOK, .workoutDone: true  // the plan the wearer chose to run
         }
     }
 
@@ -140,7 +148,7 @@ public struct Announcer: Sendable {
         case .autopause: return settings.autoPause ? p.say(.autopause) : nil
         case .autoresume: return settings.autoPause ? p.say(.autoresume) : nil
         case .lap: return p.say(.lap, ["number": e.detail.flatMap { Int($0) }.map(words.count) ?? ""])
-        case .split: return split(e)
+        case .split: return inWorkout ? nil : split(e)
         case .stop: return summary()
         case .badge: return badge(e)
         case .offCourse: return wayBack()
@@ -159,8 +167,9 @@ public struct Announcer: Sendable {
         case .hrZone: return heartRateZone(e)
         case .turnAhead: return e.cue.flatMap { cueAhead($0) }
         case .turnNow: return e.cue.flatMap { turnNow($0) }
-        case .fault, .terrainLost, .terrainRegained, .workoutStep, .targetLow, .targetHigh, .targetOK,
-             .workoutDone: return nil  // see `silentKinds`
+        case .workoutStep, .targetLow, .targetHigh, .targetOK, .workoutDone:
+            return e.workout.flatMap { WorkoutSpeech(phrases: p, units: units).sentence(kind, $0) }
+        case .fault, .terrainLost, .terrainRegained: return nil  // never said: see `silentKinds`
         }
     }
 
@@ -257,7 +266,7 @@ public struct Announcer: Sendable {
     /// Every N minutes of moving time, while recording. The first STATUS of a
     /// session (or after a reconnect) only sets the next mark.
     private mutating func interval(_ s: StatusReply, at now: Double) -> [Announcement] {
-        guard settings.everyMinutes > 0, s.state == .recording else { return [] }
+        guard settings.everyMinutes > 0, s.state == .recording, !inWorkout else { return [] }
         let period = Double(settings.everyMinutes * 60)
         let passed = (s.movingS / period).rounded(.down)
         guard let due = nextInterval, due.session == s.session else {

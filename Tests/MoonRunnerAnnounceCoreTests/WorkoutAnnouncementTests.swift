@@ -1,0 +1,71 @@
+import MoonRunnerCore
+import MoonRunnerProtocol
+import Testing
+@testable import MoonRunnerAnnounceCore
+
+/// Workout events as the daemon writes them (its own encoder), from a plan.
+enum WorkoutLines {
+    static let plan: WorkoutPlan = {
+        // Built from the example; a mistake here is a bug of the test.
+        (try? WorkoutPlan(WorkoutText.parse("15m easy; 6x(800m @3:50-4:00/km, 90s rest); 10m easy")))
+            ?? WorkoutPlan.empty
+    }()
+
+    static func event(_ kind: SessionEventKind, step: Int, time: Double, measure: TargetMeasure? = nil,
+                      value: Double? = nil) -> String {
+        let info = WorkoutEventInfo(step: plan.steps[step], steps: plan.steps.count, measure: measure, value: value)
+        return ReplyEncoder.line(EventReply(session: 4, event: SessionEvent(
+            kind: kind, time: time, detectedAt: time, cause: measure?.rawValue ?? "distance", state: .recording,
+            workout: info)))
+    }
+}
+
+extension WorkoutPlan {
+    /// A stand-in that never runs: one lap step.
+    static var empty: WorkoutPlan {
+        // A lap step always validates.
+        (try? WorkoutPlan(Workout(name: "", items: [.step(WorkoutStep(duration: .open))])))!
+    }
+}
+
+@Suite("Announcer: workouts")
+struct WorkoutAnnouncementTests {
+    @Test("each step is said as it begins with its round and target; a rest with its time; the end, in English")
+    func stepsInEnglish() throws {
+        var f = Feed()
+        #expect(try f.line(WorkoutLines.event(.workoutStep, step: 0, time: 1)) == ["Warm-up: 15 minutes."])
+        #expect(try f.line(WorkoutLines.event(.workoutStep, step: 3, time: 2))
+            == ["Interval 2 of 6: 800 metres at 3 50 to 4 minutes per kilometre."])
+        #expect(try f.line(WorkoutLines.event(.workoutStep, step: 4, time: 3)) == ["Rest 2 of 6, 1 minute 30."])
+        #expect(try f.line(WorkoutLines.event(.workoutDone, step: 13, time: 4)) == ["Workout complete: 14 steps."])
+    }
+
+    @Test("the same in Mandarin")
+    func stepsInMandarin() throws {
+        var f = Feed(language: .cmn)
+        #expect(try f.line(WorkoutLines.event(.workoutStep, step: 3, time: 2))
+            == ["间歇，第二组，共六组：八百米，配速每公里三分五十秒到四分钟。"])
+        #expect(try f.line(WorkoutLines.event(.targetLow, step: 3, time: 3, measure: .pace, value: 4)) == ["加快配速。"])
+        #expect(try f.line(WorkoutLines.event(.workoutDone, step: 13, time: 4)) == ["训练完成，共十四段。"])
+    }
+
+    @Test("a pace alert says speed up, ease off, back on pace; a heart-rate one its own words")
+    func alerts() throws {
+        var f = Feed()
+        #expect(try f.line(WorkoutLines.event(.targetLow, step: 1, time: 5, measure: .pace, value: 4)) == ["Speed up."])
+        #expect(try f.line(WorkoutLines.event(.targetHigh, step: 1, time: 6, measure: .pace, value: 4.5)) == ["Ease off."])
+        #expect(try f.line(WorkoutLines.event(.targetOK, step: 1, time: 7, measure: .pace, value: 4.2)) == ["Back on pace."])
+        #expect(try f.line(WorkoutLines.event(.targetHigh, step: 1, time: 8, measure: .hr, value: 181))
+            == ["Heart rate high, ease off."])
+    }
+
+    @Test("the splits give way to the workout: none from its first step to its end, then again")
+    func splitsGiveWay() throws {
+        var f = Feed()
+        let split = Lines.event("split", time: 10, cause: "distance", detail: "1", split: Lines.split(1, pace: 300))
+        _ = try f.line(WorkoutLines.event(.workoutStep, step: 0, time: 1))
+        #expect(try f.line(split).isEmpty)
+        _ = try f.line(WorkoutLines.event(.workoutDone, step: 13, time: 20))
+        #expect(try f.line(split).count == 1)
+    }
+}
