@@ -26,6 +26,7 @@ public struct Announcer: Sendable {
     /// `workout_done` or the stop): its own announcements take the place of
     /// the splits and the "every N minutes", which would talk over them.
     private var inWorkout = false
+    private var countdown = WorkoutCountdown()
 
     public init(settings: AnnounceSettings) {
         self.settings = settings
@@ -40,6 +41,7 @@ public struct Announcer: Sendable {
         waiting = []
         nextInterval = nil
         inWorkout = false
+        countdown = WorkoutCountdown()
     }
 
     public mutating func receive(status s: StatusReply, course glance: CourseGlance?, at now: Double) -> [Announcement] {
@@ -51,6 +53,9 @@ public struct Announcer: Sendable {
         waiting.removeAll { s.time >= $0.event.detectedAt }
         for w in ready { out += say(w.event, receivedAt: w.receivedAt) }
         out += interval(s, at: now)
+        if let text = countdown.update(s.workout, phrases: phrases, units: units) {
+            out.append(Announcement(text: text, trigger: "workout_countdown", detectedAt: s.time, receivedAt: now))
+        }
         return quiet ? [] : out
     }
 

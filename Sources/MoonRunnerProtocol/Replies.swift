@@ -103,6 +103,8 @@ public struct StatusReply: Codable, Sendable, Equatable {
     public var units: UnitSystem
     /// The course being followed, null when none.
     @NullCoded public var course: CourseStatusReply?
+    /// Where the wearer is in the planned workout, null without one (since 1.7).
+    @NullCoded public var workout: WorkoutStatusReply?
     /// Straight line to the session's start, null when idle or before the first position.
     @NullCoded public var home: HomeReply?
     /// The point the session heads for (`?START={"to":[lat,lon]}`), null when none.
@@ -130,7 +132,8 @@ public struct StatusReply: Codable, Sendable, Equatable {
                 caloriesKcal: Double = 0, nextBadge: NextBadge? = nil, course: CourseStatusReply? = nil,
                 home: HomeReply? = nil, destination: DestinationReply? = nil, quiet: Bool = false,
                 hrBpm: Double? = nil, hrZone: Int? = nil, hrState: HeartRateLinkState = .none, hr: HeartRateStatus = .none,
-                caloriesMethod: CalorieMethod? = nil, climbRate: Double? = nil, id: JSONValue? = nil) {
+                caloriesMethod: CalorieMethod? = nil, climbRate: Double? = nil, workout: WorkoutStatusReply? = nil,
+                id: JSONValue? = nil) {
         self.time = time
         climbRateMPerH = climbRate
         self.state = state
@@ -160,6 +163,7 @@ public struct StatusReply: Codable, Sendable, Equatable {
         self.nextBadge = nextBadge
         self.units = units
         self.course = course
+        self.workout = workout
         self.home = home
         self.destination = destination
         self.quiet = quiet
@@ -180,7 +184,7 @@ public struct StatusReply: Codable, Sendable, Equatable {
              elevationGainM = "elevation_gain_m", elevationLossM = "elevation_loss_m",
              climbRateMPerH = "climb_rate_m_per_h", laps, gps, imu, store,
              baro, altitudeSource = "altitude_source", altitudeShares = "altitude_shares",
-             lastTransition = "last_transition", units, course, home, destination, id
+             lastTransition = "last_transition", units, course, workout, home, destination, id
     }
 }
 

@@ -105,3 +105,39 @@ public struct WorkoutUpload: Sendable, Equatable {
         return .workoutAdd(WorkoutUpload(name: name, format: nil, encoding: "base64", data: file.base64EncodedString()))
     }
 }
+
+/// `STATUS.workout`: where the wearer is in the planned workout (null
+/// without one, and after its end): the step as `EVENT.workout` gives it,
+/// its time and distance so far, what is left of it, and the target's
+/// measure now and where it lies in the band.
+public struct WorkoutStatusReply: Codable, Sendable, Equatable {
+    public var step: PlannedStep
+    /// Steps as run in the whole workout (the N of "n of N").
+    public var steps: Int
+    public var elapsedS: Double
+    public var distanceM: Double
+    /// Seconds (a timed step) or metres (a distance step) left; null for one
+    /// that ends at the lap command or a heart rate.
+    @NullCoded public var remaining: Double?
+    /// The smoothed measure (m/s, bpm, steps/min) and its place in the band
+    /// (0 at the low end, 1 at the high); null without a target or a reading.
+    @NullCoded public var value: Double?
+    @NullCoded public var position: Double?
+    /// target_low or target_high while an alert stands, else null.
+    @NullCoded public var alert: String?
+
+    public init(_ p: WorkoutProgress) {
+        step = p.step
+        steps = p.count
+        elapsedS = p.elapsed
+        distanceM = p.distance
+        remaining = p.remaining
+        value = p.value
+        position = p.position
+        alert = p.alert?.rawValue
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case step, steps, elapsedS = "elapsed_s", distanceM = "distance_m", remaining, value, position, alert
+    }
+}

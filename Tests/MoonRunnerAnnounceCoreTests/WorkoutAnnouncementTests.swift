@@ -11,6 +11,19 @@ enum WorkoutLines {
             ?? WorkoutPlan.empty
     }()
 
+    /// A STATUS with the workout's progress: step `step`, `left` of it to go.
+    static func status(time: Double, step: Int, left: Double) -> String {
+        let planned = plan.steps[step]
+        let progress = WorkoutProgress(step: planned, count: plan.steps.count, elapsed: 0, distance: 0, remaining: left,
+                                       value: nil, position: nil, alert: nil)
+        let reply = StatusReply(time: time, state: "recording", session: 4, stats: SessionStats(),
+                                gps: GPSStatus(health: "ok", grade: "best", fixes: 10, connects: 1),
+                                imu: IMUStatus(health: "ok", samples: 100, rejected: 0, busErrors: 0, overflows: 0),
+                                store: StoreStatus(health: "ok", pending: 0, lastError: nil), lastTransition: nil,
+                                units: "metric", workout: WorkoutStatusReply(progress))
+        return ReplyEncoder.line(reply)
+    }
+
     static func event(_ kind: SessionEventKind, step: Int, time: Double, measure: TargetMeasure? = nil,
                       value: Double? = nil) -> String {
         let info = WorkoutEventInfo(step: plan.steps[step], steps: plan.steps.count, measure: measure, value: value)
@@ -67,5 +80,26 @@ struct WorkoutAnnouncementTests {
         #expect(try f.line(split).isEmpty)
         _ = try f.line(WorkoutLines.event(.workoutDone, step: 13, time: 20))
         #expect(try f.line(split).count == 1)
+    }
+
+    @Test("near a step's end: 200 metres left, 30 seconds left, a rest's 10 seconds; once each, never in a short step")
+    func countdown() throws {
+        var f = Feed()
+        // Step 3 is 800 m: said once when 200 m are left.
+        var said: [String] = []
+        for (t, left) in [(1.0, 260.0), (2, 215), (3, 198), (4, 180)] { said += try f.line(WorkoutLines.status(time: t, step: 3, left: left)) }
+        #expect(said == ["200 metres left."])
+        // Step 4 is the 90 s rest.
+        said = []
+        for (t, left) in [(5.0, 12.0), (6, 10), (7, 9)] { said += try f.line(WorkoutLines.status(time: t, step: 4, left: left)) }
+        #expect(said == ["10 seconds, get ready."])
+        // Step 13 is 10 minutes easy: 30 s left.
+        #expect(try f.line(WorkoutLines.status(time: 8, step: 13, left: 29.5)) == ["30 seconds left."])
+        var zh = Feed(language: .cmn)
+        let z = try zh.line(WorkoutLines.status(time: 1, step: 3, left: 199))
+        #expect(z == ["还剩两百米。"], "\(z)")
+        // Found already past half the mark (a reconnect): nothing.
+        var g = Feed()
+        #expect(try g.line(WorkoutLines.status(time: 1, step: 3, left: 60)).isEmpty)
     }
 }

@@ -74,7 +74,16 @@ struct WorkoutServiceTests {
         for k in 0..<200 {
             let t = started.time + Double(k)
             await rig.service.ingest(fix: SessionServiceTests.fix(t, metres: Double(k) * 3), at: t)
+            if k == 120 {
+                // 300 m at 3 m/s end near 100 s: STATUS shows the rest and what is left of it.
+                let live = try ReplyEncoder.decode(StatusReply.self, from: await rig.reply(.status))
+                let w = try #require(live.workout)
+                #expect(w.step.index == 1 && w.step.intensity == .rest && w.steps == 2)
+                #expect(abs((w.remaining ?? 0) + w.elapsedS - 60) < 1e-6 && w.elapsedS > 10 && w.elapsedS < 30, "\(w)")
+            }
         }
+        let after = try ReplyEncoder.decode(StatusReply.self, from: await rig.reply(.status))
+        #expect(after.workout == nil, "no progress after the workout's end")
         let events = rig.sink.received.compactMap { try? ReplyEncoder.decode(EventReply.self, from: $0) }
         let steps = events.filter { $0.event == "workout_step" }
         #expect(steps.map(\.workout?.step.index) == [0, 1])

@@ -59,6 +59,7 @@ extension PhraseTable {
             .heartRateBack: "Heart rate back in range.",
             .cadenceLow: "Cadence low.", .cadenceHigh: "Cadence high.", .cadenceBack: "Cadence back in range.",
             .workoutDone: "Workout complete: {steps} steps.",
+            .distanceLeft: "{distance} left.", .timeLeft: "{time} left.", .getReady: "{time}, get ready.",
         ],
         badgeNames: [:],
         activityNames: [.run: "Run", .trailRun: "Trail run", .walk: "Walk", .hike: "Hike", .ride: "Ride"],

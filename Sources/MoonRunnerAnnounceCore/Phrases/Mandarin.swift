@@ -60,6 +60,7 @@ extension PhraseTable {
             .heartRateBack: "心率回到目标区间。",
             .cadenceLow: "步频偏低。", .cadenceHigh: "步频偏高。", .cadenceBack: "步频回到目标。",
             .workoutDone: "训练完成，共{steps}段。",
+            .distanceLeft: "还剩{distance}。", .timeLeft: "还剩{time}。", .getReady: "还有{time}，准备。",
         ],
         badgeNames: [
             "Moon": "月球", "Mercury": "水星", "Venus": "金星", "Mars": "火星", "Ceres": "谷神星",

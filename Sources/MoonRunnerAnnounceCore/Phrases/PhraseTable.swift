@@ -84,6 +84,8 @@ public enum PhraseKey: String, Sendable, CaseIterable {
     case cadenceLow, cadenceHigh, cadenceBack
     /// {steps}: the last step ended.
     case workoutDone
+    /// {distance} / {time}: what is left of an effort; {time}: a break's last seconds.
+    case distanceLeft, timeLeft, getReady
 }
 
 /// How each kind of cue is said: the turn as an instruction ("turn left",

@@ -92,4 +92,16 @@ public struct WorkoutProgress: Sendable, Equatable {
     public var position: Double?
     /// The alert standing now (`targetLow`/`targetHigh`), nil when none.
     public var alert: WorkoutEventKind?
+
+    public init(step: PlannedStep, count: Int, elapsed: Double, distance: Double, remaining: Double?, value: Double?,
+                position: Double?, alert: WorkoutEventKind?) {
+        self.step = step
+        self.count = count
+        self.elapsed = elapsed
+        self.distance = distance
+        self.remaining = remaining
+        self.value = value
+        self.position = position
+        self.alert = alert
+    }
 }
