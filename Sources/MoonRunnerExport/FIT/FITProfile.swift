@@ -58,6 +58,8 @@ enum FITProfile {
 
     enum LapTrigger {
         static let manual: UInt8 = 0
+        static let time: UInt8 = 1
+        static let distance: UInt8 = 2
         static let sessionEnd: UInt8 = 7
     }
 

@@ -122,7 +122,8 @@ public enum FITWorkoutWriter {
         }
     }
 
-    private static func intensity(_ i: StepIntensity) -> UInt8 {
+    /// FIT's `intensity` of a step (also a lap's, in an activity).
+    static func intensity(_ i: StepIntensity) -> UInt8 {
         switch i {
         case .active: 0
         case .rest: 1
