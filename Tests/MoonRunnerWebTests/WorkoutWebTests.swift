@@ -1,6 +1,8 @@
 import Foundation
 import MoonRunnerCore
+import MoonRunnerExport
 import MoonRunnerProtocol
+import HummingbirdTesting
 import Testing
 @testable import MoonRunnerWeb
 
@@ -37,5 +39,55 @@ struct WorkoutWebTests {
         #expect(zh.workout.marker.value == "-0.25", "held on the bar")
         let none = LiveView(status: try JSONValue.parse(FakeDaemon.status(.init())), phrases: .english, units: .metric)
         #expect(none.flags["workout"] == false && none.workout.step.text == "")
+    }
+}
+
+@Suite("Web: a session run to a workout")
+struct WorkoutSessionPageTests {
+    /// 2 × (400 m at 4:00/km, 60 s standing rest), then 2 minutes at 5:00/km, by the engine.
+    static func session(id: Int64) throws -> ExportSession {
+        let workout = try WorkoutText.parse("2x(400m @3:50-4:10/km, 60s rest); 2min", name: "Tuesday")
+        var analysis = TraceAnalysis(activity: .run, workout: try WorkoutPlan(workout))
+        var north = 0.0, t = 1_714_548_600.0
+        func go(_ seconds: Int, _ speed: Double) {
+            for _ in 0..<seconds {
+                t += 1
+                north += speed
+                analysis.feed(GPSFix(time: t, mode: 3, latitude: 51.5 + north / 111_200, longitude: -0.15, altitude: 30,
+                                     eph: 8, speed: speed, track: 0), at: t)
+            }
+        }
+        go(1, 0)
+        let begin = t
+        for _ in 0..<2 {
+            go(100, 1000 / 240)
+            go(60, 0)
+        }
+        go(130, 1000 / 300)
+        let summary = analysis.finish(at: t)
+        var stats = SessionStats()
+        stats.startTime = begin
+        stats.elapsed = summary.elapsed
+        stats.moving = summary.moving
+        stats.distance = summary.distance
+        stats.points = analysis.track.count
+        return ExportSession(id: id, activity: .run, startTime: begin, stats: stats, points: analysis.track,
+                             events: summary.events, pauses: summary.pauses, workout: workout)
+    }
+
+    @Test("the session page lists each step: target, distance, time, pace, heart rate and time in target")
+    func steps() async throws {
+        let web = try TestWeb(daemon: FakeDaemon(sessions: [try Self.session(id: 21)]))
+        try await web.test { client in
+            let cookie = try await client.pair(web.devices)
+            try await client.get("/sessions/21", cookie: cookie) { r in
+                #expect(r.status == .ok)
+                let html = String(buffer: r.body)
+                #expect(html.contains("<table class=\"workout\">"))
+                #expect(html.contains("<td>Interval 1 of 2 · 1/5</td><td>3:50–4:10 min/km</td>"), "\(html)")
+                #expect(html.contains("<td>Rest 2 of 2 · 4/5</td>"))
+                #expect(html.contains("<th>In target</th>"))
+            }
+        }
     }
 }

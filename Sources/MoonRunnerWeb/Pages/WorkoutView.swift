@@ -23,7 +23,8 @@ public struct WorkoutView: Sendable {
     public init(status: JSONValue, phrases p: Phrases, units: UnitSystem) {
         let reply = status.at(path: "workout").flatMap { $0 == .null ? nil : try? ReplyEncoder.decode(WorkoutStatusReply.self, from: $0.serialized) }
         shown = reply != nil
-        step = Figure(key: "workout.step.index", label: p[.workout], text: reply.map { Self.stepText($0, p) } ?? "",
+        step = Figure(key: "workout.step.index", label: p[.workout],
+                      text: reply.map { Self.stepText($0.step, of: $0.steps, p) } ?? "",
                       value: reply.map { String($0.step.index) } ?? "")
         let band = reply?.step.target
         target = Figure(key: "workout.step.target", label: p[.target], text: band.map { Self.bandText($0, units) } ?? "–",
@@ -45,8 +46,8 @@ public struct WorkoutView: Sendable {
     }
 
     /// "Interval 2 of 6 · 3/14".
-    static func stepText(_ w: WorkoutStatusReply, _ p: Phrases) -> String {
-        let kind: Phrase = switch w.step.intensity {
+    static func stepText(_ step: PlannedStep, of count: Int, _ p: Phrases) -> String {
+        let kind: Phrase = switch step.intensity {
         case .warmup: .intensityWarmup
         case .active: .intensityActive
         case .interval: .intensityInterval
@@ -54,9 +55,9 @@ public struct WorkoutView: Sendable {
         case .recovery: .intensityRecovery
         case .cooldown: .intensityCooldown
         }
-        let name = (w.step.name?.isEmpty == false ? w.step.name : nil) ?? p[kind]
-        let round = w.step.rounds > 1 ? " " + p.format(.roundOf, ["n": String(w.step.round), "of": String(w.step.rounds)]) : ""
-        return "\(name)\(round) · \(w.step.index + 1)/\(w.steps)"
+        let name = (step.name?.isEmpty == false ? step.name : nil) ?? p[kind]
+        let round = step.rounds > 1 ? " " + p.format(.roundOf, ["n": String(step.round), "of": String(step.rounds)]) : ""
+        return "\(name)\(round) · \(step.index + 1)/\(count)"
     }
 
     /// "3:50–4:00 min/km", "140–150 bpm", "Z3".

@@ -20,7 +20,7 @@ extension Phrases {
             .courseFinished: "Course finished", .notOnCourseYet: "Not on the course yet",
             .home: "To the start", .destination: "Destination", .arrived: "arrived", .nextBadge: "Next badge",
             .toGoShort: "{distance} to go",
-            .workout: "Workout", .target: "Target", .now: "Now", .stepLeft: "Left", .roundOf: "{n} of {of}",
+            .workout: "Workout", .target: "Target", .now: "Now", .stepLeft: "Left", .inTarget: "In target", .roundOf: "{n} of {of}",
             .speedUp: "Speed up", .easeOff: "Ease off", .tooLow: "Too low", .tooHigh: "Too high", .onTarget: "On target",
             .runWorkout: "Run a workout", .noWorkout: "No workout",
             .intensityWarmup: "Warm-up", .intensityActive: "Run", .intensityInterval: "Interval", .intensityRest: "Rest",

@@ -31,7 +31,7 @@ public enum Phrase: String, Sendable, CaseIterable {
     case coursesTitle, noCourses, coursePoints, length, added, upload, uploadHint, file, name, follow, courseDeleted, courseAdded
     case nextCue, cues, cuesFound, cuesFromFile, noCues, cueOffCourse
     // Workouts
-    case workout, target, now, stepLeft, roundOf, speedUp, easeOff, tooLow, tooHigh, onTarget, runWorkout, noWorkout
+    case workout, target, now, stepLeft, inTarget, roundOf, speedUp, easeOff, tooLow, tooHigh, onTarget, runWorkout, noWorkout
     case intensityWarmup, intensityActive, intensityInterval, intensityRest, intensityRecovery, intensityCooldown
     case uploadTooLarge, notACourse, brokenUpload, noFile
     // Badges
