@@ -47,6 +47,9 @@ struct Analyze: ParsableCommand {
     @Option(help: "A planned workout to run (a FIT workout file or the text form): adds its events and workout_steps.",
             completion: .file(extensions: ["fit", "txt"]))
     var workout: String?
+    @Option(name: .customLong("lap"), parsing: .singleValue,
+            help: "A lap command at this instant of the traces' clock (ends an open workout step); repeat for several.")
+    var laps: [Double] = []
     @Option(name: .customLong("course-option"), parsing: .singleValue,
             help: ArgumentHelp("Override a course-matching setting, KEY=VALUE (for evaluation): "
                 + AnalyzeSetup.courseSettings.keys.joined(separator: ", ") + ".", valueName: "key=value"))
@@ -96,6 +99,7 @@ struct Analyze: ParsableCommand {
                                 readings: load(baro, BaroTraceReader.readAll(path:)),
                                 beats: load(hr, HeartRateTraceReader.readAll(path:)))
         timed.alignHeartRate(offset: hrOffset)
+        timed.laps = laps.sorted()
         let end = stop ?? .infinity
         if let imu { feedIMU(imu, until: end, timed: &timed, analysis: &analysis) }
         timed.feed(until: end, into: &analysis)
@@ -260,6 +264,9 @@ private struct TimedInputs {
     var fixes: [GPSTraceReader.Entry]
     var readings: [BaroSample]
     var beats: [HeartRateSample]
+    /// Lap commands (`--lap`), in time order.
+    var laps: [Double] = []
+    private var nextLap = 0
     private var next = 0
     private var nextReading = 0
     private var nextBeat = 0
@@ -291,9 +298,13 @@ private struct TimedInputs {
             let fixAt = next < fixes.count ? fixes[next].at : .infinity
             let readingAt = nextReading < readings.count ? readings[nextReading].t : .infinity
             let beatAt = nextBeat < beats.count ? beats[nextBeat].t : .infinity
-            let first = min(fixAt, readingAt, beatAt)
+            let lapAt = nextLap < laps.count ? laps[nextLap] : .infinity
+            let first = min(fixAt, readingAt, beatAt, lapAt)
             guard first.isFinite, first <= t else { return }
-            if beatAt == first {
+            if lapAt == first {
+                analysis.lap(at: lapAt)
+                nextLap += 1
+            } else if beatAt == first {
                 analysis.feed(beats[nextBeat])
                 nextBeat += 1
             } else if fixAt <= readingAt {

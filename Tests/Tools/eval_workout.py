@@ -95,7 +95,11 @@ def expected_time_end(truth, s, begin):
         if iv["end_s"] - a >= left:
             return a + left
         left -= iv["end_s"] - a
-    return float("inf")
+    # The simulated runner stops where the truth ends the last step, so a step begun a fraction of
+    # a second after the truth's own start runs out of moving time: it is due that much after the
+    # last moving second (without this, every final time step scored "off by -inf").
+    last = max((iv["end_s"] for iv in truth["intervals"] if iv["state"] == "moving"), default=begin)
+    return max(begin, last) + left
 
 
 def score_steps(truth, events, t0):
@@ -228,6 +232,24 @@ def replay(binary, base, truth, configs):
         f.flush()
         out = json.loads(rig.run_checked(args + ["--configs", f.name], timeout=900))
     return [run["events"] for run in out["runs"]]
+
+
+def analyze_events(bin_dir, base, truth):
+    """The same scenario through the daemon's own path: `moonrunner analyze --workout --json`
+    (the engine holding the workout), its workout events in workout-replay's form."""
+    w = truth["workout"]
+    t0 = truth["t0_unix"]
+    args = ["--gps", base + ".gpsd.json", "--workout", base + ".workout.fit", "--start", str(t0 + w["session_start_s"])]
+    for lap in w["laps_s"]:
+        args += ["--lap", str(t0 + lap)]
+    if os.path.exists(base + ".hr.csv"):
+        args += ["--hr", base + ".hr.csv"]
+    if w.get("hr_profile"):
+        args += ["--max-hr", str(w["hr_profile"]["max_bpm"]), "--resting-hr", str(w["hr_profile"]["resting_bpm"])]
+    out = rig.analyze(bin_dir, *args)
+    return [{"event": e["event"], "time": e["time"], "detected_at": e["detected_at"], "cause": e["cause"],
+             "index": e["workout"]["index"], "value": e["workout"].get("value")}
+            for e in out["events"] if "workout" in e]
 
 
 # The shared heart-rate recordings, run to a plan of zone targets that the runner's heart rate
@@ -392,6 +414,8 @@ def main():
     ap.add_argument("--cv", action="store_true", help="sweep GRID; choose on two thirds, score the held-out third")
     ap.add_argument("--truth", help="score one events JSON (--events) against this truth")
     ap.add_argument("--events", help="events JSON: a list of events, or an object with `events`")
+    ap.add_argument("--engine", action="store_true",
+                    help="replay through `moonrunner analyze --workout` (the engine's own path), shipped settings only")
     args = ap.parse_args()
     targets = rig.Targets(args.check)
     if args.truth:
@@ -416,12 +440,17 @@ def main():
     keys = list(GRID)
     sets = [{}] + ([dict(zip(keys, v)) for v in itertools.product(*(GRID[k] for k in keys))] if args.cv else [])
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        runs = list(pool.map(lambda s: replay(binary, s[0], s[1], sets), found))
+        if args.engine:
+            sets = [{}]
+            runs = list(pool.map(lambda s: [analyze_events(args.bin, s[0], s[1])], found))
+        else:
+            runs = list(pool.map(lambda s: replay(binary, s[0], s[1], sets), found))
     results = [[score(truth, runs[i][j]) for i, (_, truth) in enumerate(found)] for j in range(len(sets))]
     held = [t.get("held_out", False) for _, t in found]
     names = [t["scenario"] for _, t in found]
 
-    print(f"== all data, shipped settings: {len(found)} scenarios through the engine and WorkoutRunner")
+    path = "moonrunner analyze --workout" if args.engine else "workout-replay (the engine, then WorkoutRunner)"
+    print(f"== all data, shipped settings: {len(found)} scenarios through {path}")
     print(HEADER)
     for name, h, r in zip(names, held, results[0]):
         print(row(name, h, r))
@@ -429,7 +458,8 @@ def main():
             targets.expect(f"{name}: {m}", False)
     print(totals("all", results[0]))
     print(totals("held out", [r for r, h in zip(results[0], held) if h]))
-    hr_section(binary, args.data, targets)
+    if not args.engine:
+        hr_section(binary, args.data, targets)
     if args.cv:
         train = lambda rs: [r for r, h in zip(rs, held) if not h]
         test = lambda rs: [r for r, h in zip(rs, held) if h]

@@ -66,6 +66,12 @@ public struct TraceAnalysis: Sendable {
         withRecorder { engine, rec in engine.ingest(sample) { rec.record($0) } }
     }
 
+    /// The lap command at `t` (a lap of the session; in a workout it ends the step).
+    public mutating func lap(at t: Double) {
+        startIfNeeded(at: t)
+        withRecorder { engine, rec in try? engine.lap(at: t) { rec.record($0) } }
+    }
+
     /// The heart-rate readings and RR intervals recorded while the session was open.
     public var heartRate: [HeartRatePoint] { recorder.heartRate }
     public var rrIntervals: [RRInterval] { recorder.rrIntervals }
