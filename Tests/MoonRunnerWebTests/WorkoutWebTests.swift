@@ -91,3 +91,35 @@ struct WorkoutSessionPageTests {
         }
     }
 }
+
+@Suite("Web: the workout library")
+struct WorkoutLibraryPageTests {
+    @Test("a workout typed on the phone is added through ?WORKOUT_ADD and listed with a start button; a mistake is a 422 with its reason")
+    func typed() async throws {
+        let web = try TestWeb()
+        try await web.test { client in
+            let cookie = try await client.pair(web.devices)
+            let csrf = try await client.csrf("/workouts", cookie: cookie)
+            let (body, type) = Multipart.form(["csrf": csrf, "name": "Tuesday",
+                                               "text": "15m easy; 6x(800m @3:50-4:00/km, 90s rest); 10m easy"],
+                                              file: Data(), fileName: "")
+            try await client.execute(uri: "/workouts", method: .post,
+                                     headers: [.contentType: type, .cookie: cookie, .origin: TestWeb.origin], body: body) { r in
+                #expect(r.status == .seeOther)
+                #expect(r.headers[.location] == "/workouts?added=Tuesday")
+            }
+            try await client.get("/workouts", cookie: cookie) { r in
+                let html = String(buffer: r.body)
+                #expect(html.contains("<strong>Tuesday</strong>") && html.contains("14 Steps"))
+                #expect(html.contains(#"name="workout" value="1""#))
+            }
+            let (bad, badType) = Multipart.form(["csrf": csrf, "text": "6x(800m"], file: Data(), fileName: "")
+            try await client.execute(uri: "/workouts", method: .post,
+                                     headers: [.contentType: badType, .cookie: cookie, .origin: TestWeb.origin], body: bad) { r in
+                #expect(r.status == .unprocessableContent)
+                #expect(String(buffer: r.body).contains("Not stored: not a workout: line 1"))
+            }
+        }
+        #expect(web.daemon.state.withLock { $0.workouts.map(\.name) } == ["Tuesday"])
+    }
+}

@@ -17,6 +17,7 @@ final class FakeDaemon: Sendable {
         var laps = 0
         var sessions: [Int64: ExportSession] = [:]
         var courses: [CourseInfo] = []
+        var workouts: [WorkoutInfo] = []
         var requests: [DaemonRequest.Command] = []
         var upload: CourseUpload?
         var watchers = 0
@@ -127,9 +128,28 @@ final class FakeDaemon: Sendable {
         case let .course(id):
             guard let c = s.courses.first(where: { $0.id == id }) else { return error(.notFound, "no course \(id)") }
             return [ReplyEncoder.line(CourseReply(course: c))]
-        case .workouts, .workout, .workoutDelete, .workoutAdd:
-            // The phone has no workout pages yet.
-            return error(.unavailable, "no workouts in the fake daemon")
+        case .workouts:
+            return [ReplyEncoder.line(WorkoutsReply(workouts: s.workouts.reversed()))]
+        case let .workout(id):
+            guard let w = s.workouts.first(where: { $0.id == id }) else { return error(.notFound, "no workout \(id)") }
+            return [ReplyEncoder.line(WorkoutReply(workout: w))]
+        case let .workoutDelete(id):
+            guard s.workouts.contains(where: { $0.id == id }) else { return error(.notFound, "no workout \(id)") }
+            s.workouts.removeAll { $0.id == id }
+            return [ReplyEncoder.line(WorkoutDeletedReply(workout: id))]
+        case let .workoutAdd(upload):
+            // As the daemon's library: read, resolved, then stored.
+            do {
+                let workout = try WorkoutFile.read(upload.bytes ?? Data(), name: upload.name)
+                let plan = try WorkoutPlan(workout)
+                let info = WorkoutInfo(id: Int64(s.workouts.count + 1), name: workout.name, sport: nil,
+                                       format: upload.encoding == "base64" ? "fit" : "text", createdAt: 1_714_548_600,
+                                       steps: plan.steps.count, text: WorkoutText.format(workout), plan: plan.steps)
+                s.workouts.append(info)
+                return [ReplyEncoder.line(WorkoutReply(workout: info))]
+            } catch {
+                return Self.error(.badWorkout, "not a workout: \(error); nothing was stored")
+            }
         case let .courseDelete(id):
             guard s.courses.contains(where: { $0.id == id }) else { return error(.notFound, "no course \(id)") }
             s.courses.removeAll { $0.id == id }
