@@ -5,17 +5,15 @@ import Testing
 
 /// Workout events as the daemon writes them (its own encoder), from a plan.
 enum WorkoutLines {
-    static let plan: WorkoutPlan = {
-        // Built from the example; a mistake here is a bug of the test.
-        (try? WorkoutPlan(WorkoutText.parse("15m easy; 6x(800m @3:50-4:00/km, 90s rest); 10m easy")))
-            ?? WorkoutPlan.empty
-    }()
+    static func plan() throws -> WorkoutPlan {
+        try WorkoutPlan(WorkoutText.parse("15m easy; 6x(800m @3:50-4:00/km, 90s rest); 10m easy"))
+    }
 
     /// A STATUS with the workout's progress: step `step`, `left` of it to go.
-    static func status(time: Double, step: Int, left: Double) -> String {
-        let planned = plan.steps[step]
-        let progress = WorkoutProgress(step: planned, count: plan.steps.count, elapsed: 0, distance: 0, remaining: left,
-                                       value: nil, position: nil, alert: nil)
+    static func status(time: Double, step: Int, left: Double) throws -> String {
+        let plan = try plan()
+        let progress = WorkoutProgress(step: plan.steps[step], count: plan.steps.count, elapsed: 0, distance: 0,
+                                       remaining: left, value: nil, position: nil, alert: nil)
         let reply = StatusReply(time: time, state: "recording", session: 4, stats: SessionStats(),
                                 gps: GPSStatus(health: "ok", grade: "best", fixes: 10, connects: 1),
                                 imu: IMUStatus(health: "ok", samples: 100, rejected: 0, busErrors: 0, overflows: 0),
@@ -25,19 +23,12 @@ enum WorkoutLines {
     }
 
     static func event(_ kind: SessionEventKind, step: Int, time: Double, measure: TargetMeasure? = nil,
-                      value: Double? = nil) -> String {
+                      value: Double? = nil) throws -> String {
+        let plan = try plan()
         let info = WorkoutEventInfo(step: plan.steps[step], steps: plan.steps.count, measure: measure, value: value)
         return ReplyEncoder.line(EventReply(session: 4, event: SessionEvent(
             kind: kind, time: time, detectedAt: time, cause: measure?.rawValue ?? "distance", state: .recording,
             workout: info)))
-    }
-}
-
-extension WorkoutPlan {
-    /// A stand-in that never runs: one lap step.
-    static var empty: WorkoutPlan {
-        // A lap step always validates.
-        (try? WorkoutPlan(Workout(name: "", items: [.step(WorkoutStep(duration: .open))])))!
     }
 }
 
@@ -46,29 +37,29 @@ struct WorkoutAnnouncementTests {
     @Test("each step is said as it begins with its round and target; a rest with its time; the end, in English")
     func stepsInEnglish() throws {
         var f = Feed()
-        #expect(try f.line(WorkoutLines.event(.workoutStep, step: 0, time: 1)) == ["Warm-up: 15 minutes."])
-        #expect(try f.line(WorkoutLines.event(.workoutStep, step: 3, time: 2))
+        #expect(try f.line(try WorkoutLines.event(.workoutStep, step: 0, time: 1)) == ["Warm-up: 15 minutes."])
+        #expect(try f.line(try WorkoutLines.event(.workoutStep, step: 3, time: 2))
             == ["Interval 2 of 6: 800 metres at 3 50 to 4 minutes per kilometre."])
-        #expect(try f.line(WorkoutLines.event(.workoutStep, step: 4, time: 3)) == ["Rest 2 of 6, 1 minute 30."])
-        #expect(try f.line(WorkoutLines.event(.workoutDone, step: 13, time: 4)) == ["Workout complete: 14 steps."])
+        #expect(try f.line(try WorkoutLines.event(.workoutStep, step: 4, time: 3)) == ["Rest 2 of 6, 1 minute 30."])
+        #expect(try f.line(try WorkoutLines.event(.workoutDone, step: 13, time: 4)) == ["Workout complete: 14 steps."])
     }
 
     @Test("the same in Mandarin")
     func stepsInMandarin() throws {
         var f = Feed(language: .cmn)
-        #expect(try f.line(WorkoutLines.event(.workoutStep, step: 3, time: 2))
+        #expect(try f.line(try WorkoutLines.event(.workoutStep, step: 3, time: 2))
             == ["间歇，第二组，共六组：八百米，配速每公里三分五十秒到四分钟。"])
-        #expect(try f.line(WorkoutLines.event(.targetLow, step: 3, time: 3, measure: .pace, value: 4)) == ["加快配速。"])
-        #expect(try f.line(WorkoutLines.event(.workoutDone, step: 13, time: 4)) == ["训练完成，共十四段。"])
+        #expect(try f.line(try WorkoutLines.event(.targetLow, step: 3, time: 3, measure: .pace, value: 4)) == ["加快配速。"])
+        #expect(try f.line(try WorkoutLines.event(.workoutDone, step: 13, time: 4)) == ["训练完成，共十四段。"])
     }
 
     @Test("a pace alert says speed up, ease off, back on pace; a heart-rate one its own words")
     func alerts() throws {
         var f = Feed()
-        #expect(try f.line(WorkoutLines.event(.targetLow, step: 1, time: 5, measure: .pace, value: 4)) == ["Speed up."])
-        #expect(try f.line(WorkoutLines.event(.targetHigh, step: 1, time: 6, measure: .pace, value: 4.5)) == ["Ease off."])
-        #expect(try f.line(WorkoutLines.event(.targetOK, step: 1, time: 7, measure: .pace, value: 4.2)) == ["Back on pace."])
-        #expect(try f.line(WorkoutLines.event(.targetHigh, step: 1, time: 8, measure: .hr, value: 181))
+        #expect(try f.line(try WorkoutLines.event(.targetLow, step: 1, time: 5, measure: .pace, value: 4)) == ["Speed up."])
+        #expect(try f.line(try WorkoutLines.event(.targetHigh, step: 1, time: 6, measure: .pace, value: 4.5)) == ["Ease off."])
+        #expect(try f.line(try WorkoutLines.event(.targetOK, step: 1, time: 7, measure: .pace, value: 4.2)) == ["Back on pace."])
+        #expect(try f.line(try WorkoutLines.event(.targetHigh, step: 1, time: 8, measure: .hr, value: 181))
             == ["Heart rate high, ease off."])
     }
 
@@ -76,9 +67,9 @@ struct WorkoutAnnouncementTests {
     func splitsGiveWay() throws {
         var f = Feed()
         let split = Lines.event("split", time: 10, cause: "distance", detail: "1", split: Lines.split(1, pace: 300))
-        _ = try f.line(WorkoutLines.event(.workoutStep, step: 0, time: 1))
+        _ = try f.line(try WorkoutLines.event(.workoutStep, step: 0, time: 1))
         #expect(try f.line(split).isEmpty)
-        _ = try f.line(WorkoutLines.event(.workoutDone, step: 13, time: 20))
+        _ = try f.line(try WorkoutLines.event(.workoutDone, step: 13, time: 20))
         #expect(try f.line(split).count == 1)
     }
 
@@ -87,19 +78,19 @@ struct WorkoutAnnouncementTests {
         var f = Feed()
         // Step 3 is 800 m: said once when 200 m are left.
         var said: [String] = []
-        for (t, left) in [(1.0, 260.0), (2, 215), (3, 198), (4, 180)] { said += try f.line(WorkoutLines.status(time: t, step: 3, left: left)) }
+        for (t, left) in [(1.0, 260.0), (2, 215), (3, 198), (4, 180)] { said += try f.line(try WorkoutLines.status(time: t, step: 3, left: left)) }
         #expect(said == ["200 metres left."])
         // Step 4 is the 90 s rest.
         said = []
-        for (t, left) in [(5.0, 12.0), (6, 10), (7, 9)] { said += try f.line(WorkoutLines.status(time: t, step: 4, left: left)) }
+        for (t, left) in [(5.0, 12.0), (6, 10), (7, 9)] { said += try f.line(try WorkoutLines.status(time: t, step: 4, left: left)) }
         #expect(said == ["10 seconds, get ready."])
         // Step 13 is 10 minutes easy: 30 s left.
-        #expect(try f.line(WorkoutLines.status(time: 8, step: 13, left: 29.5)) == ["30 seconds left."])
+        #expect(try f.line(try WorkoutLines.status(time: 8, step: 13, left: 29.5)) == ["30 seconds left."])
         var zh = Feed(language: .cmn)
-        let z = try zh.line(WorkoutLines.status(time: 1, step: 3, left: 199))
+        let z = try zh.line(try WorkoutLines.status(time: 1, step: 3, left: 199))
         #expect(z == ["还剩两百米。"], "\(z)")
         // Found already past half the mark (a reconnect): nothing.
         var g = Feed()
-        #expect(try g.line(WorkoutLines.status(time: 1, step: 3, left: 60)).isEmpty)
+        #expect(try g.line(try WorkoutLines.status(time: 1, step: 3, left: 60)).isEmpty)
     }
 }
