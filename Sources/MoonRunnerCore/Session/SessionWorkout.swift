@@ -11,6 +11,9 @@
 public struct SessionWorkout: Sendable {
     public private(set) var runner: WorkoutRunner?
     private var lastUpdate = -Double.infinity
+    /// Started and not done: kept apart so that the per-sample check reads a
+    /// flag rather than the runner (no copy of its plan per IMU sample).
+    private var running = false
     /// Seconds between updates from the inputs (a fix at 1 Hz is one each).
     static let interval = 0.5
 
@@ -26,6 +29,7 @@ public struct SessionWorkout: Sendable {
     init(restoring s: WorkoutSnapshot?, profile: HeartRateProfile, config: WorkoutConfig) {
         guard let s, let plan = try? WorkoutPlan(s.workout, heartRate: profile) else { return }
         runner = WorkoutRunner(restoring: s.state, plan: plan, config: config)
+        noteRunning()
     }
 
     /// What the store keeps for a restart; nil without a workout.
@@ -38,26 +42,32 @@ public struct SessionWorkout: Sendable {
 
     /// True when the inputs should tell the runner again at `t`.
     func isDue(at t: Double) -> Bool {
-        guard let runner, runner.state.started, !runner.state.done else { return false }
-        return t - lastUpdate >= Self.interval
+        running && t - lastUpdate >= Self.interval
+    }
+
+    private mutating func noteRunning() {
+        running = runner?.state.started == true && runner?.state.done == false
     }
 
     mutating func start(_ x: WorkoutInput, state: SessionState, emit: (EngineOutput) -> Void) {
         guard let steps = runner?.plan.steps.count else { return }
         lastUpdate = x.time
         runner?.start(x) { emit(.event(Self.event($0, state: state, steps: steps))) }
+        noteRunning()
     }
 
     mutating func update(_ x: WorkoutInput, state: SessionState, emit: (EngineOutput) -> Void) {
         guard let steps = runner?.plan.steps.count else { return }
         lastUpdate = x.time
         runner?.update(x) { emit(.event(Self.event($0, state: state, steps: steps))) }
+        noteRunning()
     }
 
     mutating func lap(_ x: WorkoutInput, state: SessionState, emit: (EngineOutput) -> Void) {
         guard let steps = runner?.plan.steps.count else { return }
         lastUpdate = x.time
         runner?.lap(x) { emit(.event(Self.event($0, state: state, steps: steps))) }
+        noteRunning()
     }
 
     static func event(_ w: WorkoutEvent, state: SessionState, steps: Int) -> SessionEvent {
