@@ -39,6 +39,7 @@ import glob
 import itertools
 import json
 import os
+import subprocess
 import sys
 import tempfile
 
@@ -234,12 +235,24 @@ def replay(binary, base, truth, configs):
     return [run["events"] for run in out["runs"]]
 
 
-def analyze_events(bin_dir, base, truth):
+def analyze_events(bin_dir, base, truth, imu_data=None):
     """The same scenario through the daemon's own path: `moonrunner analyze --workout --json`
-    (the engine holding the workout), its workout events in workout-replay's form."""
+    (the engine holding the workout), its workout events in workout-replay's form. With `imu_data`
+    (the shared data folder) an IMU trace is composed along the truth's moving and stationary
+    intervals (compose_imu.py: real step traces while moving, zero-step traces at stops) and fed too."""
     w = truth["workout"]
     t0 = truth["t0_unix"]
-    args = ["--gps", base + ".gpsd.json", "--workout", base + ".workout.fit", "--start", str(t0 + w["session_start_s"])]
+    imu = []
+    if imu_data:
+        steps = os.path.join(imu_data, "steps")
+        moving = [os.path.join(steps, d) for d in ("oxford_step_counter", "adept_outdoor_run_hip")
+                  if os.path.isdir(os.path.join(steps, d))]
+        csv = os.path.join(tempfile.gettempdir(), f"eval_workout_{os.getpid()}_{truth['scenario']}.imu.csv")
+        subprocess.run([sys.executable, os.path.join(rig.HERE, "compose_imu.py"), "--truth", base + ".truth.json",
+                        "--moving", *moving, "--still", os.path.join(steps, "uci_chest_casale_nonwalk"),
+                        "--seed", "1", "--out", csv], check=True, capture_output=True)
+        imu = ["--imu", csv]
+    args = imu + ["--gps", base + ".gpsd.json", "--workout", base + ".workout.fit", "--start", str(t0 + w["session_start_s"])]
     for lap in w["laps_s"]:
         args += ["--lap", str(t0 + lap)]
     if os.path.exists(base + ".hr.csv"):
@@ -247,6 +260,8 @@ def analyze_events(bin_dir, base, truth):
     if w.get("hr_profile"):
         args += ["--max-hr", str(w["hr_profile"]["max_bpm"]), "--resting-hr", str(w["hr_profile"]["resting_bpm"])]
     out = rig.analyze(bin_dir, *args)
+    if imu:
+        os.remove(imu[1])
     return [{"event": e["event"], "time": e["time"], "detected_at": e["detected_at"], "cause": e["cause"],
              "index": e["workout"]["index"], "value": e["workout"].get("value")}
             for e in out["events"] if "workout" in e]
@@ -416,6 +431,8 @@ def main():
     ap.add_argument("--events", help="events JSON: a list of events, or an object with `events`")
     ap.add_argument("--engine", action="store_true",
                     help="replay through `moonrunner analyze --workout` (the engine's own path), shipped settings only")
+    ap.add_argument("--imu", action="store_true",
+                    help="with --engine: an IMU trace composed along each run (compose_imu.py) fed beside the GPS")
     args = ap.parse_args()
     targets = rig.Targets(args.check)
     if args.truth:
@@ -442,14 +459,16 @@ def main():
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         if args.engine:
             sets = [{}]
-            runs = list(pool.map(lambda s: [analyze_events(args.bin, s[0], s[1])], found))
+            imu_data = args.data if args.imu else None
+            runs = list(pool.map(lambda s: [analyze_events(args.bin, s[0], s[1], imu_data)], found))
         else:
             runs = list(pool.map(lambda s: replay(binary, s[0], s[1], sets), found))
     results = [[score(truth, runs[i][j]) for i, (_, truth) in enumerate(found)] for j in range(len(sets))]
     held = [t.get("held_out", False) for _, t in found]
     names = [t["scenario"] for _, t in found]
 
-    path = "moonrunner analyze --workout" if args.engine else "workout-replay (the engine, then WorkoutRunner)"
+    path = ("moonrunner analyze --workout" + (" with a composed IMU" if args.imu else "")) if args.engine \
+        else "workout-replay (the engine, then WorkoutRunner)"
     print(f"== all data, shipped settings: {len(found)} scenarios through {path}")
     print(HEADER)
     for name, h, r in zip(names, held, results[0]):
