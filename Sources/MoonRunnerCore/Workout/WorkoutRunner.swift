@@ -1,39 +1,14 @@
 /// Runs a planned workout during a session, fed by the engine as the course
-/// navigator is: after every fix, every tick and every command, with the
-/// session's own figures (`WorkoutInput`). It moves through the steps and
-/// raises `workout_step`, `target_low`, `target_high`, `target_ok` and
-/// `workout_done` (`WorkoutEvent`).
-///
-/// **How a step ends.** By time on the step's clock; by distance when the
-/// session's moving distance since the step began reaches it (the same
-/// count as the splits, so 6 × 800 m is 4800 m of the session), or where
-/// the wearer stops within its last 3 % (`stopAtMark`); by heart
-/// rate when the reading stays beyond the level for `hrHold` seconds; by
-/// the lap command, which ends any step (the lap key skips a step, as on
-/// Garmin's watches) and is the only end of an open one. A time or distance
-/// reached between two updates is placed where it was reached (linearly),
-/// and what is left of the update counts for the next step, so steps do
-/// not drift by a second each.
-///
-/// **Clocks, auto-pause and pause.** A step of the effort (warm-up,
-/// active, interval, cool-down) runs on moving time, as the session's
-/// timer does: standing at a light does not eat the tempo's minutes. A
-/// break (rest, recovery) runs on the session's clock: auto-pause does not
-/// stall it, because a runner standing through a 90 s rest expects the
-/// next interval after 90 s, not after 90 s of walking about. A manual pause
-/// holds every clock: the wearer has stopped the workout. Distance counts
-/// only while moving, in every step.
-///
-/// **Alerts** (`TargetWatch`, numbers in `WorkoutConfig`): the measure
-/// is smoothed, and an alert needs it out of the band (beyond a tolerance)
-/// for `alertAfter` seconds on one side; `target_ok` needs it back inside
-/// for `okAfter`. Never in a rest step, in a step's first `stepGrace`
-/// seconds, while stopped or in the `resumeGrace` seconds after setting off
-/// again; no alert within `quiet` seconds of the last.
-///
-/// The state (`WorkoutRunnerState`) is Codable: restored after a restart it
-/// carries on in the same step with the step's elapsed time and distance
-/// as they were; the first update after that only takes its bearings.
+/// navigator is, with the session's own figures (`WorkoutInput`); it raises
+/// `workout_step`, `target_low`, `target_high`, `target_ok` and `workout_done`.
+/// A step ends by its time, by moving distance (the splits' count; a stop in
+/// its last 3 % ends it there), by heart rate held 3 s, or by the lap command;
+/// an end between two updates is placed where it was reached, so steps do not
+/// drift. Effort steps run on moving time, breaks on the session's clock (a
+/// standing rest is not stalled by auto-pause), a manual pause holds both.
+/// Alerts are `TargetWatch`'s, with `WorkoutConfig`'s cross-validated numbers.
+/// Why each rule: docs/algorithms.md, "Workouts". The state is Codable, so a
+/// restart carries on in the same step with its time and distance.
 /// O(1) per update, no allocation; time only from the inputs.
 public struct WorkoutRunner: Sendable {
     public let plan: WorkoutPlan

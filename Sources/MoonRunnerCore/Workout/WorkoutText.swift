@@ -4,45 +4,11 @@
 ///
 /// Parsed here, in the core, because everything that takes a workout (the
 /// CLI, the web app, the daemon's library, `analyze`) reaches the core and
-/// none of them should own the grammar; the files' readers are in the
-/// export module beside the course readers.
-///
-/// Grammar (EBNF; words and units in any case, spaces allowed between tokens):
-///
-///     workout   = [sep] item {sep item} [sep] ;
-///     sep       = ";" | "," | newline , { ";" | "," | newline } ;
-///     item      = repeat | step ;
-///     repeat    = count ("x" | "×") "(" [sep] item {sep item} [sep] ")" ;  (* 2 deep at most *)
-///     step      = ending {target | intensity | name} ;                    (* each at most once *)
-///     ending    = time | distance | "lap" | "hr" ("<" | ">") level ;
-///     time      = number unit {number unit} ;            (* h, then m/min, then s: 1h30m, 2m30s *)
-///     unit      = "h" | "m" | "min" | "s" | "sec" ;
-///     distance  = number ("km" | "mi" | "mtr" | "m") ;
-///     target    = "@" ( pace | "z" digit
-///                     | number ["-" number] ("bpm" | "%" | "spm" | "km/h") ) ;
-///     pace      = clock ["-" clock] "/" ("km" | "mi") ;
-///     clock     = digits ":" digit digit ;
-///     level     = number ["bpm" | "%"] ;                 (* bpm unless %: of the maximum *)
-///     intensity = "easy" | "warmup" | "wu" | "cooldown" | "cd" | "rest"
-///               | "recovery" | "jog" | "interval" | "hard" | "active" ;
-///     name      = '"' {any character but '"'} '"' ;
-///     count     = digits ;  number = digits ["." digits] ;
-///
-/// Rules beside the grammar:
-/// - **`m` alone**: a whole time or distance of a number and `m` is
-///   minutes below 100 and metres from 100 up (`15m` is 15 minutes, `800m`
-///   800 metres); in a compound time (`1m30s`) it is minutes. `min` and
-///   `mtr` say it outright (`120min`, `60mtr`).
-/// - **Intensity**: a step without a word is an interval inside a repeat
-///   and active outside; `easy` is a recovery inside a repeat, and outside
-///   one a warm-up before the first hard step (an interval or active one), a
-///   cool-down after the last, a recovery in between, and active in a
-///   workout with no hard step.
-/// - **A single value** is a band around it: ±5 s per km (±8 s per mile)
-///   for a pace, ±5 bpm, ±5 steps/min, ±0.5 km/h. A pace range may be
-///   written either way round.
-/// - `lap` ends at the lap command; `hr<130` when the heart rate falls below
-///   130 bpm (a recovery "until 130"), `hr>160` when it rises above.
+/// none of them should own the grammar. The grammar (EBNF) and the rules
+/// beside it (`m` alone is minutes below 100 and metres from 100 up; which
+/// intensity `easy` is; a single value is a band around it) are in
+/// docs/algorithms.md, "Workouts", and moonrunner-protocol(7); the parser
+/// below follows them rule by rule.
 public enum WorkoutText {
     /// Reads `text` as a workout named `name` for `sport`, checked (`Workout.validate()`).
     public static func parse(_ text: String, name: String = "workout",
