@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import MoonRunnerCore
 import MoonRunnerProtocol
+import MoonRunnerSystem
 
 // The workout library: ?WORKOUTS, ?WORKOUT, ?WORKOUT_DELETE and ?WORKOUT_ADD.
 

@@ -14,11 +14,11 @@ enum WorkoutLines {
         let plan = try plan()
         let progress = WorkoutProgress(step: plan.steps[step], count: plan.steps.count, elapsed: 0, distance: 0,
                                        remaining: left, value: nil, position: nil, alert: nil)
-        let reply = StatusReply(time: time, state: "recording", session: 4, stats: SessionStats(),
-                                gps: GPSStatus(health: "ok", grade: "best", fixes: 10, connects: 1),
-                                imu: IMUStatus(health: "ok", samples: 100, rejected: 0, busErrors: 0, overflows: 0),
-                                store: StoreStatus(health: "ok", pending: 0, lastError: nil), lastTransition: nil,
-                                units: "metric", workout: WorkoutStatusReply(progress))
+        let reply = StatusReply(time: time, state: .recording, session: 4, stats: SessionStats(),
+                                gps: GPSStatus(health: .ok, grade: .best, fixes: 10, connects: 1),
+                                imu: IMUStatus(health: .ok, samples: 100, rejected: 0, busErrors: 0, overflows: 0),
+                                store: StoreStatus(health: .ok, pending: 0, lastError: nil), lastTransition: nil,
+                                units: .metric, workout: WorkoutStatusReply(progress))
         return ReplyEncoder.line(reply)
     }
 
@@ -46,7 +46,7 @@ struct WorkoutAnnouncementTests {
 
     @Test("the same in Mandarin")
     func stepsInMandarin() throws {
-        var f = Feed(language: .cmn)
+        var f = Feed(language: .chinese)
         #expect(try f.line(try WorkoutLines.event(.workoutStep, step: 3, time: 2))
             == ["间歇，第二组，共六组：八百米，配速每公里三分五十秒到四分钟。"])
         #expect(try f.line(try WorkoutLines.event(.targetLow, step: 3, time: 3, measure: .pace, value: 4)) == ["加快配速。"])
@@ -86,7 +86,7 @@ struct WorkoutAnnouncementTests {
         #expect(said == ["10 seconds, get ready."])
         // Step 13 is 10 minutes easy: 30 s left.
         #expect(try f.line(try WorkoutLines.status(time: 8, step: 13, left: 29.5)) == ["30 seconds left."])
-        var zh = Feed(language: .cmn)
+        var zh = Feed(language: .chinese)
         let z = try zh.line(try WorkoutLines.status(time: 1, step: 3, left: 199))
         #expect(z == ["还剩两百米。"], "\(z)")
         // Found already past half the mark (a reconnect): nothing.

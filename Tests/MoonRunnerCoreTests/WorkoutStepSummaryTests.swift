@@ -7,7 +7,7 @@ struct WorkoutStepSummaryTests {
     @Test("a replay through the workout gives each step its start, end, distance, moving time, pace and time in target")
     func steps() throws {
         let plan = try WorkoutPlan(WorkoutText.parse("400m @3:50-4:10/km; 60s rest; 400m"))
-        var analysis = TraceAnalysis(activity: .run, workout: plan)
+        var analysis = TraceAnalysis(workout: plan)
         var north = 0.0
         // 4:00/km for 110 s, standing 70 s, 4:00/km again for 120 s.
         for t in 0..<300 {

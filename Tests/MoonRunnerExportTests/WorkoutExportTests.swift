@@ -26,7 +26,7 @@ struct WorkoutExportTests {
     /// 2 × (400 m at 4:00/km, 60 s standing rest), then 2 minutes at 5:00/km, by the engine.
     static func session() throws -> ExportSession {
         let workout = try WorkoutText.parse("2x(400m @3:50-4:10/km, 60s rest); 2min", name: "Tuesday")
-        var analysis = TraceAnalysis(activity: .run, workout: try WorkoutPlan(workout))
+        var analysis = TraceAnalysis(workout: try WorkoutPlan(workout))
         var north = 0.0, t = ExportFixture.start
         func go(_ seconds: Int, _ speed: Double) {
             for _ in 0..<seconds {

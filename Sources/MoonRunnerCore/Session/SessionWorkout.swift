@@ -108,7 +108,7 @@ extension WorkoutInput {
         case .paused, .idle, .stopped: .paused
         }
         self.init(time: e.now, moving: e.stats.moving, distance: e.stats.distance,
-                  speed: e.hasGPS ? e.stats.speed : .nan, heartRate: e.currentHeartRate ?? .nan,
+                  speed: e.hasGPS ? e.stats.speed : .nan, heartRate: e.heartRate.current(at: e.now) ?? .nan,
                   cadence: e.hasIMU ? e.stats.cadence : .nan, motion: motion)
     }
 }

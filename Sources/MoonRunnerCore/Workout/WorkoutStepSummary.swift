@@ -24,7 +24,7 @@ public struct WorkoutStepSummary: Sendable, Equatable, Codable {
 
     /// The steps of `events` (a session's, in time order), each to the next
     /// step's start, the `workout_done`, or `end` for one the session stopped in.
-    public static func steps(events: [SessionEvent], points: [TrackPoint], heartRate: [HeartRateReading],
+    public static func steps(events: [SessionEvent], points: [TrackPoint], heartRate: [HeartRatePoint],
                              pauses: [PauseInterval], end: Double) -> [WorkoutStepSummary] {
         let starts = events.filter { $0.kind == .workoutStep }
         let done = events.first { $0.kind == .workoutDone }?.time
@@ -55,7 +55,7 @@ public struct WorkoutStepSummary: Sendable, Equatable, Codable {
 
     /// Seconds of `[from, to]` whose measure lay inside the band.
     static func inBand(_ band: TargetBand, from: Double, to: Double, points: [TrackPoint],
-                       beats: [HeartRateReading]) -> Double {
+                       beats: [HeartRatePoint]) -> Double {
         let samples: [(t: Double, v: Double)] = switch band.measure {
         case .pace: points.filter { $0.time >= from && $0.time < to }.map { ($0.time, $0.speed) }
         case .hr: beats.map { ($0.time, $0.bpm) }

@@ -120,9 +120,8 @@ struct WorkoutsPage {
 
     init(layout: Layout, workouts: [WorkoutInfo], phrases p: Phrases, csrf: String, notice: String?, error: String?) {
         self.layout = layout
-        self.p = Dictionary(uniqueKeysWithValues: [Phrase.name, .steps, .start, .delete, .deleteReally, .upload, .file,
-                                                   .noWorkouts, .workoutText, .workoutTextHint]
-            .map { ($0.rawValue, p[$0]) })
+        self.p = p.named([.name, .steps, .start, .delete, .deleteReally, .upload, .file, .noWorkouts, .workoutText,
+                          .workoutTextHint])
         rows = workouts.map {
             Row(id: $0.id, name: $0.name, steps: $0.steps, text: $0.text, added: DateText.readable($0.createdAt),
                 iso: DateText.iso($0.createdAt))

@@ -34,10 +34,10 @@ enum WorkoutStepsTable {
         let events = reply.events.compactMap { e -> SessionEvent? in
             guard let kind = SessionEventKind(rawValue: e.event), e.workout != nil else { return nil }
             return SessionEvent(kind: kind, time: e.time, detectedAt: e.detectedAt, cause: e.cause,
-                                state: SessionState(rawValue: e.state) ?? .recording, workout: e.workout)
+                                state: e.state, workout: e.workout)
         }
         guard !events.isEmpty else { return [] }
-        let beats = points.filter { $0.heartRate.isFinite }.map { HeartRateReading(time: $0.time, bpm: $0.heartRate) }
+        let beats = points.filter { $0.heartRate.isFinite }.map { HeartRatePoint(time: $0.time, bpm: $0.heartRate) }
         let end = reply.session.endTime ?? points.last?.time ?? reply.session.startTime
         return WorkoutStepSummary.steps(events: events, points: points, heartRate: beats, pauses: reply.pauses, end: end)
     }

@@ -61,7 +61,7 @@ enum SessionInputs {
         default: .moving
         }
         return WorkoutInput(time: t, moving: e.stats.moving, distance: e.stats.distance,
-                            speed: e.hasGPS ? e.stats.speed : .nan, heartRate: e.currentHeartRate ?? .nan,
+                            speed: e.hasGPS ? e.stats.speed : .nan, heartRate: e.heartRate.current(at: e.now) ?? .nan,
                             cadence: e.hasIMU ? e.stats.cadence : .nan, motion: motion)
     }
 }
