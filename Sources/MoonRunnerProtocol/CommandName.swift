@@ -27,6 +27,7 @@ public enum CommandName: String, Sendable, CaseIterable {
     case workout = "WORKOUT"
     case workoutDelete = "WORKOUT_DELETE"
     case workoutAdd = "WORKOUT_ADD"
+    case workoutData = "WORKOUT_DATA"
 
     /// The parameters the request takes besides `"id"` (which any request
     /// may carry), in the order a refusal names them.
@@ -36,10 +37,9 @@ public enum CommandName: String, Sendable, CaseIterable {
         case .start: ["activity", "course", "to", "workout"]
         case .sessions: ["limit", "before"]
         case .export: ["format"]
-        case .courseAdd: ["name", "format", "encoding", "bytes", "chunks"]
-        case .courseData: ["seq", "data"]
+        case .courseAdd, .workoutAdd: ["name", "format", "encoding", "bytes", "chunks"]
+        case .courseData, .workoutData: ["seq", "data"]
         case .announce: ["quiet"]
-        case .workoutAdd: ["name", "format", "encoding", "data"]
         case .version, .status, .pause, .resume, .lap, .stop, .session, .badges, .delete, .config, .courses,
              .course, .courseDelete, .workouts, .workout, .workoutDelete: []
         }

@@ -33,16 +33,17 @@ public struct Request: Sendable, Equatable {
         case courses
         case course(id: Int64)
         case courseDelete(id: Int64)
-        /// Announces an upload: `chunks` `?COURSE_DATA` lines follow with `bytes` bytes in all.
-        case courseAdd(CourseUploadHeader)
+        /// Announces a course file: `chunks` `?COURSE_DATA` lines follow with `bytes` bytes in all.
+        case courseAdd(UploadHeader)
         case courseData(seq: Int, data: String)
         /// Silences (or lets speak again) every announcer watching this daemon.
         case announce(quiet: Bool)
         case workouts
         case workout(id: Int64)
         case workoutDelete(id: Int64)
-        /// Adds a workout: a FIT workout file or the text form, whole.
-        case workoutAdd(WorkoutUpload)
+        /// Announces a workout (a FIT workout file or the text form), in pieces as a course file.
+        case workoutAdd(UploadHeader)
+        case workoutData(seq: Int, data: String)
 
         /// The request name as written on the wire.
         public var name: String { commandName.rawValue }
@@ -74,6 +75,7 @@ public struct Request: Sendable, Equatable {
             case .workout: .workout
             case .workoutDelete: .workoutDelete
             case .workoutAdd: .workoutAdd
+            case .workoutData: .workoutData
             }
         }
 
@@ -81,7 +83,7 @@ public struct Request: Sendable, Equatable {
         public var changesState: Bool {
             switch self {
             case .start, .pause, .resume, .lap, .stop, .delete, .courseAdd, .courseData, .courseDelete, .announce,
-                 .workoutAdd, .workoutDelete: true
+                 .workoutAdd, .workoutData, .workoutDelete: true
             default: false
             }
         }
@@ -103,18 +105,13 @@ public struct Request: Sendable, Equatable {
             if let b = before { params["before"] = .number(Double(b)) }
         case let .session(id), let .delete(id), let .course(id), let .courseDelete(id), let .workout(id),
              let .workoutDelete(id): params["id"] = .number(Double(id))
-        case let .workoutAdd(u):
-            if let n = u.name { params["name"] = .string(n) }
-            if let f = u.format { params["format"] = .string(f) }
-            params["encoding"] = .string(u.encoding)
-            params["data"] = .string(u.data)
-        case let .courseAdd(h):
+        case let .courseAdd(h), let .workoutAdd(h):
             if let n = h.name { params["name"] = .string(n) }
             if let f = h.format { params["format"] = .string(f) }
             params["encoding"] = .string(h.encoding)
             params["bytes"] = .number(Double(h.bytes))
             params["chunks"] = .number(Double(h.chunks))
-        case let .courseData(seq, data):
+        case let .courseData(seq, data), let .workoutData(seq, data):
             params["seq"] = .number(Double(seq))
             params["data"] = .string(data)
         case let .export(id, format):
@@ -160,7 +157,7 @@ public struct RequestError: Error, Sendable, Equatable, CustomStringConvertible 
         case unavailable
         /// A bug: the daemon could not build its reply.
         case internalError = "internal"
-        /// An upload larger than `course.max_upload_kb`; nothing was stored.
+        /// An upload larger than the daemon takes (`course.max_upload_kb`; 256 KiB for a workout); nothing was stored.
         case tooLarge = "too_large"
         /// The uploaded file is not a course (no points, one point, broken XML, a FIT without positions, ...).
         case badCourse = "bad_course"

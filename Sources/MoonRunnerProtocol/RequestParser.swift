@@ -12,7 +12,7 @@ public enum RequestParser {
     public static var activities: [String] { Activity.allCases.map(\.rawValue) }
 
     /// Formats a course may be uploaded in.
-    public static let courseFormats = ["gpx", "tcx", "fit"]
+    public static var courseFormats: [String] { UploadKind.course.formats }
 
     /// True for a line the server ignores: empty, or only spaces, tabs and CR.
     /// Every other complete line gets exactly one reply.
@@ -92,13 +92,10 @@ public enum RequestParser {
         case .courses: return .courses
         case .course: return .course(id: try p.needed("id", range: ids))
         case .courseDelete: return .courseDelete(id: try p.needed("id", range: ids))
-        case .courseAdd: return .courseAdd(try courseUpload(p))
+        case .courseAdd: return .courseAdd(try upload(p, kind: .course))
         case .courseData:
-            let seq = try p.needed("seq", range: 0...Int64(CourseUploadHeader.maxChunks))
-            guard case let .string(data)? = p["data"] else {
-                throw p.bad("?COURSE_DATA needs \"data\": a piece of the file, e.g. ?COURSE_DATA={\"seq\":0,\"data\":\"...\"};")
-            }
-            return .courseData(seq: Int(seq), data: data)
+            let (seq, data) = try piece(p, kind: .course)
+            return .courseData(seq: seq, data: data)
         case .announce:
             guard case let .bool(q)? = p["quiet"] else {
                 throw p.bad("?ANNOUNCE needs \"quiet\": true or false, e.g. ?ANNOUNCE={\"quiet\":true};")
@@ -107,33 +104,11 @@ public enum RequestParser {
         case .workouts: return .workouts
         case .workout: return .workout(id: try p.needed("id", range: ids))
         case .workoutDelete: return .workoutDelete(id: try p.needed("id", range: ids))
-        case .workoutAdd: return .workoutAdd(try workoutUpload(p))
+        case .workoutAdd: return .workoutAdd(try upload(p, kind: .workout))
+        case .workoutData:
+            let (seq, data) = try piece(p, kind: .workout)
+            return .workoutData(seq: seq, data: data)
         }
-    }
-
-    /// The parameters of `?WORKOUT_ADD`: the file whole, base64 (FIT) or utf8 (the text form).
-    private static func workoutUpload(_ p: Parameters) throws(RequestError) -> WorkoutUpload {
-        var name: String?
-        if let v = p["name"] {
-            guard case let .string(s) = v, s.count <= 200 else { throw p.bad("\"name\" must be a string of at most 200 characters") }
-            name = s
-        }
-        var format: String?
-        if let v = p["format"] {
-            guard case let .string(f) = v, ["fit", "text"].contains(f.lowercased()) else {
-                throw p.bad("\"format\" must be fit or text (or left out: the daemon looks)")
-            }
-            format = f.lowercased()
-        }
-        var encoding = "utf8"
-        if let v = p["encoding"] {
-            guard case let .string(e) = v, e == "base64" || e == "utf8" else { throw p.bad("\"encoding\" must be base64 or utf8") }
-            encoding = e
-        }
-        guard case let .string(data)? = p["data"], !data.isEmpty else {
-            throw p.bad("?WORKOUT_ADD needs \"data\": the workout, e.g. ?WORKOUT_ADD={\"data\":\"15m easy; 6x(800m @3:50-4:00/km, 90s rest)\"};")
-        }
-        return WorkoutUpload(name: name, format: format, encoding: encoding, data: data)
     }
 
     /// The parameters of `?START`: an activity, a course to follow, a point to head for.
@@ -168,8 +143,9 @@ public enum RequestParser {
         return .export(id: i, format: f.lowercased())
     }
 
-    /// The parameters of `?COURSE_ADD`; the size limit is the daemon's to check.
-    private static func courseUpload(_ p: Parameters) throws(RequestError) -> CourseUploadHeader {
+    /// The parameters of `?COURSE_ADD` and `?WORKOUT_ADD`; the size limit is the daemon's to check.
+    private static func upload(_ p: Parameters, kind: UploadKind) throws(RequestError) -> UploadHeader {
+        let request = "?" + kind.announce.rawValue, pieces = "?" + kind.piece.rawValue
         var name: String?
         if let v = p["name"] {
             guard case let .string(s) = v, s.count <= 200 else { throw p.bad("\"name\" must be a string of at most 200 characters") }
@@ -177,8 +153,8 @@ public enum RequestParser {
         }
         var format: String?
         if let v = p["format"] {
-            guard case let .string(f) = v, courseFormats.contains(f.lowercased()) else {
-                throw p.bad("\"format\" must be one of \(courseFormats.joined(separator: ", ")) (or left out: the daemon looks)")
+            guard case let .string(f) = v, kind.formats.contains(f.lowercased()) else {
+                throw p.bad("\"format\" must be one of \(kind.formats.joined(separator: ", ")) (or left out: the daemon looks)")
             }
             format = f.lowercased()
         }
@@ -187,13 +163,23 @@ public enum RequestParser {
             guard case let .string(e) = v, e == "base64" || e == "utf8" else { throw p.bad("\"encoding\" must be base64 or utf8") }
             encoding = e
         }
-        guard case let .number(b)? = p["bytes"], b.rounded() == b, b >= 1, b <= Double(CourseUploadHeader.maxBytes) else {
-            throw p.bad("?COURSE_ADD needs \"bytes\": the file's size, an integer from 1 (see course.max_upload_kb)")
+        guard case let .number(b)? = p["bytes"], b.rounded() == b, b >= 1, b <= Double(UploadHeader.maxBytes) else {
+            throw p.bad("\(request) needs \"bytes\": the file's size, an integer from 1")
         }
-        guard case let .number(c)? = p["chunks"], c.rounded() == c, c >= 1, c <= min(b, Double(CourseUploadHeader.maxChunks)) else {
-            throw p.bad("?COURSE_ADD needs \"chunks\": how many ?COURSE_DATA lines follow, from 1 to \"bytes\"")
+        guard case let .number(c)? = p["chunks"], c.rounded() == c, c >= 1, c <= min(b, Double(UploadHeader.maxChunks)) else {
+            throw p.bad("\(request) needs \"chunks\": how many \(pieces) lines follow, from 1 to \"bytes\"")
         }
-        return CourseUploadHeader(name: name, format: format, encoding: encoding, bytes: Int(b), chunks: Int(c))
+        return UploadHeader(kind: kind, name: name, format: format, encoding: encoding, bytes: Int(b), chunks: Int(c))
+    }
+
+    /// The parameters of `?COURSE_DATA` and `?WORKOUT_DATA`: one piece of the file announced.
+    private static func piece(_ p: Parameters, kind: UploadKind) throws(RequestError) -> (seq: Int, data: String) {
+        let seq = try p.needed("seq", range: 0...Int64(UploadHeader.maxChunks))
+        guard case let .string(data)? = p["data"] else {
+            let request = "?" + kind.piece.rawValue
+            throw p.bad("\(request) needs \"data\": a piece of the file, e.g. \(request)={\"seq\":0,\"data\":\"...\"};")
+        }
+        return (Int(seq), data)
     }
 
     /// One request's parameters, read with messages that name the request.

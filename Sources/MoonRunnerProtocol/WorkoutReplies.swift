@@ -76,36 +76,6 @@ public struct WorkoutDeletedReply: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey { case cls = "class", workout, id }
 }
 
-/// What `?WORKOUT_ADD` carries: a workout file or the text form, whole in
-/// one line (a workout of a few dozen steps is a few hundred bytes of FIT).
-public struct WorkoutUpload: Sendable, Equatable {
-    /// The workout's name (default: the file's own, else "workout").
-    public var name: String?
-    /// fit or text; nil: the daemon looks at the bytes.
-    public var format: String?
-    /// base64 or utf8.
-    public var encoding: String
-    public var data: String
-
-    public init(name: String?, format: String?, encoding: String, data: String) {
-        self.name = name
-        self.format = format
-        self.encoding = encoding
-        self.data = data
-    }
-
-    /// The upload's bytes; nil when `data` is not valid base64.
-    public var bytes: Data? { encoding == "base64" ? Data(base64Encoded: data) : Data(data.utf8) }
-
-    /// The request for `file` (FIT is sent as base64, text as it is).
-    public static func request(for file: Data, name: String?) -> Request.Command {
-        if let text = String(validating: file, as: UTF8.self), !file.starts(with: [0x0E]) && !file.starts(with: [0x0C]) {
-            return .workoutAdd(WorkoutUpload(name: name, format: nil, encoding: "utf8", data: text))
-        }
-        return .workoutAdd(WorkoutUpload(name: name, format: nil, encoding: "base64", data: file.base64EncodedString()))
-    }
-}
-
 /// `STATUS.workout`: where the wearer is in the planned workout (null
 /// without one, and after its end): the step as `EVENT.workout` gives it,
 /// its time and distance so far, what is left of it, and the target's

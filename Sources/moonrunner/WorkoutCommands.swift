@@ -5,7 +5,8 @@ import MoonRunnerCore
 import MoonRunnerProtocol
 import MoonRunnerSystem
 
-// The workout library: ?WORKOUTS, ?WORKOUT, ?WORKOUT_DELETE and ?WORKOUT_ADD.
+// The workout library: ?WORKOUTS, ?WORKOUT, ?WORKOUT_DELETE and the upload
+// (?WORKOUT_ADD with its ?WORKOUT_DATA pieces, as a course file's).
 
 struct WorkoutCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -20,7 +21,8 @@ struct WorkoutAdd: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "add",
         abstract: "Add a workout from a FIT workout file, a text file or --text (?WORKOUT_ADD).",
-        discussion: "The daemon checks it with the wearer's heart-rate profile before storing it; a file that is not "
+        discussion: "The file is sent to the daemon in pieces, as a course file is. "
+            + "The daemon checks it with the wearer's heart-rate profile before storing it; a file that is not "
             + "a workout, a step that cannot be run or a repeat that points nowhere is refused with its reason and "
             + "nothing is stored.")
     @OptionGroup var options: ClientOptions
@@ -47,7 +49,10 @@ struct WorkoutAdd: ParsableCommand {
             }
             guard !data.isEmpty else { throw fail("\(path) is empty: not a workout", ExitCodes.dataError) }
         }
-        let reply = try options.call(WorkoutUpload.request(for: data, name: name))
+        // --text is the text form, a .fit file FIT; for any other the daemon looks at the bytes.
+        let ext = file.map { URL(filePath: $0, directoryHint: .notDirectory).pathExtension.lowercased() }
+        let format = text != nil ? "text" : ext == "fit" ? "fit" : nil
+        let (reply, _) = try options.upload(FileUpload.lines(for: data, kind: .workout, name: name, format: format))
         if options.json { out(reply); return }
         let r = try options.decode(WorkoutReply.self, reply)
         out("added workout #\(r.workout.id)")

@@ -1,10 +1,12 @@
 import Foundation
+import MoonRunnerCore
+import MoonRunnerExport
 import MoonRunnerProtocol
 import Testing
 
-/// The workout library through the real CLI and daemon: add (the text form,
-/// and a refusal that stores nothing), list, show, start a session with it,
-/// remove.
+/// Workouts through the real CLI and daemon: the library (the text form, a
+/// refusal that stores nothing, a FIT file larger than a line, list, show,
+/// start, remove).
 @Suite("Workouts end to end", .serialized)
 struct WorkoutEndToEndTests {
     @Test("workout add|list|show|remove and start --workout, through the CLI and the daemon")
@@ -37,5 +39,26 @@ struct WorkoutEndToEndTests {
         #expect(try cli("workout", "remove", "1").out.contains("removed workout #1"))
         #expect(try ReplyEncoder.decode(WorkoutsReply.self, from: try cli("workout", "list", "--json").out).workouts.isEmpty)
         #expect(try cli("start", "--workout", "1").status == 1, "a removed workout cannot be started")
+    }
+
+    @Test("a FIT workout of over 20 KB is added by the CLI in pieces under the default line limit, as a course file")
+    func largeFIT() throws {
+        let rig = try Rig("workoutfit")
+        let d = try SocketDaemon(rig)
+        let note = String(repeating: "Relax the shoulders, quick feet. ", count: 4)
+        let workout = Workout(name: "Long", items: (0..<130).map {
+            .step(WorkoutStep(duration: .time(60), intensity: $0 % 2 == 0 ? .active : .recovery,
+                              name: "Step \($0 + 1) of 130", notes: note))
+        })
+        let fit = FITWorkoutWriter.file(workout)
+        #expect(fit.count > 20_000, "\(fit.count) bytes")
+        let file = rig.dir.appendingPathComponent("long.fit")
+        try fit.write(to: file)
+        let added = try d.cli(["workout", "add", file.path, "--json"])
+        #expect(added.status == 0, "\(added.err)")
+        let stored = try ReplyEncoder.decode(WorkoutReply.self, from: added.out).workout
+        #expect(stored.steps == 130 && stored.format == "fit" && stored.name == "Long", "\(stored)")
+        let shown = try d.cli(["workout", "show", String(stored.id)])
+        #expect(shown.out.contains("130/130 Step 130 of 130: 00:01:00"), "\(shown.out.suffix(300))")
     }
 }

@@ -12,14 +12,15 @@ enum RequestLines {
         .courseAdd: ["name": #""Loop""#, "format": #""gpx""#, "encoding": #""utf8""#, "bytes": "10", "chunks": "1"],
         .courseData: ["seq": "0", "data": #""<gpx>""#],
         .announce: ["quiet": "true"],
-        .workoutAdd: ["name": #""Tuesday""#, "format": #""text""#, "encoding": #""utf8""#, "data": #""15m easy""#],
+        .workoutAdd: ["name": #""Tuesday""#, "format": #""text""#, "encoding": #""utf8""#, "bytes": "8", "chunks": "1"],
+        .workoutData: ["seq": "0", "data": #""15m easy""#],
     ]
 
     /// The parameters a request cannot do without.
     static let needed: [CommandName: [String]] = [
         .session: ["id"], .delete: ["id"], .course: ["id"], .courseDelete: ["id"], .export: ["id", "format"],
         .courseAdd: ["bytes", "chunks"], .courseData: ["seq", "data"], .announce: ["quiet"],
-        .workout: ["id"], .workoutDelete: ["id"], .workoutAdd: ["data"],
+        .workout: ["id"], .workoutDelete: ["id"], .workoutAdd: ["bytes", "chunks"], .workoutData: ["seq", "data"],
     ]
 
     /// `?NAME;`, or `?NAME={...};` with the given parameters (the id is 7)
@@ -70,6 +71,7 @@ struct CommandNameTests {
         #expect(error?.code == .unknownCommand)
         #expect(error?.message == "unknown request ?FLY; known: ?VERSION; ?STATUS; ?WATCH; ?START; ?PAUSE; ?RESUME; "
             + "?LAP; ?STOP; ?SESSIONS; ?SESSION; ?EXPORT; ?BADGES; ?DELETE; ?CONFIG; ?COURSES; ?COURSE; "
-            + "?COURSE_DELETE; ?COURSE_ADD; ?COURSE_DATA; ?ANNOUNCE; ?WORKOUTS; ?WORKOUT; ?WORKOUT_DELETE; ?WORKOUT_ADD;")
+            + "?COURSE_DELETE; ?COURSE_ADD; ?COURSE_DATA; ?ANNOUNCE; ?WORKOUTS; ?WORKOUT; ?WORKOUT_DELETE; ?WORKOUT_ADD; "
+            + "?WORKOUT_DATA;")
     }
 }

@@ -14,21 +14,21 @@ struct RequestRouter: Sendable {
     let config: DaemonConfig
     let service: SessionService
     let archive: SessionArchive
-    let uploads: CourseUploads
+    let uploads: Uploads
 
     init(config: DaemonConfig, service: SessionService, archive: SessionArchive, logger: Logger) {
         self.config = config
         self.service = service
         self.archive = archive
-        uploads = CourseUploads(library: service.library, logger: logger)
+        uploads = Uploads(courses: service.library, workouts: service.workouts, logger: logger)
     }
 
     /// One connection's side of its requests: who it is, where its `?WATCH`
-    /// lines go, and the course upload it has in progress.
+    /// lines go, and the file upload it has in progress.
     struct Client: Sendable {
         let id: UInt64
         let watcher: Watchers.Sink
-        var upload: CourseUpload?
+        var upload: FileUpload?
     }
 
     /// The reply to one admitted request: its reply line, an export to
@@ -81,11 +81,13 @@ struct RequestRouter: Sendable {
         case let .courseDelete(cid): return line(try await library.delete(cid), request)
         case let .courseAdd(header): return line(try uploads.open(header, upload: &client.upload), request)
         case let .courseData(seq, data):
-            return line(try await uploads.receive(seq: seq, data: data, upload: &client.upload), request)
+            return line(try await uploads.receive(.course, seq: seq, data: data, upload: &client.upload), request)
         case .workouts: return line(try await service.workouts.workouts(), request)
         case let .workout(wid): return line(try await service.workouts.workout(wid), request)
         case let .workoutDelete(wid): return line(try await service.workouts.delete(wid), request)
-        case let .workoutAdd(upload): return line(WorkoutReply(workout: try await service.workouts.add(upload)), request)
+        case let .workoutAdd(header): return line(try uploads.open(header, upload: &client.upload), request)
+        case let .workoutData(seq, data):
+            return line(try await uploads.receive(.workout, seq: seq, data: data, upload: &client.upload), request)
         case let .announce(quiet): return line(await service.announce(quiet: quiet), request)
         }
     }

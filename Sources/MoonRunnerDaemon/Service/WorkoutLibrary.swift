@@ -6,7 +6,7 @@ import MoonRunnerSensors
 import MoonRunnerStore
 
 /// The workout library behind `?WORKOUTS`, `?WORKOUT`, `?WORKOUT_DELETE`
-/// and `?WORKOUT_ADD`: reads workouts (a FIT workout file or the text form,
+/// and uploads: reads workouts (a FIT workout file or the text form,
 /// MoonRunnerExport's `WorkoutFile`), checks that they run with the
 /// wearer's heart-rate profile before anything is stored, and hands a stored
 /// one to a session as its plan. Parsing runs in the caller's task, never
@@ -39,16 +39,17 @@ public final class WorkoutLibrary: Sendable {
         return WorkoutDeletedReply(workout: wid)
     }
 
-    /// Reads an upload and stores it. A file that is not a workout, or a
-    /// workout that cannot be run, is `bad_workout` and nothing is stored.
-    func add(_ upload: WorkoutUpload) async throws(RequestError) -> WorkoutInfo {
-        guard let data = upload.bytes else {
-            throw RequestError(.badParameter, "\"data\" is not valid base64; nothing was stored")
+    /// Reads an uploaded file and stores it. A file that is not a workout, or
+    /// a workout that cannot be run, is `bad_workout` and nothing is stored.
+    func add(_ data: Data, header: UploadHeader) async throws(RequestError) -> WorkoutInfo {
+        guard data.count <= UploadKind.workoutMaxBytes else {
+            throw RequestError(.tooLarge, "the file has \(data.count) bytes; workouts of at most "
+                + "\(UploadKind.workoutMaxBytes / 1024) KiB are accepted")
         }
         let workout: Workout, plan: WorkoutPlan
         do {
-            workout = try WorkoutFile.read(data, format: upload.format.flatMap(WorkoutFileFormat.init(rawValue:)),
-                                           name: upload.name)
+            workout = try WorkoutFile.read(data, format: header.format.flatMap(WorkoutFileFormat.init(rawValue:)),
+                                           name: header.name)
         } catch {
             throw RequestError(.badWorkout, "not a workout: \(error.message); nothing was stored")
         }
@@ -57,7 +58,7 @@ public final class WorkoutLibrary: Sendable {
         } catch {
             throw RequestError(.badWorkout, "the workout cannot be run: \(error); nothing was stored")
         }
-        let format = upload.format ?? WorkoutFileFormat.sniff(data).rawValue
+        let format = header.format ?? WorkoutFileFormat.sniff(data).rawValue
         do {
             let stored = try await store.add(workout, format: format, sourceBytes: data.count, steps: plan.steps.count,
                                              at: clock.now())

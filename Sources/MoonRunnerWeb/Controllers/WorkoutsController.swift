@@ -6,7 +6,8 @@ import MoonRunnerProtocol
 import NIOCore
 
 /// The workout library: `GET /workouts`, `POST /workouts` (the text form
-/// typed on the phone, or a FIT workout file, sent on as `?WORKOUT_ADD`) and
+/// typed on the phone, or a FIT workout file, sent on in pieces as a course
+/// file is: `?WORKOUT_ADD` and its `?WORKOUT_DATA` lines) and
 /// `POST /workouts/{id}/delete`. Running one is the run screen's start with
 /// `workout` set; a workout the daemon refuses is said with its reason.
 struct WorkoutsController {
@@ -17,9 +18,6 @@ struct WorkoutsController {
         group.post("/workouts", use: upload)
         group.post("/workouts/{id}/delete", use: delete)
     }
-
-    /// The daemon takes a workout whole in one line: a FIT workout of a few dozen steps is a few hundred bytes.
-    static let maxBytes = 2048
 
     @Sendable func list(_ request: Request, context: WebContext) async throws -> HTML {
         let p = app.phrases(context)
@@ -53,7 +51,7 @@ struct WorkoutsController {
         }
         let form: CourseUploadForm
         do {
-            form = try await CourseUploadForm.read(request, maxFileBytes: Self.maxBytes)
+            form = try await CourseUploadForm.read(request, maxFileBytes: UploadKind.workoutMaxBytes)
         } catch {
             return try await page(context, notice: nil, error: p[.brokenUpload], status: .badRequest)
                 .response(from: request, context: context)
@@ -68,9 +66,11 @@ struct WorkoutsController {
         }
         let name = form.name.trimmingCharacters(in: .whitespacesAndNewlines)
         let file = text.isEmpty ? Data(form.file) : Data(text.utf8)
-        let command = WorkoutUpload.request(for: file, name: name.isEmpty ? nil : String(name.prefix(200)))
+        let lines = FileUpload.lines(for: file, kind: .workout, name: name.isEmpty ? nil : String(name.prefix(200)),
+                                     format: text.isEmpty ? nil : "text")
         do {
-            let w = try await app.link.decoded(WorkoutReply.self, for: DaemonRequest(command: command)).workout
+            let replies = try await app.link.requests(lines, timeout: .seconds(30))
+            let w = try DaemonReply.decode(WorkoutReply.self, replies.last ?? "").workout
             return WebApp.redirect("/workouts?added=\(w.name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")")
         } catch let e as RequestError where e.code == .badWorkout {
             return try await page(context, notice: nil, error: p.format(.notAWorkout, ["reason": e.message]),
