@@ -78,4 +78,69 @@ struct WorkoutExportTests {
         #expect(tcx.components(separatedBy: "<Intensity>Resting</Intensity>").count - 1 == 2)
         #expect(tcx.contains("<TriggerMethod>Distance</TriggerMethod>"))
     }
+
+    /// gpxpy's view of each segment's extensions, pytrainer's view of the laps
+    /// (every `gpxdata:lap` in the file), and each lap written alone with a
+    /// copy of Cluetrust's schema that imports the local GPX 1.1 one, for xmllint.
+    static let gpxScript = """
+        import json, os, sys, gpxpy
+        import xml.etree.ElementTree as ET
+        path, schemas, out = sys.argv[1:4]
+        GD, MR = "{http://www.cluetrust.com/XML/GPXDATA/1/0}", "{urn:moonrunner:gpx:workout:1}"
+        segments = []
+        for track in gpxpy.parse(open(path)).tracks:
+            for segment in track.segments:
+                found = {}
+                for e in segment.extensions:
+                    if e.tag == MR + "step":
+                        found["step"] = int(e.get("index"))
+                        found["name"] = e.get("name")
+                    elif e.tag == GD + "lap":
+                        found["lap"] = int(e.findtext(GD + "index"))
+                        found["intensity"] = e.findtext(GD + "intensity")
+                        found["trigger"] = e.find(GD + "trigger").get("kind")
+                segments.append(found)
+        laps = ET.parse(path).getroot().findall(".//" + GD + "lap")
+        files = []
+        for k, lap in enumerate(laps):
+            files.append(os.path.join(out, "lap%d.xml" % k))
+            ET.ElementTree(lap).write(files[-1], xml_declaration=True, encoding="UTF-8")
+        xsd = open(os.path.join(schemas, "Cluetrust_gpxdata10.xsd")).read()
+        xsd = xsd.replace("http://www.topografix.com/GPX/1/1/gpx.xsd", os.path.join(schemas, "Topografix_gpx11.xsd"))
+        open(os.path.join(out, "gpxdata.xsd"), "w").write(xsd)
+        print(json.dumps({"segments": segments, "files": files,
+                          "elapsed": [float(l.findtext(GD + "elapsedTime")) for l in laps]}))
+        """
+
+    @Test("in GPX each step is a trkseg whose extensions name its lap (GPXDATA) and its step; the file is valid GPX 1.1 and each lap valid GPXDATA 1.0")
+    func gpxLaps() throws {
+        let session = try Self.session()
+        let laps = session.laps.filter { !$0.points.isEmpty }
+        let dir = try makeScratchDirectory("workout-gpx")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("s.gpx")
+        try GPXWriter.write(session).write(to: file)
+        let r = try ExternalTool.python(Self.gpxScript, [file.path, HeartRateExportTests.schemas, dir.path])
+        let segments = try #require(r["segments"] as? [[String: Any]])
+        // The segments that end a lap, in order: one per lap with points, each with its step (none after the end).
+        let ends = segments.filter { $0["lap"] != nil }
+        #expect(ends.map { $0["lap"] as? Int } == laps.map { $0.number - 1 })
+        #expect(ends.map { $0["step"] as? Int } == laps.map(\.step?.index), "\(segments)")
+        #expect(ends.map { $0["intensity"] as? String } == laps.map { $0.step?.intensity.isBreak == true ? "rest" : "active" })
+        #expect(ends.first?["trigger"] as? String == "distance", "the first 400 m ends by its distance")
+        // pytrainer totals a file's laps: their times add up to the laps' own.
+        let elapsed = try #require(r["elapsed"] as? [Double])
+        #expect(zip(elapsed, laps).allSatisfy { abs($0 - $1.elapsed) < 0.06 }, "\(elapsed)")
+        let valid = try HeartRateExportTests.validate(file, schema: "Topografix_gpx11.xsd")
+        #expect(valid.status == 0, "\(valid.stderr.prefix(1500))")
+        let xsd = dir.appendingPathComponent("gpxdata.xsd").path
+        for lap in try #require(r["files"] as? [String]) {
+            let check = try ExternalTool.run("xmllint", ["--noout", "--schema", xsd, lap], hint: HeartRateExportTests.xmllintHint)
+            #expect(check.status == 0, "\(lap): \(check.stderr.prefix(800))")
+        }
+        // Without a workout the file is as before: no laps, no extra namespaces.
+        var plain = session
+        plain.laps = plain.laps.map { var l = $0; l.step = nil; return l }
+        #expect(!String(decoding: GPXWriter.write(plain), as: UTF8.self).contains("gpxdata"))
+    }
 }
