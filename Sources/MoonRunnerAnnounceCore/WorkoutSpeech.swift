@@ -4,8 +4,8 @@ import MoonRunnerCore
 /// the step and its target as it begins ("Interval 2 of 6: 800 metres at
 /// 3 50 to 4 minutes per kilometre."; a break as "Rest, 90 seconds."), the
 /// alerts in the measure's own words ("Speed up.", "Ease off.", "Back on
-/// pace."; the heart rate's and cadence's), and the end. Pure: a table's
-/// templates and its `Wording` make each language's sentences.
+/// pace."; the heart rate's and cadence's), and the end with its summary.
+/// Pure: a table's templates and its `Wording` make each language's sentences.
 struct WorkoutSpeech {
     let phrases: PhraseTable
     let units: UnitSystem
@@ -19,9 +19,27 @@ struct WorkoutSpeech {
         case .targetLow: return phrases.say(measure == .pace ? .speedUp : measure == .hr ? .heartRateLow : .cadenceLow)
         case .targetHigh: return phrases.say(measure == .pace ? .easeOff : measure == .hr ? .heartRateHigh : .cadenceHigh)
         case .targetOK: return phrases.say(measure == .pace ? .backOnPace : measure == .hr ? .heartRateBack : .cadenceBack)
-        case .workoutDone: return phrases.say(.workoutDone, ["steps": words.count(info.steps)])
+        case .workoutDone: return summary(info)
         default: return nil
         }
+    }
+
+    /// The end: the steps done (of how many, when the lap key cut some short),
+    /// the share of the efforts' time on target, and the efforts' average
+    /// pace, each when there is one to say.
+    func summary(_ info: WorkoutEventInfo) -> String {
+        let steps = words.count(info.steps)
+        guard let tally = info.summary else { return phrases.say(.workoutDone, ["steps": steps]) }
+        var said = [tally.skipped == 0 ? phrases.say(.workoutDone, ["steps": steps])
+                        : phrases.say(.workoutDonePartly, ["done": words.count(tally.completed), "steps": steps])]
+        if let share = tally.inTargetShare {
+            said.append(phrases.say(.workoutOnTarget, ["percent": words.count(Int((share * 100).rounded()))]))
+        }
+        if let speed = tally.activeSpeed, speed > 0 {
+            said.append(phrases.say(.workoutEffortPace, ["pace": words.pace(units.metresPerUnit / speed),
+                                                         "unit": words.unitName(units)]))
+        }
+        return said.joined(separator: words.sentenceBreak)
     }
 
     /// A step as it begins: its name (or kind) and round, how it ends, its target.

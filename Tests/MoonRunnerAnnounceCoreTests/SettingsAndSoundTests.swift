@@ -72,7 +72,7 @@ struct AnnounceSettingsTests {
         let slots: Set<String> = ["number", "distance", "time", "pace", "unit", "badge", "direction", "name", "bpm", "zone",
                                   "activity", "speed", "rate", "turn", "then", "place",
                                   // The workout's (WorkoutSpeech).
-                                  "step", "end", "target", "round", "rounds", "fast", "slow", "low", "high", "steps"]
+                                  "step", "end", "target", "round", "rounds", "fast", "slow", "low", "high", "steps", "done", "percent"]
         for language in Language.allCases {
             let table = PhraseTable.of(language)
             #expect(table.language == language)

@@ -23,9 +23,10 @@ enum WorkoutLines {
     }
 
     static func event(_ kind: SessionEventKind, step: Int, time: Double, measure: TargetMeasure? = nil,
-                      value: Double? = nil) throws -> String {
+                      value: Double? = nil, summary: WorkoutTally? = nil) throws -> String {
         let plan = try plan()
-        let info = WorkoutEventInfo(step: plan.steps[step], steps: plan.steps.count, measure: measure, value: value)
+        let info = WorkoutEventInfo(step: plan.steps[step], steps: plan.steps.count, measure: measure, value: value,
+                                    summary: summary)
         return ReplyEncoder.line(EventReply(session: 4, event: SessionEvent(
             kind: kind, time: time, detectedAt: time, cause: measure?.rawValue ?? "distance", state: .recording,
             workout: info)))
@@ -51,6 +52,36 @@ struct WorkoutAnnouncementTests {
             == ["间歇，第二组，共六组：八百米，配速每公里三分五十秒到四分钟。"])
         #expect(try f.line(try WorkoutLines.event(.targetLow, step: 3, time: 3, measure: .pace, value: 4)) == ["加快配速。"])
         #expect(try f.line(try WorkoutLines.event(.workoutDone, step: 13, time: 4)) == ["训练完成，共十四段。"])
+    }
+
+    /// 13 of the 14 steps in full (the cool-down cut short), 87 % of the judged
+    /// time on target, the efforts 4800 m in 1128 s: 3:55 per km.
+    static var tally: WorkoutTally {
+        var t = WorkoutTally()
+        t.completed = 13
+        t.skipped = 1
+        t.targetSeconds = 600
+        t.inTargetSeconds = 522
+        t.activeDistance = 4800
+        t.activeMoving = 1128
+        return t
+    }
+
+    @Test("the end's summary: the steps done, the share on target and the efforts' pace, in English and in Mandarin")
+    func summary() throws {
+        var en = Feed()
+        #expect(try en.line(try WorkoutLines.event(.workoutDone, step: 13, time: 4, summary: Self.tally))
+            == ["Workout complete: 13 of 14 steps in full. On target 87 percent of the time. "
+                + "Efforts at 3 55 per kilometre on average."])
+        var zh = Feed(language: .chinese)
+        #expect(try zh.line(try WorkoutLines.event(.workoutDone, step: 13, time: 4, summary: Self.tally))
+            == ["训练完成，十四段中完整完成十三段。目标区间内时间占百分之八十七。训练段平均配速每公里三分五十五秒。"])
+        // Every step in full, no target, no effort: only the count.
+        var plain = WorkoutTally()
+        plain.completed = 14
+        var again = Feed()
+        #expect(try again.line(try WorkoutLines.event(.workoutDone, step: 13, time: 4, summary: plain))
+            == ["Workout complete: 14 steps."])
     }
 
     @Test("a pace alert says speed up, ease off, back on pace; a heart-rate one its own words")

@@ -72,6 +72,28 @@ struct WorkoutRunnerTests {
         #expect(f.events.map(\.step.round) == [1, 2, 3, 4, 5, 6, 6])
     }
 
+    @Test("the end's tally: steps run in full and cut short by lap, the efforts' time on target, their distance and moving time")
+    func tally() throws {
+        var f = try WorkoutFeed("2x(400m @3:50-4:10/km, 60s rest); 2min")
+        f.run(100, speed: 4.1)                       // inside the band (4.00–4.35 m/s)
+        f.run(58, speed: 0, motion: .autoPaused)
+        f.run(110, speed: 3.8)                       // below it throughout
+        f.run(60, speed: 0, motion: .autoPaused)
+        f.run(30, speed: 4)
+        f.lap()                                      // the 2 minutes cut short
+        let done = try #require(f.events.last { $0.kind == .workoutDone })
+        let tally = try #require(done.tally)
+        #expect(tally.completed == 4 && tally.skipped == 1)
+        // Both intervals and the active 2 minutes; the metres run into a rest are the rest's.
+        #expect(abs(tally.activeDistance - 920) < 1e-6, "\(tally)")
+        #expect(abs(tally.activeMoving - (400 / 4.1 + 400 / 3.8 + 30)) < 1e-6, "\(tally)")
+        // Judged past each interval's 10 s grace (the second's from the first second moving):
+        // 87.6 s inside the band, then 94 s below it.
+        #expect(tally.inTargetSeconds > 86.5 && tally.inTargetSeconds < 88.5, "\(tally)")
+        #expect(tally.targetSeconds > 179 && tally.targetSeconds < 184, "\(tally)")
+        #expect(f.events.filter { $0.kind != .workoutDone }.allSatisfy { $0.tally == nil })
+    }
+
     @Test("a rest step's clock runs while the wearer stands auto-paused; an interval's waits for moving time")
     func restRunsWhileStanding() throws {
         var f = try WorkoutFeed("60s; 90s rest; 60s")

@@ -60,6 +60,9 @@ extension PhraseTable {
             .heartRateBack: "心率回到目标区间。",
             .cadenceLow: "步频偏低。", .cadenceHigh: "步频偏高。", .cadenceBack: "步频回到目标。",
             .workoutDone: "训练完成，共{steps}段。",
+            .workoutDonePartly: "训练完成，{steps}段中完整完成{done}段。",
+            .workoutOnTarget: "目标区间内时间占百分之{percent}。",
+            .workoutEffortPace: "训练段平均配速每{unit}{pace}。",
             .distanceLeft: "还剩{distance}。", .timeLeft: "还剩{time}。", .getReady: "还有{time}，准备。",
         ],
         badgeNames: [

@@ -82,8 +82,10 @@ public enum PhraseKey: String, Sendable, CaseIterable {
     case heartRateLow, heartRateHigh, heartRateBack
     /// The cadence's alerts.
     case cadenceLow, cadenceHigh, cadenceBack
-    /// {steps}: the last step ended.
-    case workoutDone
+    /// {steps}: the last step ended, every step run in full; {done} of {steps} when the lap key cut some short.
+    case workoutDone, workoutDonePartly
+    /// The summary's two figures: {percent} of the judged time on target; {pace} per {unit} over the efforts.
+    case workoutOnTarget, workoutEffortPace
     /// {distance} / {time}: what is left of an effort; {time}: a break's last seconds.
     case distanceLeft, timeLeft, getReady
 }

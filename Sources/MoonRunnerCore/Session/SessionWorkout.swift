@@ -80,7 +80,7 @@ public struct SessionWorkout: Sendable {
         }
         let alert = w.kind == .targetLow || w.kind == .targetHigh || w.kind == .targetOK
         let info = WorkoutEventInfo(step: w.step, steps: steps, measure: alert ? w.step.target?.measure : nil,
-                                    value: alert ? w.value : nil)
+                                    value: alert ? w.value : nil, summary: w.tally)
         return SessionEvent(kind: kind, time: w.time, detectedAt: w.detectedAt, cause: w.cause, state: state,
                             workout: info)
     }

@@ -62,15 +62,18 @@ public struct WorkoutEvent: Sendable, Equatable {
     public var step: PlannedStep
     /// Alerts: the smoothed measure when decided (m/s, bpm, steps/min).
     public var value: Double?
+    /// `workout_done`: the whole workout's tally, for its summary.
+    public var tally: WorkoutTally?
 
     public init(kind: WorkoutEventKind, time: Double, detectedAt: Double, cause: String, step: PlannedStep,
-                value: Double? = nil) {
+                value: Double? = nil, tally: WorkoutTally? = nil) {
         self.kind = kind
         self.time = time
         self.detectedAt = detectedAt
         self.cause = cause
         self.step = step
         self.value = value
+        self.tally = tally
     }
 }
 

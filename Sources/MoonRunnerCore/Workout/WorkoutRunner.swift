@@ -112,6 +112,11 @@ public struct WorkoutRunner: Sendable {
             case let .distance(d) where state.distance >= d: (moved > 0 ? (d - d0) / moved : 0, "distance")
             default: nil
             }
+            let share = reached.map { min(1, max(0, $0.fraction)) } ?? 1
+            if step.intensity.isEffort {
+                state.tally.activeMoving += (held ? 0 : dMoving * left) * share
+                state.tally.activeDistance += moved * share
+            }
             guard let reached else { return }
             let f = min(1, max(0, reached.fraction))
             let end = from + f * (b.time - from)
@@ -151,6 +156,11 @@ public struct WorkoutRunner: Sendable {
     /// The current step ends at `t`: the next begins, or the workout is done.
     private mutating func next(at t: Double, detectedAt: Double, cause: String, emit: (WorkoutEvent) -> Void) {
         let ended = plan.steps[state.index]
+        if cause == "lap", ended.end != .lap {
+            state.tally.skipped += 1
+        } else {
+            state.tally.completed += 1
+        }
         state.index += 1
         state.clock = 0
         state.distance = 0
@@ -158,7 +168,8 @@ public struct WorkoutRunner: Sendable {
         state.watch.stepChanged()
         guard state.index < plan.steps.count else {
             state.done = true
-            emit(WorkoutEvent(kind: .workoutDone, time: t, detectedAt: detectedAt, cause: cause, step: ended))
+            emit(WorkoutEvent(kind: .workoutDone, time: t, detectedAt: detectedAt, cause: cause, step: ended,
+                              tally: state.tally))
             return
         }
         emit(WorkoutEvent(kind: .workoutStep, time: t, detectedAt: detectedAt, cause: cause,
@@ -192,6 +203,10 @@ public struct WorkoutRunner: Sendable {
         let grace = band.measure == .hr ? config.hrStepGrace : config.stepGrace
         let judged = min(dt, state.clock - grace, sinceMoving - config.resumeGrace)
         let value = state.watch.value(band.measure, at: x.time, config: config)
+        if moving, judged > 0, let value, !step.intensity.isBreak {
+            state.tally.targetSeconds += judged
+            if value >= band.low && value <= band.high { state.tally.inTargetSeconds += judged }
+        }
         guard let kind = state.watch.judge(band, value: value, dt: judged, at: x.time, settled: moving && judged >= 0,
                                            config: config) else { return }
         emit(WorkoutEvent(kind: kind, time: x.time, detectedAt: x.time, cause: band.measure.rawValue, step: step,
@@ -216,11 +231,13 @@ public struct WorkoutRunnerState: Sendable, Equatable, Codable {
     var lastGrowth: Double?
     var stoppedAt: Double?
     var watch = TargetWatch()
+    /// What the end's summary says, so far.
+    public var tally = WorkoutTally()
 
     public init() {}
 
     private enum CodingKeys: String, CodingKey {
         case started, done, index, clock = "clock_s", distance = "distance_m", hrHeld = "hr_held_s",
-             lastGrowth = "last_growth", stoppedAt = "stopped_at", watch
+             lastGrowth = "last_growth", stoppedAt = "stopped_at", watch, tally
     }
 }
