@@ -6,7 +6,7 @@ import Testing
 
 /// Workouts through the real CLI and daemon: the library (the text form, a
 /// refusal that stores nothing, a FIT file larger than a line, list, show,
-/// start, remove).
+/// start, remove), and a session killed mid-step that resumes in the step.
 @Suite("Workouts end to end", .serialized)
 struct WorkoutEndToEndTests {
     @Test("workout add|list|show|remove and start --workout, through the CLI and the daemon")
@@ -60,5 +60,47 @@ struct WorkoutEndToEndTests {
         #expect(stored.steps == 130 && stored.format == "fit" && stored.name == "Long", "\(stored)")
         let shown = try d.cli(["workout", "show", String(stored.id)])
         #expect(shown.out.contains("130/130 Step 130 of 130: 00:01:00"), "\(shown.out.suffix(300))")
+    }
+
+    @Test("kill -9 during a step, restart: the session resumes in the same step with the step's time and distance kept")
+    func killNineMidStep() async throws {
+        let rig = try Rig("workoutkill9")
+        // At 2x, as the session's kill -9 test: a commit a loaded machine takes 0.2 s to fsync is 0.4 s of engine time.
+        let speed = 2.0, config = "store:\n  commit_interval_s: 2\n"
+        try rig.startGPS(epochsPerSecond: speed)
+        try rig.startDaemon(speed: speed, config: config)
+        #expect(try rig.cli("workout", "add", "--text", "5km; 2min rest").status == 0)
+        #expect(try rig.cli("start", "--activity", "walk", "--workout", "1").status == 0)
+        let under = try rig.waitFor(timeout: 60, "the first step under way") {
+            ($0.workout?.distanceM ?? 0) > 30 && ($0.workout?.elapsedS ?? 0) > 15
+        }
+        let id = try #require(under.session)
+        let step = try #require(under.workout)
+        // Two commit intervals more, so that the step's progress is on disk; the last STATUS before the kill.
+        let last = try #require(try rig.waitFor(timeout: 20, "two commit intervals") {
+            ($0.workout?.elapsedS ?? 0) >= step.elapsedS + 4
+        }.workout)
+        rig.daemon?.signal(SIGKILL)
+        #expect(rig.daemon?.wait(timeout: 5) != nil)
+
+        try rig.startDaemon(speed: speed, config: config)
+        let resumed = try rig.waitFor(timeout: 30, "the session resumed with its workout") {
+            $0.session == id && $0.state != .idle && $0.workout != nil
+        }
+        let w = try #require(resumed.workout)
+        #expect(w.step.index == 0 && w.steps == 2, "the same step, not the next nor the first again: \(w)")
+        // Kept as last committed (every 2 s, and at every event): at most a commit interval and a fix behind
+        // the last STATUS before the kill, and not started over.
+        #expect(w.elapsedS >= last.elapsedS - 3.5 && w.elapsedS <= last.elapsedS + 6, "\(w.elapsedS) s after \(last.elapsedS)")
+        #expect(w.distanceM >= last.distanceM - 8 && w.distanceM <= last.distanceM + 10, "\(w.distanceM) m after \(last.distanceM)")
+        // It carries on from there.
+        let later = try #require(try rig.waitFor(timeout: 30, "the step going on") {
+            ($0.workout?.distanceM ?? 0) > w.distanceM + 10
+        }.workout)
+        #expect(later.step.index == 0 && later.elapsedS > w.elapsedS)
+        #expect(try rig.cli("stop").status == 0)
+        let events = try rig.session(id).events
+        #expect(events.filter { $0.event == "workout_step" }.count == 1, "the step did not begin again: \(events.map(\.event))")
+        #expect(events.contains { $0.cause == "recovery" })
     }
 }
