@@ -128,31 +128,7 @@ public enum FITWriter {
     /// The definitions of the summary messages, written after the track: laps, the session (with
     /// where its elevation came from, `FITElevationSource`, when a terrain model gave any), the activity.
     private static func defineSummaryMessages(into fit: inout FITEncoder, elevationSource: Bool) {
-        fit.define(local: Local.lap, global: FITProfile.Message.lap, fields: [
-            .init(number: FITProfile.Common.messageIndex, type: .uint16),
-            .init(number: FITProfile.Common.timestamp, type: .uint32),
-            .init(number: 0, type: .enumeration),   // event
-            .init(number: 1, type: .enumeration),   // event_type
-            .init(number: 2, type: .uint32),        // start_time
-            .init(number: 3, type: .sint32),        // start_position_lat
-            .init(number: 4, type: .sint32),        // start_position_long
-            .init(number: 5, type: .sint32),        // end_position_lat
-            .init(number: 6, type: .sint32),        // end_position_long
-            .init(number: 7, type: .uint32),        // total_elapsed_time, scale 1000
-            .init(number: 8, type: .uint32),        // total_timer_time, scale 1000
-            .init(number: 9, type: .uint32),        // total_distance, scale 100
-            .init(number: 10, type: .uint32),       // total_cycles (strides)
-            .init(number: 11, type: .uint16),       // total_calories
-            .init(number: 13, type: .uint16),       // avg_speed, scale 1000
-            .init(number: 14, type: .uint16),       // max_speed, scale 1000
-            .init(number: 17, type: .uint8),        // avg_cadence
-            .init(number: 23, type: .enumeration),  // intensity
-            .init(number: 24, type: .enumeration),  // lap_trigger
-            .init(number: 25, type: .enumeration),  // sport
-            .init(number: 15, type: .uint8),        // avg_heart_rate
-            .init(number: 16, type: .uint8),        // max_heart_rate
-            .init(number: 71, type: .uint16),       // wkt_step_index (invalid outside a workout)
-        ])
+        defineLap(into: &fit)
         fit.define(local: Local.session, global: FITProfile.Message.session, fields: [
             .init(number: FITProfile.Common.messageIndex, type: .uint16),
             .init(number: FITProfile.Common.timestamp, type: .uint32),
@@ -186,6 +162,36 @@ public enum FITWriter {
             .init(number: 2, type: .enumeration),   // type
             .init(number: 3, type: .enumeration),   // event
             .init(number: 4, type: .enumeration),   // event_type
+        ])
+    }
+
+    /// The lap message's definition: each lap's figures, its intensity and trigger,
+    /// and in a workout the step it ran (`wkt_step_index`).
+    private static func defineLap(into fit: inout FITEncoder) {
+        fit.define(local: Local.lap, global: FITProfile.Message.lap, fields: [
+            .init(number: FITProfile.Common.messageIndex, type: .uint16),
+            .init(number: FITProfile.Common.timestamp, type: .uint32),
+            .init(number: 0, type: .enumeration),   // event
+            .init(number: 1, type: .enumeration),   // event_type
+            .init(number: 2, type: .uint32),        // start_time
+            .init(number: 3, type: .sint32),        // start_position_lat
+            .init(number: 4, type: .sint32),        // start_position_long
+            .init(number: 5, type: .sint32),        // end_position_lat
+            .init(number: 6, type: .sint32),        // end_position_long
+            .init(number: 7, type: .uint32),        // total_elapsed_time, scale 1000
+            .init(number: 8, type: .uint32),        // total_timer_time, scale 1000
+            .init(number: 9, type: .uint32),        // total_distance, scale 100
+            .init(number: 10, type: .uint32),       // total_cycles (strides)
+            .init(number: 11, type: .uint16),       // total_calories
+            .init(number: 13, type: .uint16),       // avg_speed, scale 1000
+            .init(number: 14, type: .uint16),       // max_speed, scale 1000
+            .init(number: 17, type: .uint8),        // avg_cadence
+            .init(number: 23, type: .enumeration),  // intensity
+            .init(number: 24, type: .enumeration),  // lap_trigger
+            .init(number: 25, type: .enumeration),  // sport
+            .init(number: 15, type: .uint8),        // avg_heart_rate
+            .init(number: 16, type: .uint8),        // max_heart_rate
+            .init(number: 71, type: .uint16),       // wkt_step_index (invalid outside a workout)
         ])
     }
 
