@@ -116,6 +116,21 @@ struct WorkoutAlertTests {
         #expect(high - 60 >= 10 && high - 60 <= 15, "\(high)")
     }
 
+    @Test("a heart-rate alert is not held back by a slow walk (under 1 m/s gates pace, not the strap); none while auto-paused")
+    func heartRateAtAWalk() throws {
+        var profile = HeartRateProfile()
+        profile.maxBPM = 190
+        var f = try WorkoutFeed("20min @Z2", profile: profile)
+        f.run(90, speed: 3, hr: 125)                            // past the 60 s grace, inside zone 2 (114–133)
+        f.run(40, speed: 0.8, hr: 105)                          // a slow walk, the heart rate below the zone
+        let low = try #require(f.times(.targetLow).first)
+        #expect(low - 90 >= 10 && low - 90 <= 15, "after the smoothing and the 10 s dwell: \(low)")
+        var g = try WorkoutFeed("20min @Z2", profile: profile)
+        g.run(90, speed: 3, hr: 125)
+        g.run(40, speed: 0, hr: 105, motion: .autoPaused)
+        #expect(g.times(.targetLow).isEmpty, "stopped: nothing is said")
+    }
+
     @Test("the state survives a restart mid-step: the same step, its elapsed time and distance kept, its end where it was due")
     func restart() throws {
         var f = try WorkoutFeed("10min easy; 2x(1km @3:50-4:10/km, 90s rest); 10min easy")

@@ -58,7 +58,8 @@ public struct WorkoutConfig: Sendable, Equatable {
     /// auto-pause has decided it yet: GPS speed at a stop is its noise
     /// (0.1–0.5 m/s in the simulations, more under trees), and the slowest
     /// walk is about 1.1 m/s. A stop neither counts as too slow nor feeds
-    /// the smoothing, and setting off again starts `resumeGrace`.
+    /// the smoothing, and setting off again starts `resumeGrace` (pace and
+    /// cadence; a strap's heart rate is judged at a walk too).
     public var stillSpeed = 1.0
     /// A distance step ends where the wearer stops (auto-pause or pause)
     /// within this share of its distance, or this many metres, of its end:

@@ -196,12 +196,20 @@ public struct WorkoutRunner: Sendable {
 
     private mutating func judge(_ x: WorkoutInput, before: WorkoutInput, dt: Double, emit: (WorkoutEvent) -> Void) {
         let step = plan.steps[state.index]
-        let moving = state.watch.movingSince != nil
         guard let band = step.target, step.intensity != .rest else { return }
-        // The part of this update past both graces (the step's, on its clock, and the setting off's).
-        let sinceMoving = x.time - (state.watch.movingSince ?? x.time)
-        let grace = band.measure == .hr ? config.hrStepGrace : config.stepGrace
-        let judged = min(dt, state.clock - grace, sinceMoving - config.resumeGrace)
+        // The part of this update past the graces. Pace and cadence: the step's, on its clock, and the
+        // setting off's, and only while going faster than `stillSpeed` (GPS speed at a stop is noise).
+        // Heart rate comes from the strap, not from GPS: it is judged whenever the session is not
+        // stopped, a slow walk included, past its own longer grace.
+        let judged: Double, moving: Bool
+        if band.measure == .hr {
+            judged = min(dt, state.clock - config.hrStepGrace)
+            moving = x.motion == .moving
+        } else {
+            let sinceMoving = x.time - (state.watch.movingSince ?? x.time)
+            judged = min(dt, state.clock - config.stepGrace, sinceMoving - config.resumeGrace)
+            moving = state.watch.movingSince != nil
+        }
         let value = state.watch.value(band.measure, at: x.time, config: config)
         if moving, judged > 0, let value, !step.intensity.isBreak {
             state.tally.targetSeconds += judged
