@@ -77,14 +77,15 @@ UNITDIR    ?= /etc/systemd/system
 
 all: build
 
-PY_PKGS    := garmin-fit-sdk gpxpy dbus-fast selenium
+PY_PKGS    := garmin-fit-sdk gpxpy dbus-fast selenium fit-tool
 ## The upload tests' real servers (WebDAV, FitTrackee) in a virtualenv of their own:
 ## FitTrackee pins Flask and SQLAlchemy versions the other tools need not share.
 UPLOAD_VENV := $(HOME)/.cache/moonrunner-upload/venv
 UPLOAD_PY  := wsgidav cheroot fittrackee
 
 ## Installs the missing Debian packages, the Python readers the export
-## tests check against, the BlueZ stand-in's D-Bus library and Selenium for
+## tests check against, fit-tool (a second FIT encoder: the workout files the
+## workout reader is tested on), the BlueZ stand-in's D-Bus library and Selenium for
 ## the web app's browser tests (nothing when all are present). xmllint validates the
 ## GPX and TCX exports against the schemas pytrainer's package ships
 ## (Topografix GPX 1.1, Garmin TCX v2): the package is only downloaded and
@@ -92,7 +93,7 @@ UPLOAD_PY  := wsgidav cheroot fittrackee
 SCHEMAS    := $(CURDIR)/.build/schemas
 deps:
 	@$(MAKE) --no-print-directory apt-install PKGS="$(DEB_PKGS)"
-	@python3 -c "import garmin_fit_sdk, gpxpy, dbus_fast, selenium" 2>/dev/null || { \
+	@python3 -c "import garmin_fit_sdk, gpxpy, dbus_fast, selenium, fit_tool" 2>/dev/null || { \
 	  echo "installing Python packages: $(PY_PKGS)"; \
 	  python3 -m pip install -q $(PY_PKGS) 2>/dev/null || \
 	  python3 -m pip install -q --break-system-packages $(PY_PKGS); }

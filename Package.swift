@@ -147,6 +147,11 @@ let package = Package(
             "MoonRunnerCore", "MoonRunnerExport", "MoonRunnerTestSupport", "MoonRunnerConfig",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "Tests/Tools/course-scenarios"),
+        // Replays a recorded session through the engine and a workout through WorkoutRunner (eval_workout.py).
+        .executableTarget(name: "workout-replay", dependencies: [
+            "MoonRunnerCore", "MoonRunnerSensors", "MoonRunnerExport",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], path: "Tests/Tools/workout-replay"),
         .testTarget(name: "MoonRunnerCoreTests", dependencies: ["MoonRunnerCore", "MoonRunnerTestSupport"]),
         .testTarget(name: "MoonRunnerSensorsTests", dependencies: ["MoonRunnerSensors", "MoonRunnerTestSupport"]),
         .testTarget(name: "MoonRunnerStoreTests", dependencies: ["MoonRunnerStore"]),
@@ -175,7 +180,8 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ]),
-        .testTarget(name: "EndToEndTests", dependencies: ["MoonRunnerCore", "MoonRunnerProtocol", "MoonRunnerStore", "MoonRunnerSensors", "MoonRunnerTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["MoonRunnerCore", "MoonRunnerProtocol", "MoonRunnerStore", "MoonRunnerSensors",
+                                                         "MoonRunnerExport", "MoonRunnerTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

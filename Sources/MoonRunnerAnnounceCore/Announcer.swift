@@ -24,6 +24,11 @@ public struct Announcer: Sendable {
     private var nextInterval: (session: Int64?, moving: Double)?
     /// Uploads said, as "target/session" (the newest 256): each is said once.
     private var uploadsSaid: [String] = []
+    /// A planned workout is being run (from its first `workout_step` to
+    /// `workout_done` or the stop): its own announcements take the place of
+    /// the splits and the "every N minutes", which would talk over them.
+    private var inWorkout = false
+    private var countdown = WorkoutCountdown()
 
     public init(settings: AnnounceSettings) {
         self.settings = settings
@@ -37,6 +42,8 @@ public struct Announcer: Sendable {
         course = nil
         waiting = []
         nextInterval = nil
+        inWorkout = false
+        countdown = WorkoutCountdown()
     }
 
     public mutating func receive(status s: StatusReply, course glance: CourseGlance?, at now: Double) -> [Announcement] {
@@ -48,10 +55,19 @@ public struct Announcer: Sendable {
         waiting.removeAll { s.time >= $0.event.detectedAt }
         for w in ready { out += say(w.event, receivedAt: w.receivedAt) }
         out += interval(s, at: now)
+        if let text = countdown.update(s.workout, phrases: phrases, units: units) {
+            out.append(Announcement(text: text, trigger: "workout_countdown", detectedAt: s.time, receivedAt: now))
+        }
         return quiet ? [] : out
     }
 
     public mutating func receive(event e: EventReply, at now: Double) -> [Announcement] {
+        switch e.event {
+        case SessionEventKind.workoutStep.rawValue: inWorkout = true
+        case SessionEventKind.workoutDone.rawValue, SessionEventKind.start.rawValue, SessionEventKind.stop.rawValue:
+            inWorkout = false
+        default: break
+        }
         if waitsForStatus(e) {
             waiting.append((e, now))
             return []
@@ -115,6 +131,7 @@ public struct Announcer: Sendable {
         case .gpsLost, .gpsRegained: settings.gps
         case .hrConnected, .hrLost, .hrZone: settings.heartRate
         case .fault, .terrainLost, .terrainRegained: false  // never said: see `silentKinds`
+        case .workoutStep, .targetLow, .targetHigh, .targetOK, .workoutDone: true  // the plan the wearer chose to run
         }
     }
 
@@ -151,7 +168,7 @@ public struct Announcer: Sendable {
         case .autopause: return settings.autoPause ? p.say(.autopause) : nil
         case .autoresume: return settings.autoPause ? p.say(.autoresume) : nil
         case .lap: return p.say(.lap, ["number": e.detail.flatMap { Int($0) }.map(words.count) ?? ""])
-        case .split: return split(e)
+        case .split: return inWorkout ? nil : split(e)
         case .stop: return summary()
         case .badge: return badge(e)
         case .offCourse: return wayBack()
@@ -170,6 +187,8 @@ public struct Announcer: Sendable {
         case .hrZone: return heartRateZone(e)
         case .turnAhead: return e.cue.flatMap { cueAhead($0) }
         case .turnNow: return e.cue.flatMap { turnNow($0) }
+        case .workoutStep, .targetLow, .targetHigh, .targetOK, .workoutDone:
+            return e.workout.flatMap { WorkoutSpeech(phrases: p, units: units).sentence(kind, $0) }
         case .fault, .terrainLost, .terrainRegained: return nil  // never said: see `silentKinds`
         }
     }
@@ -267,7 +286,7 @@ public struct Announcer: Sendable {
     /// Every N minutes of moving time, while recording. The first STATUS of a
     /// session (or after a reconnect) only sets the next mark.
     private mutating func interval(_ s: StatusReply, at now: Double) -> [Announcement] {
-        guard settings.everyMinutes > 0, s.state == .recording else { return [] }
+        guard settings.everyMinutes > 0, s.state == .recording, !inWorkout else { return [] }
         let period = Double(settings.everyMinutes * 60)
         let passed = (s.movingS / period).rounded(.down)
         guard let due = nextInterval, due.session == s.session else {

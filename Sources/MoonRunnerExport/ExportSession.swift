@@ -31,6 +31,9 @@ public struct ExportSession: Sendable {
     public var rrIntervals: [RRInterval]
     /// Zones, training load and calories from heart rate.
     public var heartRateProfile: HeartRateProfile
+    /// The planned workout the session ran, if any: the FIT activity carries
+    /// its `workout` and `workout_step` messages, so the laps read against it.
+    public var workout: Workout?
 
     /// `laps` default to the laps computed from the lap events and the track.
     public init(id: Int64, activity: Activity, startTime: Double, endTime: Double? = nil,
@@ -39,7 +42,7 @@ public struct ExportSession: Sendable {
                 laps: [LapSummary]? = nil, calorieModel: CalorieModel = CalorieModel(),
                 title: String? = nil, course: String? = nil, coursePoints: [CourseCue] = [],
                 heartRate: [HeartRatePoint] = [], rrIntervals: [RRInterval] = [],
-                heartRateProfile: HeartRateProfile = HeartRateProfile()) {
+                heartRateProfile: HeartRateProfile = HeartRateProfile(), workout: Workout? = nil) {
         self.id = id
         self.activity = activity
         self.startTime = startTime
@@ -58,6 +61,7 @@ public struct ExportSession: Sendable {
         self.heartRate = heartRate
         self.rrIntervals = rrIntervals
         self.heartRateProfile = heartRateProfile
+        self.workout = workout
         self.laps = laps ?? Laps.compute(points: points, events: events, pauses: pauses,
                                          stepSeconds: self.stepSeconds, start: startTime, end: self.endTime)
     }

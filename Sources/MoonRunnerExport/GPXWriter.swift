@@ -3,7 +3,8 @@ import MoonRunnerCore
 
 /// GPX 1.1 (topografix.com/GPX/1/1): one `<trk>`, one `<trkseg>` per moving
 /// stretch (`newSegment`: pauses and GPS outages are not drawn as straight
-/// lines), `<ele>` and `<time>` (ISO 8601 UTC) per point.
+/// lines) and per workout step (`GPXLaps`), `<ele>` and `<time>` (ISO 8601
+/// UTC) per point.
 ///
 /// Heart rate and cadence in Garmin's TrackPointExtension v2 (`<gpxtpx:hr>`
 /// then `<gpxtpx:cad>`, the schema's order), as Garmin's exports and Strava
@@ -15,8 +16,9 @@ import MoonRunnerCore
 public enum GPXWriter {
     public static func write(_ session: ExportSession) -> Data {
         let track = ExportTrack(session)
+        let laps = GPXLaps(session)
         var out = OutputBuffer(capacity: 1024 + session.points.count * 230)
-        writeMetadata(session, into: &out)
+        writeMetadata(session, laps: laps, into: &out)
         writeWaypoints(session.coursePoints, into: &out)
         out.write(" <trk>\n  <name>")
         out.write(xmlEscaped: session.title)
@@ -28,12 +30,14 @@ public enum GPXWriter {
 
         var open = false
         for (i, p) in session.points.enumerated() {
-            if i == 0 || p.newSegment {
+            if i == 0 || p.newSegment || laps.startsLap(i) {
                 if open { out.write("  </trkseg>\n") }
                 out.write("  <trkseg>\n")
                 open = true
             }
             writePoint(p, cadence: track.hasCadence ? track.cadence[i] : nil, into: &out)
+            // A lap's extensions close its last segment (trksegType: the points, then extensions).
+            laps.writeEnd(at: i, session: session, into: &out)
         }
         if open { out.write("  </trkseg>\n") }
         out.write(" </trk>\n</gpx>\n")
@@ -65,16 +69,24 @@ public enum GPXWriter {
         }
     }
 
-    /// The XML declaration, the `<gpx>` element with its schemas, and `<metadata>`.
-    private static func writeMetadata(_ session: ExportSession, into out: inout OutputBuffer) {
+    /// The XML declaration, the `<gpx>` element with its schemas (the laps' too
+    /// when it has any), and `<metadata>`.
+    private static func writeMetadata(_ session: ExportSession, laps: GPXLaps, into out: inout OutputBuffer) {
         out.write("""
             <?xml version="1.0" encoding="UTF-8"?>
             <gpx version="1.1" creator="MoonRunner" xmlns="http://www.topografix.com/GPX/1/1" \
-            xmlns:gpxtpx="http://www.garmin.com/xmlschemas/TrackPointExtension/v2" \
-            xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" \
+            xmlns:gpxtpx="http://www.garmin.com/xmlschemas/TrackPointExtension/v2"
+            """)
+        if !laps.isEmpty { out.write(text: GPXLaps.namespaces) }
+        out.write("""
+             xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" \
             xsi:schemaLocation="http://www.topografix.com/GPX/1/1 http://www.topografix.com/GPX/1/1/gpx.xsd \
             http://www.garmin.com/xmlschemas/TrackPointExtension/v2 \
-            http://www.garmin.com/xmlschemas/TrackPointExtensionv2.xsd">
+            http://www.garmin.com/xmlschemas/TrackPointExtensionv2.xsd
+            """)
+        if !laps.isEmpty { out.write(text: GPXLaps.schemaLocation) }
+        out.write("""
+            ">
              <metadata>
               <name>
             """)

@@ -98,13 +98,30 @@ public enum TCXWriter {
             out.write(int: maximum)
             out.write("</Value></MaximumHeartRateBpm>\n")
         }
-        out.write("    <Intensity>Active</Intensity>\n")
+        // TCX has two intensities: a workout's rest and recovery are Resting.
+        if lap.step?.intensity.isBreak == true {
+            out.write("    <Intensity>Resting</Intensity>\n")
+        } else {
+            out.write("    <Intensity>Active</Intensity>\n")
+        }
         if track.hasCadence {
             out.write("    <Cadence>")
             out.write(int: ExportTrack.strideCadence(lap.averageCadence))
             out.write("</Cadence>\n")
         }
-        out.write("    <TriggerMethod>Manual</TriggerMethod>\n")
+        out.write("    <TriggerMethod>")
+        out.write(text: triggerMethod(lap))
+        out.write("</TriggerMethod>\n")
+    }
+
+    /// ActivityLap_t's TriggerMethod: a workout step ended by its time or distance, else Manual.
+    private static func triggerMethod(_ lap: LapSummary) -> String {
+        guard lap.trigger == .workoutStep else { return "Manual" }
+        switch lap.step?.end {
+        case .time: return "Time"
+        case .distance: return "Distance"
+        default: return "Manual"
+        }
     }
 
     /// Point `i` of the track as a `<Trackpoint>`.

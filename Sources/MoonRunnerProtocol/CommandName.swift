@@ -23,20 +23,25 @@ public enum CommandName: String, Sendable, CaseIterable {
     case courseAdd = "COURSE_ADD"
     case courseData = "COURSE_DATA"
     case announce = "ANNOUNCE"
+    case workouts = "WORKOUTS"
+    case workout = "WORKOUT"
+    case workoutDelete = "WORKOUT_DELETE"
+    case workoutAdd = "WORKOUT_ADD"
+    case workoutData = "WORKOUT_DATA"
 
     /// The parameters the request takes besides `"id"` (which any request
     /// may carry), in the order a refusal names them.
     public var parameters: [String] {
         switch self {
         case .watch: ["enable"]
-        case .start: ["activity", "course", "to"]
+        case .start: ["activity", "course", "to", "workout"]
         case .sessions: ["limit", "before"]
         case .export: ["format", "privacy"]
-        case .courseAdd: ["name", "format", "encoding", "bytes", "chunks"]
-        case .courseData: ["seq", "data"]
+        case .courseAdd, .workoutAdd: ["name", "format", "encoding", "bytes", "chunks"]
+        case .courseData, .workoutData: ["seq", "data"]
         case .announce: ["quiet"]
         case .version, .status, .pause, .resume, .lap, .stop, .session, .badges, .delete, .config, .courses,
-             .course, .courseDelete: []
+             .course, .courseDelete, .workouts, .workout, .workoutDelete: []
         }
     }
 }

@@ -7,9 +7,11 @@ import MoonRunnerCore
 /// 1.5: the terrain model: `altitude_source` `dem` and `mixed`, `altitude_shares`,
 /// `dem_points`, the `terrain_lost` and `terrain_regained` events. 1.6: `STATUS.imu.device`.
 /// 1.7: `?EXPORT`'s `privacy` zones.
+/// 1.8: the workout events (`workout_step`, `target_low`, `target_high`,
+/// `target_ok`, `workout_done`) and `EVENT.workout`.
 public enum ProtocolVersion {
     public static let major = 1
-    public static let minor = 7
+    public static let minor = 8
 }
 
 /// `{"class":"VERSION",...}`, sent on connect and in reply to `?VERSION;`.
@@ -102,6 +104,8 @@ public struct StatusReply: Codable, Sendable, Equatable {
     public var units: UnitSystem
     /// The course being followed, null when none.
     @NullCoded public var course: CourseStatusReply?
+    /// Where the wearer is in the planned workout, null without one (since 1.8).
+    @NullCoded public var workout: WorkoutStatusReply?
     /// Straight line to the session's start, null when idle or before the first position.
     @NullCoded public var home: HomeReply?
     /// The point the session heads for (`?START={"to":[lat,lon]}`), null when none.
@@ -129,7 +133,8 @@ public struct StatusReply: Codable, Sendable, Equatable {
                 caloriesKcal: Double = 0, nextBadge: NextBadge? = nil, course: CourseStatusReply? = nil,
                 home: HomeReply? = nil, destination: DestinationReply? = nil, quiet: Bool = false,
                 hrBpm: Double? = nil, hrZone: Int? = nil, hrState: HeartRateLinkState = .none, hr: HeartRateStatus = .none,
-                caloriesMethod: CalorieMethod? = nil, climbRate: Double? = nil, id: JSONValue? = nil) {
+                caloriesMethod: CalorieMethod? = nil, climbRate: Double? = nil, workout: WorkoutStatusReply? = nil,
+                id: JSONValue? = nil) {
         self.time = time
         climbRateMPerH = climbRate
         self.state = state
@@ -159,6 +164,7 @@ public struct StatusReply: Codable, Sendable, Equatable {
         self.nextBadge = nextBadge
         self.units = units
         self.course = course
+        self.workout = workout
         self.home = home
         self.destination = destination
         self.quiet = quiet
@@ -179,43 +185,7 @@ public struct StatusReply: Codable, Sendable, Equatable {
              elevationGainM = "elevation_gain_m", elevationLossM = "elevation_loss_m",
              climbRateMPerH = "climb_rate_m_per_h", laps, gps, imu, store,
              baro, altitudeSource = "altitude_source", altitudeShares = "altitude_shares",
-             lastTransition = "last_transition", units, course, home, destination, id
-    }
-}
-
-/// `{"class":"EVENT",...}`: sent to watchers as things happen.
-public struct EventReply: Codable, Sendable, Equatable {
-    public var cls = "EVENT"
-    @NullCoded public var session: Int64?
-    /// start | pause | resume | autopause | autoresume | lap | stop | badge | fault |
-    /// off_course | on_course | course_to_go | course_finished | arrived | split | gps_lost | gps_regained |
-    /// hr_connected | hr_lost | hr_zone | turn_ahead | turn_now: a word, not a `SessionEventKind`, because
-    /// every feature adds kinds and a client passes over one it does not know (`Announcer.say`).
-    public var event: String
-    public var time: Double
-    public var detectedAt: Double
-    public var cause: String
-    public var state: SessionState
-    @NullCoded public var detail: String?
-    /// The figures of a `split` event as `SESSION` will list them (null for other events).
-    @NullCoded public var split: SplitInfo?
-    /// The cue of a `turn_ahead` or `turn_now` (absent from other events; since 1.3).
-    public var cue: CueEvent?
-
-    public init(session: Int64?, event: SessionEvent, split: Split? = nil) {
-        self.session = session
-        self.event = event.kind.rawValue
-        time = event.time
-        detectedAt = event.detectedAt
-        cause = event.cause
-        state = event.state
-        detail = event.detail
-        self.split = split.map(SplitInfo.init)
-        cue = event.cue
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case cls = "class", session, event, time, detectedAt = "detected_at", cause, state, detail, split, cue
+             lastTransition = "last_transition", units, course, workout, home, destination, id
     }
 }
 

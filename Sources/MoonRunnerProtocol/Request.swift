@@ -18,8 +18,8 @@ public struct Request: Sendable, Equatable {
         case version
         case status
         case watch(enable: Bool)
-        /// Starts a session, following a stored course and/or heading for a point.
-        case start(activity: String?, course: Int64? = nil, destination: GeoPoint? = nil)
+        /// Starts a session, following a stored course and/or heading for a point, running a stored workout.
+        case start(activity: String?, course: Int64? = nil, destination: GeoPoint? = nil, workout: Int64? = nil)
         case pause
         case resume
         case lap
@@ -35,11 +35,17 @@ public struct Request: Sendable, Equatable {
         case courses
         case course(id: Int64)
         case courseDelete(id: Int64)
-        /// Announces an upload: `chunks` `?COURSE_DATA` lines follow with `bytes` bytes in all.
-        case courseAdd(CourseUploadHeader)
+        /// Announces a course file: `chunks` `?COURSE_DATA` lines follow with `bytes` bytes in all.
+        case courseAdd(UploadHeader)
         case courseData(seq: Int, data: String)
         /// Silences (or lets speak again) every announcer watching this daemon.
         case announce(quiet: Bool)
+        case workouts
+        case workout(id: Int64)
+        case workoutDelete(id: Int64)
+        /// Announces a workout (a FIT workout file or the text form), in pieces as a course file.
+        case workoutAdd(UploadHeader)
+        case workoutData(seq: Int, data: String)
 
         /// The request name as written on the wire.
         public var name: String { commandName.rawValue }
@@ -67,13 +73,19 @@ public struct Request: Sendable, Equatable {
             case .courseAdd: .courseAdd
             case .courseData: .courseData
             case .announce: .announce
+            case .workouts: .workouts
+            case .workout: .workout
+            case .workoutDelete: .workoutDelete
+            case .workoutAdd: .workoutAdd
+            case .workoutData: .workoutData
             }
         }
 
         /// Commands that change state need a privileged peer.
         public var changesState: Bool {
             switch self {
-            case .start, .pause, .resume, .lap, .stop, .delete, .courseAdd, .courseData, .courseDelete, .announce: true
+            case .start, .pause, .resume, .lap, .stop, .delete, .courseAdd, .courseData, .courseDelete, .announce,
+                 .workoutAdd, .workoutData, .workoutDelete: true
             default: false
             }
         }
@@ -85,21 +97,23 @@ public struct Request: Sendable, Equatable {
         switch command {
         case let .watch(enable): params["enable"] = .bool(enable)
         case let .announce(quiet): params["quiet"] = .bool(quiet)
-        case let .start(activity, course, destination):
+        case let .start(activity, course, destination, workout):
             if let a = activity { params["activity"] = .string(a) }
             if let c = course { params["course"] = .number(Double(c)) }
+            if let w = workout { params["workout"] = .number(Double(w)) }
             if let d = destination { params["to"] = .array([.number(d.latitude), .number(d.longitude)]) }
         case let .sessions(limit, before):
             params["limit"] = .number(Double(limit))
             if let b = before { params["before"] = .number(Double(b)) }
-        case let .session(id), let .delete(id), let .course(id), let .courseDelete(id): params["id"] = .number(Double(id))
-        case let .courseAdd(h):
+        case let .session(id), let .delete(id), let .course(id), let .courseDelete(id), let .workout(id),
+             let .workoutDelete(id): params["id"] = .number(Double(id))
+        case let .courseAdd(h), let .workoutAdd(h):
             if let n = h.name { params["name"] = .string(n) }
             if let f = h.format { params["format"] = .string(f) }
             params["encoding"] = .string(h.encoding)
             params["bytes"] = .number(Double(h.bytes))
             params["chunks"] = .number(Double(h.chunks))
-        case let .courseData(seq, data):
+        case let .courseData(seq, data), let .workoutData(seq, data):
             params["seq"] = .number(Double(seq))
             params["data"] = .string(data)
         case let .export(id, format):
@@ -149,10 +163,12 @@ public struct RequestError: Error, Sendable, Equatable, CustomStringConvertible 
         case unavailable
         /// A bug: the daemon could not build its reply.
         case internalError = "internal"
-        /// An upload larger than `course.max_upload_kb`; nothing was stored.
+        /// An upload larger than the daemon takes (`course.max_upload_kb`; 256 KiB for a workout); nothing was stored.
         case tooLarge = "too_large"
         /// The uploaded file is not a course (no points, one point, broken XML, a FIT without positions, ...).
         case badCourse = "bad_course"
+        /// The uploaded workout cannot be run: not a workout file, a step that cannot be run, a repeat that points nowhere.
+        case badWorkout = "bad_workout"
         /// The daemon is receiving as many uploads as it holds at once; try again.
         case busy
     }

@@ -12,7 +12,7 @@ public enum RequestParser {
     public static var activities: [String] { Activity.allCases.map(\.rawValue) }
 
     /// Formats a course may be uploaded in.
-    public static let courseFormats = ["gpx", "tcx", "fit"]
+    public static var courseFormats: [String] { UploadKind.course.formats }
 
     /// True for a line the server ignores: empty, or only spaces, tabs and CR.
     /// Every other complete line gets exactly one reply.
@@ -92,18 +92,22 @@ public enum RequestParser {
         case .courses: return .courses
         case .course: return .course(id: try p.needed("id", range: ids))
         case .courseDelete: return .courseDelete(id: try p.needed("id", range: ids))
-        case .courseAdd: return .courseAdd(try courseUpload(p))
+        case .courseAdd: return .courseAdd(try upload(p, kind: .course))
         case .courseData:
-            let seq = try p.needed("seq", range: 0...Int64(CourseUploadHeader.maxChunks))
-            guard case let .string(data)? = p["data"] else {
-                throw p.bad("?COURSE_DATA needs \"data\": a piece of the file, e.g. ?COURSE_DATA={\"seq\":0,\"data\":\"...\"};")
-            }
-            return .courseData(seq: Int(seq), data: data)
+            let (seq, data) = try piece(p, kind: .course)
+            return .courseData(seq: seq, data: data)
         case .announce:
             guard case let .bool(q)? = p["quiet"] else {
                 throw p.bad("?ANNOUNCE needs \"quiet\": true or false, e.g. ?ANNOUNCE={\"quiet\":true};")
             }
             return .announce(quiet: q)
+        case .workouts: return .workouts
+        case .workout: return .workout(id: try p.needed("id", range: ids))
+        case .workoutDelete: return .workoutDelete(id: try p.needed("id", range: ids))
+        case .workoutAdd: return .workoutAdd(try upload(p, kind: .workout))
+        case .workoutData:
+            let (seq, data) = try piece(p, kind: .workout)
+            return .workoutData(seq: seq, data: data)
         }
     }
 
@@ -117,6 +121,7 @@ public enum RequestParser {
             activity = s
         }
         let course = try p.int("course", range: ids)
+        let workout = try p.int("workout", range: ids)
         var destination: GeoPoint?
         if let v = p["to"] {
             guard case let .array(a) = v, a.count == 2, case let .number(lat) = a[0], case let .number(lon) = a[1],
@@ -125,7 +130,7 @@ public enum RequestParser {
             }
             destination = GeoPoint(latitude: lat, longitude: lon)
         }
-        return .start(activity: activity, course: course, destination: destination)
+        return .start(activity: activity, course: course, destination: destination, workout: workout)
     }
 
     /// The parameters of `?EXPORT`: the session and one of the writers' formats.
@@ -155,8 +160,9 @@ public enum RequestParser {
         return zones
     }
 
-    /// The parameters of `?COURSE_ADD`; the size limit is the daemon's to check.
-    private static func courseUpload(_ p: Parameters) throws(RequestError) -> CourseUploadHeader {
+    /// The parameters of `?COURSE_ADD` and `?WORKOUT_ADD`; the size limit is the daemon's to check.
+    private static func upload(_ p: Parameters, kind: UploadKind) throws(RequestError) -> UploadHeader {
+        let request = "?" + kind.announce.rawValue, pieces = "?" + kind.piece.rawValue
         var name: String?
         if let v = p["name"] {
             guard case let .string(s) = v, s.count <= 200 else { throw p.bad("\"name\" must be a string of at most 200 characters") }
@@ -164,8 +170,8 @@ public enum RequestParser {
         }
         var format: String?
         if let v = p["format"] {
-            guard case let .string(f) = v, courseFormats.contains(f.lowercased()) else {
-                throw p.bad("\"format\" must be one of \(courseFormats.joined(separator: ", ")) (or left out: the daemon looks)")
+            guard case let .string(f) = v, kind.formats.contains(f.lowercased()) else {
+                throw p.bad("\"format\" must be one of \(kind.formats.joined(separator: ", ")) (or left out: the daemon looks)")
             }
             format = f.lowercased()
         }
@@ -174,13 +180,23 @@ public enum RequestParser {
             guard case let .string(e) = v, e == "base64" || e == "utf8" else { throw p.bad("\"encoding\" must be base64 or utf8") }
             encoding = e
         }
-        guard case let .number(b)? = p["bytes"], b.rounded() == b, b >= 1, b <= Double(CourseUploadHeader.maxBytes) else {
-            throw p.bad("?COURSE_ADD needs \"bytes\": the file's size, an integer from 1 (see course.max_upload_kb)")
+        guard case let .number(b)? = p["bytes"], b.rounded() == b, b >= 1, b <= Double(UploadHeader.maxBytes) else {
+            throw p.bad("\(request) needs \"bytes\": the file's size, an integer from 1")
         }
-        guard case let .number(c)? = p["chunks"], c.rounded() == c, c >= 1, c <= min(b, Double(CourseUploadHeader.maxChunks)) else {
-            throw p.bad("?COURSE_ADD needs \"chunks\": how many ?COURSE_DATA lines follow, from 1 to \"bytes\"")
+        guard case let .number(c)? = p["chunks"], c.rounded() == c, c >= 1, c <= min(b, Double(UploadHeader.maxChunks)) else {
+            throw p.bad("\(request) needs \"chunks\": how many \(pieces) lines follow, from 1 to \"bytes\"")
         }
-        return CourseUploadHeader(name: name, format: format, encoding: encoding, bytes: Int(b), chunks: Int(c))
+        return UploadHeader(kind: kind, name: name, format: format, encoding: encoding, bytes: Int(b), chunks: Int(c))
+    }
+
+    /// The parameters of `?COURSE_DATA` and `?WORKOUT_DATA`: one piece of the file announced.
+    private static func piece(_ p: Parameters, kind: UploadKind) throws(RequestError) -> (seq: Int, data: String) {
+        let seq = try p.needed("seq", range: 0...Int64(UploadHeader.maxChunks))
+        guard case let .string(data)? = p["data"] else {
+            let request = "?" + kind.piece.rawValue
+            throw p.bad("\(request) needs \"data\": a piece of the file, e.g. \(request)={\"seq\":0,\"data\":\"...\"};")
+        }
+        return (Int(seq), data)
     }
 
     /// One request's parameters, read with messages that name the request.

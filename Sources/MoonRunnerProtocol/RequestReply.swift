@@ -25,4 +25,7 @@ extension BadgesReply: RequestReply {}
 extension CoursesReply: RequestReply {}
 extension CourseReply: RequestReply {}
 extension CourseDeletedReply: RequestReply {}
-extension CourseUploadReply: RequestReply {}
+extension UploadReply: RequestReply {}
+extension WorkoutsReply: RequestReply {}
+extension WorkoutReply: RequestReply {}
+extension WorkoutDeletedReply: RequestReply {}

@@ -39,7 +39,7 @@ public struct LapInfo: Codable, Sendable, Equatable {
     public var maxSpeedMps: Double
     public var steps: Int
     public var cadenceSpm: Double
-    /// manual | session_end
+    /// manual | workout_step | session_end
     public var trigger: String
 
     public init(_ l: LapSummary) {

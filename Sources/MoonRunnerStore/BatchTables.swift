@@ -49,10 +49,11 @@ enum BatchTables {
             [sid, r.time, opt(r.fix.time), opt(r.fix.latitude), opt(r.fix.longitude), opt(r.fix.eph), r.reason.rawValue]
         }
         try insert(batch.events, in: db, sql: """
-            INSERT INTO event (session_id, kind, time, detected_at, cause, state, detail, cue)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO event (session_id, kind, time, detected_at, cause, state, detail, cue, workout)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """) { e in
-            [sid, e.kind.rawValue, e.time, e.detectedAt, e.cause, e.state.rawValue, e.detail, CueJSON.encode(e.cue)]
+            [sid, e.kind.rawValue, e.time, e.detectedAt, e.cause, e.state.rawValue, e.detail, CueJSON.encode(e.cue),
+             WorkoutEventJSON.encode(e.workout)]
         }
         try insert(batch.stepSeconds, in: db, sql: """
             INSERT INTO step_second (session_id, second, steps, cadence) VALUES (?, ?, ?, ?)

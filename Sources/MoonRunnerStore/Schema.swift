@@ -98,6 +98,7 @@ enum Schema {
                 """)
         }
         CourseSchema.registerCues(in: &m)
+        WorkoutSchema.register(in: &m)
         return m
     }
 }

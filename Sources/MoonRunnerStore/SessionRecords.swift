@@ -72,7 +72,8 @@ struct SessionRecords: Sendable {
                 guard let kind = SessionEventKind(rawValue: r["kind"]),
                       let state = SessionState(rawValue: r["state"]) else { return nil }
                 return SessionEvent(kind: kind, time: r["time"], detectedAt: r["detected_at"], cause: r["cause"],
-                                    state: state, detail: r["detail"], cue: CueJSON.decode(r["cue"]))
+                                    state: state, detail: r["detail"], cue: CueJSON.decode(r["cue"]),
+                                    workout: WorkoutEventJSON.decode(r["workout"]))
             }
         }
     }

@@ -12,7 +12,7 @@ extension HTTPResponse.Status {
         case .forbidden: self = .forbidden
         case .syntax, .unknownCommand, .badJSON, .badParameter, .tooLong: self = .badRequest
         case .tooLarge: self = .contentTooLarge
-        case .badCourse: self = .unprocessableContent
+        case .badCourse, .badWorkout: self = .unprocessableContent
         case .rateLimited: self = .tooManyRequests
         case .tooManyClients, .busy, .idleTimeout, .unavailable, .storeError: self = .serviceUnavailable
         case .internalError: self = .internalServerError

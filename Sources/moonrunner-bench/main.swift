@@ -17,6 +17,9 @@
 //     detour off the course; thread CPU time per fix of `CourseMatcher`.
 // (f) The terrain under a track: a 1″ .hgt and a GLO-30 GeoTIFF, a runner
 //     crossing them at 3 m/s with 1 Hz fixes; wall time per lookup.
+// (g) A structured workout's cost: the session engine over an hour of 1 Hz
+//     fixes and 100 Hz IMU samples, without a workout and with 20 × 400 m;
+//     thread CPU time per fix and per sample, and the difference.
 //
 // (e) With `--write-session DIR`: writes a stored session of `--hours` (10)
 //     hours into a state folder through the real store, and does nothing
@@ -192,6 +195,15 @@ print(String(format: "course matching (%.1f km) %6.2f µs per fix mean, p99 %.1f
              course.kilometres, course.mean, course.p99, course.worst, course.fixes, course.offCourse, course.vertices))
 print(String(format: "course navigation with cues  %6.2f µs per fix mean, p99 %.1f µs  (%d cues, %d said: turn_ahead and turn_now)",
              course.navigatorMean, course.navigatorP99, course.cues, course.said))
+
+let workout = benchWorkout()
+print(String(format: "workout, engine per fix    %6.2f µs without, %.2f µs with a workout (%+.1f %%)",
+             workout.perFix.plain, workout.perFix.workout,
+             (workout.perFix.workout / workout.perFix.plain - 1) * 100))
+print(String(format: "workout, engine per sample %6.1f ns without, %.1f ns with a workout (%+.1f %%)  (%d fixes, %d samples, %d workout events)",
+             workout.perSample.plain, workout.perSample.workout,
+             (workout.perSample.workout / workout.perSample.plain - 1) * 100, workout.fixes, workout.samples,
+             workout.workoutEvents))
 
 // (b) `moonrunner analyze` wall time on the same trace as CSV.
 if let bin = options.bin {

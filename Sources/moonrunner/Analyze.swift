@@ -44,6 +44,12 @@ struct Analyze: ParsableCommand {
     @Option(help: "A course to follow (GPX, TCX or FIT): adds course_timeline and the course events.",
             completion: .file(extensions: ["gpx", "tcx", "fit"]))
     var course: String?
+    @Option(help: "A planned workout to run (a FIT workout file or the text form): adds its events and workout_steps.",
+            completion: .file(extensions: ["fit", "txt"]))
+    var workout: String?
+    @Option(name: .customLong("lap"), parsing: .singleValue,
+            help: "A lap command at this instant of the traces' clock (ends an open workout step); repeat for several.")
+    var laps: [Double] = []
     @Option(name: .customLong("course-option"), parsing: .singleValue,
             help: ArgumentHelp("Override a course-matching setting, KEY=VALUE (for evaluation): "
                 + AnalyzeSetup.courseSettings.keys.joined(separator: ", ") + ".", valueName: "key=value"))
@@ -88,11 +94,12 @@ struct Analyze: ParsableCommand {
         let config = engineConfig()
         let followed = followedCourse()
         var analysis = TraceAnalysis(config: config, profile: setup.profile, startAt: start, course: followed,
-                                     terrain: terrain())
+                                     workout: plannedWorkout(config.heartRate), terrain: terrain())
         var timed = TimedInputs(fixes: load(gps, GPSTraceReader.read(path:)),
                                 readings: load(baro, BaroTraceReader.readAll(path:)),
                                 beats: load(hr, HeartRateTraceReader.readAll(path:)))
         timed.alignHeartRate(offset: hrOffset)
+        timed.laps = laps.sorted()
         let end = stop ?? .infinity
         if let imu { feedIMU(imu, until: end, timed: &timed, analysis: &analysis) }
         timed.feed(until: end, into: &analysis)
@@ -102,6 +109,21 @@ struct Analyze: ParsableCommand {
             printJSON(summary, track: analysis.track)
         } else {
             printText(summary, course: followed?.name)
+        }
+    }
+
+    /// The workout of `--workout`, resolved with the wearer's profile; one that cannot be read or run ends the command.
+    private func plannedWorkout(_ profile: HeartRateProfile) -> WorkoutPlan? {
+        guard let workout else { return nil }
+        do {
+            let data = try Data(contentsOf: URL(fileURLWithPath: workout))
+            return try WorkoutPlan(try WorkoutFile.read(data), heartRate: profile)
+        } catch let e as WorkoutFileError {
+            fail("\(workout): \(e.message)", code: ExitCodes.dataError)
+        } catch let e as WorkoutError {
+            fail("\(workout): \(e)", code: ExitCodes.dataError)
+        } catch {
+            fail("\(workout): \(fileErrorText(error))", code: ExitCodes.dataError)
         }
     }
 
@@ -218,6 +240,13 @@ struct Analyze: ParsableCommand {
                 print("  \(e.time.fixed(2)) s  \(e.kind.rawValue)" + (e.detail.map { " (\($0))" } ?? ""))
             }
         }
+        for s in summary.workoutSteps ?? [] {
+            let count = s.step.index + 1, pace = s.averageSpeed.map { Formatting.pace(speed: $0, units) } ?? "-"
+            print("Step \(count) \(s.step.name ?? s.step.intensity.rawValue)  \(s.start.fixed(1))–\(s.end.fixed(1)) s  "
+                  + "\(Formatting.distance(s.distance, units))  \(pace)"
+                  + (s.averageHeartRate.map { "  \(Int($0.rounded())) bpm" } ?? "")
+                  + (s.timeInTarget.map { "  in target \(Formatting.duration($0))" } ?? "") + (s.completed ? "" : "  (stopped)"))
+        }
         for p in summary.pauses {
             print("  \(p.start.fixed(2)) – \(p.end.fixed(2)) s (detected at \(p.detectedAt.fixed(2)))")
         }
@@ -235,6 +264,9 @@ private struct TimedInputs {
     var fixes: [GPSTraceReader.Entry]
     var readings: [BaroSample]
     var beats: [HeartRateSample]
+    /// Lap commands (`--lap`), in time order.
+    var laps: [Double] = []
+    private var nextLap = 0
     private var next = 0
     private var nextReading = 0
     private var nextBeat = 0
@@ -266,9 +298,13 @@ private struct TimedInputs {
             let fixAt = next < fixes.count ? fixes[next].at : .infinity
             let readingAt = nextReading < readings.count ? readings[nextReading].t : .infinity
             let beatAt = nextBeat < beats.count ? beats[nextBeat].t : .infinity
-            let first = min(fixAt, readingAt, beatAt)
+            let lapAt = nextLap < laps.count ? laps[nextLap] : .infinity
+            let first = min(fixAt, readingAt, beatAt, lapAt)
             guard first.isFinite, first <= t else { return }
-            if beatAt == first {
+            if lapAt == first {
+                analysis.lap(at: lapAt)
+                nextLap += 1
+            } else if beatAt == first {
                 analysis.feed(beats[nextBeat])
                 nextBeat += 1
             } else if fixAt <= readingAt {

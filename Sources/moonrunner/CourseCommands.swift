@@ -29,9 +29,6 @@ struct CourseAdd: ParsableCommand {
             completion: .list(RequestParser.courseFormats))
     var format: String?
 
-    /// Pieces sent ahead of their replies.
-    static let window = 32
-
     func validate() throws {
         if let f = format, !RequestParser.courseFormats.contains(f.lowercased()) {
             throw ValidationError("--format must be one of \(RequestParser.courseFormats.joined(separator: ", "))")
@@ -49,30 +46,7 @@ struct CourseAdd: ParsableCommand {
         guard !data.isEmpty else { throw fail("\(file) is empty: not a course", ExitCodes.dataError) }
         let ext = URL(filePath: file, directoryHint: .notDirectory).pathExtension.lowercased()
         let kind = format?.lowercased() ?? (RequestParser.courseFormats.contains(ext) ? ext : nil)
-        let lines = CourseUpload.lines(for: data, name: name, format: kind)
-        let client = try options.connect()
-        let reply: String
-        do {
-            try client.send(line: lines[0])
-            var answered = try client.nextReply()
-            try options.check(answered)
-            // Pieces go out ahead of their replies, a window at a time.
-            var sent = 1, read = 1
-            while read < lines.count {
-                while sent < lines.count && sent - read < Self.window {
-                    try client.send(line: lines[sent])
-                    sent += 1
-                }
-                answered = try client.nextReply()
-                read += 1
-                try options.check(answered)
-            }
-            reply = answered
-        } catch let e as ExitCode {
-            throw e
-        } catch {
-            throw fail("\(error)", ExitCodes.unavailable)
-        }
+        let (reply, client) = try options.upload(FileUpload.lines(for: data, kind: .course, name: name, format: kind))
         if options.json { out(reply); return }
         let r = try options.decode(CourseReply.self, reply)
         out("added course #\(r.course.id)")

@@ -70,8 +70,9 @@ struct Moonrunner: ParsableCommand {
             """,
         version: "moonrunner \(MoonRunnerRelease.version)",
         subcommands: [Status.self, Watch.self, Start.self, Pause.self, Resume.self, Lap.self, Stop.self, Announce.self,
-                      Sessions.self, Show.self, Export.self, Badges.self, Delete.self, CourseCommand.self, Config.self,
-                      Version.self, WebAdminCommand.self, UploadAdminCommand.self, Analyze.self, DEMCommand.self, StepSweep.self]
+                      Sessions.self, Show.self, Export.self, Badges.self, Delete.self, CourseCommand.self,
+                      WorkoutCommand.self, Config.self, Version.self, WebAdminCommand.self, UploadAdminCommand.self,
+                      Analyze.self, DEMCommand.self, StepSweep.self]
     )
 
     /// Declared here too so that help and shell completion know them before

@@ -17,12 +17,13 @@ struct Status: ParsableCommand {
 }
 
 struct Start: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Start a session, optionally following a course or heading for a point (?START).")
+    static let configuration = CommandConfiguration(abstract: "Start a session, optionally following a course or heading for a point, running a workout (?START).")
     @OptionGroup var options: ClientOptions
     @Option(help: "\(RequestParser.activities.joined(separator: ", ")) (default: the daemon's session.activity).",
             completion: .list(RequestParser.activities))
     var activity: String?
     @Option(help: "Follow this course (see `moonrunner course list`).") var course: Int64?
+    @Option(help: "Run this workout (see `moonrunner workout list`).") var workout: Int64?
     @Option(help: ArgumentHelp("Head for this point: latitude,longitude in degrees, e.g. 51.5007,-0.1246.",
                                valueName: "lat,lon"))
     var to: String?
@@ -32,6 +33,7 @@ struct Start: ParsableCommand {
             throw ValidationError("--activity must be one of \(RequestParser.activities.joined(separator: ", "))")
         }
         if let c = course, c < 1 { throw ValidationError("--course must be a course id (1 or more)") }
+        if let w = workout, w < 1 { throw ValidationError("--workout must be a workout id (1 or more)") }
         if let to, Self.point(to) == nil {
             throw ValidationError("--to must be LAT,LON in degrees (latitude -90..90, longitude -180..180), e.g. 51.5007,-0.1246")
         }
@@ -45,7 +47,8 @@ struct Start: ParsableCommand {
     }
 
     func run() throws {
-        try options.printStatus(try options.call(.start(activity: activity, course: course, destination: to.flatMap(Self.point))))
+        try options.printStatus(try options.call(.start(activity: activity, course: course, destination: to.flatMap(Self.point),
+                                                               workout: workout)))
     }
 }
 

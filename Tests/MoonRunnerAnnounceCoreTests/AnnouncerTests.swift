@@ -270,6 +270,11 @@ struct AnnouncerTests {
         .hrZone: Lines.event("hr_zone", time: 1, cause: "hr", detail: "4"),
         .terrainLost: Lines.event("terrain_lost", time: 1, cause: "terrain", detail: "no tile N41E002"),
         .terrainRegained: Lines.event("terrain_regained", time: 1, cause: "terrain"),
+        .workoutStep: (try? WorkoutLines.event(.workoutStep, step: 1, time: 1)) ?? "",
+        .targetLow: (try? WorkoutLines.event(.targetLow, step: 1, time: 1, measure: .pace, value: 4)) ?? "",
+        .targetHigh: (try? WorkoutLines.event(.targetHigh, step: 1, time: 1, measure: .pace, value: 4.5)) ?? "",
+        .targetOK: (try? WorkoutLines.event(.targetOK, step: 1, time: 1, measure: .pace, value: 4.2)) ?? "",
+        .workoutDone: (try? WorkoutLines.event(.workoutDone, step: 13, time: 1)) ?? "",
         .turnAhead: Lines.cue(.turnAhead, time: 1, CueEvent(kind: .left, name: nil, courseM: 500, distanceM: 60)),
         .turnNow: Lines.cue(.turnNow, time: 1, CueEvent(kind: .left, name: nil, courseM: 500, distanceM: 8)),
     ]

@@ -70,7 +70,9 @@ struct AnnounceSettingsTests {
     @Test("each language has every phrase, and every slot a phrase uses is one the announcer fills")
     func tables() {
         let slots: Set<String> = ["number", "distance", "time", "pace", "unit", "badge", "direction", "name", "bpm", "zone",
-                                  "activity", "speed", "rate", "turn", "then", "place", "target"]
+                                  "activity", "speed", "rate", "turn", "then", "place",
+                                  // The workout's (WorkoutSpeech).
+                                  "step", "end", "target", "round", "rounds", "fast", "slow", "low", "high", "steps", "done", "percent"]
         for language in Language.allCases {
             let table = PhraseTable.of(language)
             #expect(table.language == language)

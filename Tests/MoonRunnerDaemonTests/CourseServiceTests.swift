@@ -19,7 +19,7 @@ struct CourseServiceTests {
     @Test("a course added to the library is followed, survives a restart of the service, and its events reach watchers")
     func followAcrossRestart() async throws {
         let (service, store) = try SessionServiceTests.service()
-        let header = CourseUploadHeader(name: nil, format: "gpx", encoding: "utf8", bytes: Self.gpx.count, chunks: 1)
+        let header = UploadHeader(kind: .course, name: nil, format: "gpx", encoding: "utf8", bytes: Self.gpx.count, chunks: 1)
         let course = try await service.library.add(Self.gpx, header: header)
         #expect(course.name == "North" && abs(course.lengthM - 2000) < 10 && course.points == 201)
         let list = try await service.library.courses()

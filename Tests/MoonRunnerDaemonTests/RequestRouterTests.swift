@@ -12,6 +12,7 @@ struct RequestRouterTests {
     /// A router over a fresh service, and one client of it whose watcher lines land in `sink`.
     struct Rig {
         let service: SessionService
+        let store: SessionStore
         let router: RequestRouter
         let sink: WatcherSink
         var client: RequestRouter.Client
@@ -21,6 +22,7 @@ struct RequestRouterTests {
             let sink = WatcherSink()
             self.sink = sink
             self.service = service
+            self.store = store
             router = RequestRouter(config: DaemonConfig(stateDir: store), service: service,
                                    archive: SessionServiceTests.archive(service, store), logger: Logger(label: "test"))
             client = RequestRouter.Client(id: 1, watcher: { [sink] in sink.receive($0) })
@@ -37,6 +39,11 @@ struct RequestRouterTests {
             case let .line(text): return [text]
             case let .export(stream): return [stream.headerLine] + (0..<stream.chunkCount).map(stream.chunkLine)
             }
+        }
+
+        /// The one reply line to `command`.
+        mutating func reply(_ command: Request.Command) async throws -> String {
+            try #require(await send(Request(command: command)).first)
         }
 
         mutating func error(_ line: String) async throws -> ErrorReply {
@@ -96,9 +103,9 @@ struct RequestRouterTests {
         let half = gpx.index(gpx.startIndex, offsetBy: gpx.utf8.count / 2)
         let pieces = [String(gpx[..<half]), String(gpx[half...])]
         let opened = try await rig.send(#"?COURSE_ADD={"bytes":\#(gpx.utf8.count),"chunks":2,"encoding":"utf8"};"#)
-        #expect(try ReplyEncoder.decode(CourseUploadReply.self, from: opened[0]).received == 0)
+        #expect(try ReplyEncoder.decode(UploadReply.self, from: opened[0]).received == 0)
         let first = try await rig.send(Request(command: .courseData(seq: 0, data: pieces[0])).line)
-        #expect(try ReplyEncoder.decode(CourseUploadReply.self, from: first[0]).received == pieces[0].utf8.count)
+        #expect(try ReplyEncoder.decode(UploadReply.self, from: first[0]).received == pieces[0].utf8.count)
         let stored = try await rig.send(Request(command: .courseData(seq: 1, data: pieces[1])).line)
         let course = try ReplyEncoder.decode(CourseReply.self, from: stored[0]).course
         #expect(course.name == "North" && course.points == 201)

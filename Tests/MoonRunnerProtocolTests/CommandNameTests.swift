@@ -6,18 +6,21 @@ enum RequestLines {
     /// A valid value (as JSON) of every parameter a request takes besides "id".
     static let examples: [CommandName: [String: String]] = [
         .watch: ["enable": "false"],
-        .start: ["activity": #""walk""#, "course": "3", "to": "[51.5007,-0.1246]"],
+        .start: ["activity": #""walk""#, "course": "3", "to": "[51.5007,-0.1246]", "workout": "2"],
         .sessions: ["limit": "5", "before": "40"],
         .export: ["format": #""gpx""#, "privacy": "[[51.5007,-0.1246,300]]"],
         .courseAdd: ["name": #""Loop""#, "format": #""gpx""#, "encoding": #""utf8""#, "bytes": "10", "chunks": "1"],
         .courseData: ["seq": "0", "data": #""<gpx>""#],
         .announce: ["quiet": "true"],
+        .workoutAdd: ["name": #""Tuesday""#, "format": #""text""#, "encoding": #""utf8""#, "bytes": "8", "chunks": "1"],
+        .workoutData: ["seq": "0", "data": #""15m easy""#],
     ]
 
     /// The parameters a request cannot do without.
     static let needed: [CommandName: [String]] = [
         .session: ["id"], .delete: ["id"], .course: ["id"], .courseDelete: ["id"], .export: ["id", "format"],
         .courseAdd: ["bytes", "chunks"], .courseData: ["seq", "data"], .announce: ["quiet"],
+        .workout: ["id"], .workoutDelete: ["id"], .workoutAdd: ["bytes", "chunks"], .workoutData: ["seq", "data"],
     ]
 
     /// `?NAME;`, or `?NAME={...};` with the given parameters (the id is 7)
@@ -68,6 +71,7 @@ struct CommandNameTests {
         #expect(error?.code == .unknownCommand)
         #expect(error?.message == "unknown request ?FLY; known: ?VERSION; ?STATUS; ?WATCH; ?START; ?PAUSE; ?RESUME; "
             + "?LAP; ?STOP; ?SESSIONS; ?SESSION; ?EXPORT; ?BADGES; ?DELETE; ?CONFIG; ?COURSES; ?COURSE; "
-            + "?COURSE_DELETE; ?COURSE_ADD; ?COURSE_DATA; ?ANNOUNCE;")
+            + "?COURSE_DELETE; ?COURSE_ADD; ?COURSE_DATA; ?ANNOUNCE; ?WORKOUTS; ?WORKOUT; ?WORKOUT_DELETE; ?WORKOUT_ADD; "
+            + "?WORKOUT_DATA;")
     }
 }

@@ -11,9 +11,9 @@ struct CourseProtocolTests {
         ("?COURSE_DELETE={\"id\":3};", .courseDelete(id: 3)),
         ("?course_data={\"seq\":0,\"data\":\"QUJD\"};", .courseData(seq: 0, data: "QUJD")),
         ("?COURSE_ADD={\"name\":\"Ridge\",\"format\":\"GPX\",\"bytes\":10,\"chunks\":2};",
-         .courseAdd(CourseUploadHeader(name: "Ridge", format: "gpx", encoding: "base64", bytes: 10, chunks: 2))),
+         .courseAdd(UploadHeader(kind: .course, name: "Ridge", format: "gpx", encoding: "base64", bytes: 10, chunks: 2))),
         ("?COURSE_ADD={\"encoding\":\"utf8\",\"bytes\":1,\"chunks\":1};",
-         .courseAdd(CourseUploadHeader(name: nil, format: nil, encoding: "utf8", bytes: 1, chunks: 1))),
+         .courseAdd(UploadHeader(kind: .course, name: nil, format: nil, encoding: "utf8", bytes: 1, chunks: 1))),
         ("?START={\"activity\":\"walk\",\"course\":7};", .start(activity: "walk", course: 7)),
         ("?START={\"to\":[51.5007,-0.1246]};", .start(activity: nil, destination: GeoPoint(latitude: 51.5007, longitude: -0.1246))),
     ])
@@ -49,7 +49,7 @@ struct CourseProtocolTests {
 
     @Test("uploads and deletes change state; listing does not")
     func privileges() {
-        #expect(Request.Command.courseAdd(CourseUploadHeader(name: nil, format: nil, encoding: "base64", bytes: 1, chunks: 1)).changesState)
+        #expect(Request.Command.courseAdd(UploadHeader(kind: .course, name: nil, format: nil, encoding: "base64", bytes: 1, chunks: 1)).changesState)
         #expect(Request.Command.courseData(seq: 0, data: "").changesState && Request.Command.courseDelete(id: 1).changesState)
         #expect(!Request.Command.courses.changesState && !Request.Command.course(id: 1).changesState)
     }
@@ -58,14 +58,14 @@ struct CourseProtocolTests {
     func uploadRoundTrip() throws {
         var rng = SystemRandomNumberGenerator()
         let file = Data((0..<100_000).map { _ in UInt8.random(in: 0...255, using: &rng) })
-        let lines = CourseUpload.lines(for: file, name: "x \"quoted\"", format: "fit")
+        let lines = FileUpload.lines(for: file, kind: .course, name: "x \"quoted\"", format: "fit")
         #expect(lines.allSatisfy { $0.utf8.count < 4000 })
         guard case let .courseAdd(header) = try RequestParser.parse(lines[0]).command else {
             Issue.record("the first line is not ?COURSE_ADD")
             return
         }
         #expect(header.bytes == file.count && header.chunks == lines.count - 1 && header.name == "x \"quoted\"")
-        var upload = CourseUpload(header)
+        var upload = FileUpload(header)
         for line in lines.dropFirst() {
             guard case let .courseData(seq, data) = try RequestParser.parse(line).command else { continue }
             try upload.accept(seq: seq, data: data)
@@ -75,19 +75,19 @@ struct CourseProtocolTests {
 
     @Test("an upload refuses pieces out of order, not decoding, or beyond the announced size")
     func uploadErrors() {
-        let h = CourseUploadHeader(name: nil, format: nil, encoding: "base64", bytes: 6, chunks: 2)
-        var a = CourseUpload(h)
+        let h = UploadHeader(kind: .course, name: nil, format: nil, encoding: "base64", bytes: 6, chunks: 2)
+        var a = FileUpload(h)
         #expect(throws: RequestError.self) { try a.accept(seq: 1, data: "QUJD") }
-        var b = CourseUpload(h)
+        var b = FileUpload(h)
         #expect(throws: RequestError.self) { try b.accept(seq: 0, data: "not base64!") }
-        var c = CourseUpload(h)
+        var c = FileUpload(h)
         #expect(throws: RequestError.self) { try c.accept(seq: 0, data: "QUJDREVGRw==") }   // 7 bytes > 6
-        var d = CourseUpload(h)
+        var d = FileUpload(h)
         #expect(throws: RequestError.self) {
             try d.accept(seq: 0, data: "QUJD")
             try d.accept(seq: 1, data: "QQ==")   // 4 of 6 bytes when the last piece came
         }
-        var text = CourseUpload(CourseUploadHeader(name: nil, format: "gpx", encoding: "utf8", bytes: 4, chunks: 1))
+        var text = FileUpload(UploadHeader(kind: .course, name: nil, format: "gpx", encoding: "utf8", bytes: 4, chunks: 1))
         #expect(throws: Never.self) { try text.accept(seq: 0, data: "<gé") }
         #expect(text.isComplete && text.data == Data("<gé".utf8))
     }

@@ -104,6 +104,7 @@ struct ProtocolManPageTests {
         "badge object.gold": "badge run object", "badge object.best": "badge run object",
         "COURSES.courses": "course object", "COURSE.course": "course object",
         "DEVICES.devices": "device object", "REVOKED.device": "device object",
+        "WORKOUTS.workouts": "workout object", "WORKOUT.workout": "workout object",
     ]
     /// Keys whose members are not the protocol's: the configuration's are moonrunner.yaml(5)'s.
     static let opaque: Set = ["CONFIG.config"]
@@ -161,10 +162,11 @@ struct ProtocolManPageTests {
 
     static let session = #"{"id":12,"activity":"run","state":"stopped","start_time":1716000000,"end_time":1716003600,"distance_m":10000,"elapsed_s":3600,"moving_s":3500,"steps":10000,"interrupted":false}"#
     static let split = #"{"number":1,"distance_m":1000,"elapsed_s":330,"moving_s":320,"pace_s":320,"elevation_change_m":2,"partial":false}"#
-    static let event = #"{"class":"EVENT","session":12,"event":"turn_ahead","time":1716000600,"detected_at":1716000600,"cause":"course","state":"recording","detail":"left","split":\#(split),"cue":{"kind":"left","name":"Elm Street","course_m":1600,"distance_m":60,"then":["right"]}}"#
+    static let event = #"{"class":"EVENT","session":12,"event":"turn_ahead","time":1716000600,"detected_at":1716000600,"cause":"course","state":"recording","detail":"left","split":\#(split),"cue":{"kind":"left","name":"Elm Street","course_m":1600,"distance_m":60,"then":["right"]},"workout":{"index":2,"wkt_step_index":1,"repeat":1,"repeats":6,"name":"800s","notes":"relaxed","intensity":"interval","end":{"kind":"distance","value":800},"target":{"measure":"pace","low":4.167,"high":4.348,"zone":4},"steps":14,"measure":"pace","value":4.05,"summary":{"steps_done":13,"steps_skipped":1,"target_s":600,"in_target_s":522,"active_distance_m":4800,"active_moving_s":1128}}}"#
     static let run = #"{"session":12,"start_time":1716000000,"distance_m":10000,"moving_s":3500,"avg_speed_mps":2.86}"#
     static let badge = #"{"badge":"moon","name":"Moon","distance_m":1000,"information":"One small step","tier":"gold","earned":\#(run),"silver":\#(run),"gold":\#(run),"best":\#(run),"silver_speed_mps":2.7,"gold_speed_mps":2.9}"#
     static let course = #"{"id":3,"name":"Ridge","format":"gpx","created_at":1716000000,"length_m":8000,"climb_m":300,"descent_m":300,"points":800,"bounds":{"min_lat":41.3,"min_lon":2.0,"max_lat":41.5,"max_lon":2.2},"cues":[{"kind":"water","name":"Fountain","notes":"drinking water","course_m":4000,"lat":41.4,"lon":2.1,"offset_m":5,"off_course":false,"then":["left"],"found":false}]}"#
+    static let workout = #"{"id":2,"name":"Tuesday","sport":"run","format":"text","created_at":1716000000,"steps":14,"text":"15m easy; 6x(800m @3:50-4:00/km, 90s rest); 10m easy","plan":[{"index":0,"wkt_step_index":0,"repeat":1,"repeats":1,"name":"Warm up","notes":"easy","intensity":"warmup","end":{"kind":"time","value":900},"target":{"measure":"hr","low":120,"high":140,"zone":2}}]}"#
     static let device = #"{"id":"2","name":"phone 2","paired_at":1716000000,"last_seen":1716000600,"last_address":"192.168.1.3"}"#
     static let status = #"""
         {"class":"STATUS","time":1716000000,"state":"recording","session":12,"activity":"run","elapsed_s":600,"moving_s":580,
@@ -180,6 +182,9 @@ struct ProtocolManPageTests {
         "course":{"id":3,"name":"Ridge","length_m":8000,"progress_m":1400,"to_go_m":6600,"eta_s":2500,"distance_to_course_m":4,
                   "on_course":true,"bearing_to_course_deg":270,"finished":false,
                   "next_cue":{"kind":"left","name":"Elm Street","course_m":1600,"distance_m":200,"then":["right"]}},
+        "workout":{"step":{"index":3,"wkt_step_index":1,"repeat":2,"repeats":6,"name":"800s","notes":"relaxed","intensity":"interval",
+                   "end":{"kind":"distance","value":800},"target":{"measure":"pace","low":4.167,"high":4.348,"zone":4}},
+                   "steps":14,"elapsed_s":95,"distance_m":410,"remaining":390,"value":4.2,"position":0.2,"alert":"target_low"},
         "home":{"distance_m":900,"bearing_deg":180},"destination":{"lat":41.4,"lon":2.1,"distance_m":3000,"bearing_deg":45,"arrived":false},
         "quiet":false,"calories_method":"acsm","hr_bpm":150,"hr_zone":3,"hr_state":"connected",
         "hr":{"health":"ok","device":"Polar H10","notifications":600,"malformed":0,"samples":600,"missing":0,"rejected":0,
@@ -214,7 +219,11 @@ struct ProtocolManPageTests {
         Sample(CoursesReply.self, #"{"class":"COURSES","courses":[\#(course)],"id":"cs"}"#),
         Sample(CourseReply.self, #"{"class":"COURSE","course":\#(course),"id":3}"#),
         Sample(CourseDeletedReply.self, #"{"class":"COURSE_DELETED","course":3,"id":3}"#),
-        Sample(CourseUploadReply.self, #"{"class":"COURSE_UPLOAD","seq":0,"received":2048,"bytes":8142,"chunks":4,"id":"u"}"#),
+        Sample(UploadReply.self, #"{"class":"COURSE_UPLOAD","seq":0,"received":2048,"bytes":8142,"chunks":4,"id":"u"}"#),
+        Sample(UploadReply.self, #"{"class":"WORKOUT_UPLOAD","seq":0,"received":2046,"bytes":20431,"chunks":10,"id":"w"}"#),
+        Sample(WorkoutsReply.self, #"{"class":"WORKOUTS","workouts":[\#(workout)],"id":"ws"}"#),
+        Sample(WorkoutReply.self, #"{"class":"WORKOUT","workout":\#(workout),"id":2}"#),
+        Sample(WorkoutDeletedReply.self, #"{"class":"WORKOUT_DELETED","workout":2,"id":2}"#),
         Sample(PairingReply.self, #"{"class":"PAIRING","code":"K7QM-2XPA-9F","expires_in_s":600,"urls":["http://192.168.1.2:8080/pair?code=K7QM2XPA9F"]}"#),
         Sample(DevicesReply.self, #"{"class":"DEVICES","devices":[\#(device)]}"#),
         Sample(RevokedReply.self, #"{"class":"REVOKED","device":\#(device)}"#),

@@ -285,9 +285,10 @@ def receiver(rng, path, intervals, params):
         outliers.append({"t_s": float(int(t)), "duration_s": rng.randint(1, 3),
                          "magnitude_m": round(rng.uniform(20, 80), 1), "dir": rng.uniform(0, 2 * math.pi)})
         t += rng.uniform(120, 360)
-    # Under trees for a stretch (hikes): the sky's factor on the errors.
+    # Under trees for a stretch (hikes, or the spans a caller gives): the sky's factor on the errors.
     canopy = ((duration * rng.uniform(0.15, 0.3), duration * rng.uniform(0.45, 0.7))
               if params["kind"] in ("hike", "steep") else None)
+    spans = [tuple(c) for c in params.get("canopy", [])] + ([canopy] if canopy else [])
     lines, truth = [], {k: [] for k in ("t_s", "lat", "lon", "alt_msl", "speed_mps", "dist_m", "has_fix",
                                         "sky_q", "sigma_h_axis_m")}
     for k in range(params["prefix"], 0, -1):
@@ -303,7 +304,7 @@ def receiver(rng, path, intervals, params):
         prev = path[max(sec * per_step - per_step // 2, 0)]
         nxt = path[min(sec * per_step + per_step // 2, len(path) - 1)]
         ve, vn = (nxt[1] - prev[1]) / max(nxt[0] - prev[0], DT), (nxt[2] - prev[2]) / max(nxt[0] - prev[0], DT)
-        q = 0.6 if canopy and canopy[0] <= sec <= canopy[1] else 0.95
+        q = 0.6 if any(a <= sec <= b for a, b in spans) else 0.95
         factor = 0.95 / q
         ee = e + wander[0].next(factor) + rng.gauss(0, white)
         en = n + wander[1].next(factor) + rng.gauss(0, white)

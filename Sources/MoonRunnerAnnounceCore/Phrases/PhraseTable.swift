@@ -58,6 +58,38 @@ public enum PhraseKey: String, Sendable, CaseIterable {
     case pointAhead
     /// {distance} {place} {name}: a named point of interest ahead.
     case pointAheadNamed
+    /// {step} {end}: a workout step without a target begins ("Warm-up: 15 minutes.").
+    case workoutStep
+    /// {step} {end} {target}: a step with its target ("Interval 2 of 6: 800 metres at 3 50 to 4 minutes per kilometre.").
+    case workoutStepTarget
+    /// {step} {end}: a rest or recovery ("Rest, 90 seconds.").
+    case workoutBreak
+    /// {step} {round} {rounds}: a step inside a repeat ("Interval 2 of 6").
+    case stepOfRounds
+    /// The step's kind when it has no name of its own.
+    case intensityWarmup, intensityActive, intensityInterval, intensityRest, intensityRecovery, intensityCooldown
+    /// {fast} {slow} {unit}: a pace band.
+    case paceBand
+    /// {low} {high}: a heart-rate band in bpm.
+    case heartRateBand
+    /// {zone}: a heart-rate zone as a target.
+    case heartRateZoneTarget
+    /// {low} {high}: a cadence band in steps a minute.
+    case cadenceBand
+    /// How a step ends besides its time or distance; {bpm} for the heart rate's.
+    case untilLap, untilHeartRateAbove, untilHeartRateBelow
+    /// The pace alerts: below the band, above it, back in it.
+    case speedUp, easeOff, backOnPace
+    /// The heart rate's alerts.
+    case heartRateLow, heartRateHigh, heartRateBack
+    /// The cadence's alerts.
+    case cadenceLow, cadenceHigh, cadenceBack
+    /// {steps}: the last step ended, every step run in full; {done} of {steps} when the lap key cut some short.
+    case workoutDone, workoutDonePartly
+    /// The summary's two figures: {percent} of the judged time on target; {pace} per {unit} over the efforts.
+    case workoutOnTarget, workoutEffortPace
+    /// {distance} / {time}: what is left of an effort; {time}: a break's last seconds.
+    case distanceLeft, timeLeft, getReady
 }
 
 /// How each kind of cue is said: the turn as an instruction ("turn left",

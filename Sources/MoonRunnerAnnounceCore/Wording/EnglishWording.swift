@@ -7,6 +7,8 @@ public struct EnglishWording: Wording {
 
     public func count(_ n: Int) -> String { String(n) }
 
+    public var sentenceBreak: String { " " }
+
     public func units(_ n: Int, _ units: UnitSystem) -> String {
         "\(n) \(plural(unitName(units), n == 1))"
     }

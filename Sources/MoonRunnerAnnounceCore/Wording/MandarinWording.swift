@@ -54,6 +54,8 @@ public struct MandarinWording: Wording {
 
     public func count(_ n: Int) -> String { number(n) }
 
+    public var sentenceBreak: String { "" }
+
     public func units(_ n: Int, _ units: UnitSystem) -> String { quantity(n) + unitName(units) }
 
     public func distance(_ metres: Double, _ units: UnitSystem) -> String {

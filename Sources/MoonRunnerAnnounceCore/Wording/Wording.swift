@@ -24,6 +24,8 @@ public protocol Wording: Sendable {
     func speed(_ metresPerSecond: Double, _ units: UnitSystem) -> String
     /// A climb rate in m/h, to the ten: "420 metres an hour", or feet.
     func climbRate(_ metresPerHour: Double, _ units: UnitSystem) -> String
+    /// What goes between two sentences said one after the other: a space, or nothing after "。".
+    var sentenceBreak: String { get }
 }
 
 /// Shared arithmetic of the wordings.

@@ -18,6 +18,8 @@ public struct EngineConfig: Sendable, Equatable {
     public var navigation = NavigationConfig()
     /// Who wears the heart-rate strap: zones, training load, calories.
     public var heartRate = HeartRateProfile()
+    /// When a planned workout's steps end besides their own end, and when its alerts speak.
+    public var workout = WorkoutConfig()
 
     public init() {}
 }
@@ -50,18 +52,21 @@ public struct SessionSnapshot: Sendable, Equatable, Codable {
     /// The course followed, the destination and home, and where the wearer
     /// was on the course (absent in sessions recorded before courses).
     public var navigation: NavigationSnapshot?
+    /// The planned workout and where the wearer was in it (absent without one).
+    public var workout: WorkoutSnapshot?
 
     public init(state: SessionState, stats: SessionStats, pauses: [PauseInterval], lastTime: Double,
-                utcOffset: Double? = nil, navigation: NavigationSnapshot? = nil) {
+                utcOffset: Double? = nil, navigation: NavigationSnapshot? = nil, workout: WorkoutSnapshot? = nil) {
         self.state = state
         self.stats = stats
         self.pauses = pauses
         self.lastTime = lastTime
         self.utcOffset = utcOffset
         self.navigation = navigation
+        self.workout = workout
     }
 
     private enum CodingKeys: String, CodingKey {
-        case state, stats, pauses, lastTime = "last_time", utcOffset = "utc_offset", navigation
+        case state, stats, pauses, lastTime = "last_time", utcOffset = "utc_offset", navigation, workout
     }
 }

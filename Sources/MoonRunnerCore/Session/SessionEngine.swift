@@ -23,6 +23,8 @@ public struct SessionEngine: Sendable {
     public private(set) var climbRate = ClimbRate()
     /// A steady climb as evidence of motion for auto-pause without an IMU.
     private var climbEvidence = ClimbEvidence()
+    /// The planned workout of the open session, if any, and where the wearer is in it.
+    public private(set) var workout = SessionWorkout()
 
     private var detector: AnyStepDetector
     private var cadence = CadenceEstimator()
@@ -77,20 +79,22 @@ public struct SessionEngine: Sendable {
     /// The snapshot the store keeps so that a restart can carry on.
     public var snapshot: SessionSnapshot {
         SessionSnapshot(state: state, stats: stats, pauses: pauses, lastTime: now, utcOffset: sessionOffset,
-                        navigation: navigator?.snapshot)
+                        navigation: navigator?.snapshot, workout: workout.snapshot)
     }
 
     // MARK: Commands
 
-    /// Starts a session, following `course` and/or heading for `destination` when given.
+    /// Starts a session, following `course`, heading for `destination` and running `plan` when given.
     public mutating func start(activity: Activity, at t: Double, course: FollowedCourse? = nil,
-                               destination: GeoPoint? = nil, emit: (EngineOutput) -> Void) throws(SessionCommandError) {
-        try start(profile: activity.profile, at: t, course: course, destination: destination, emit: emit)
+                               destination: GeoPoint? = nil, workout plan: WorkoutPlan? = nil,
+                               emit: (EngineOutput) -> Void) throws(SessionCommandError) {
+        try start(profile: activity.profile, at: t, course: course, destination: destination, workout: plan, emit: emit)
     }
 
     /// Starts a session under `profile`: its activity's own, or one an evaluation varied.
     public mutating func start(profile: ActivityProfile, at t: Double, course: FollowedCourse? = nil,
-                               destination: GeoPoint? = nil, emit: (EngineOutput) -> Void) throws(SessionCommandError) {
+                               destination: GeoPoint? = nil, workout plan: WorkoutPlan? = nil,
+                               emit: (EngineOutput) -> Void) throws(SessionCommandError) {
         guard !state.isActive else { throw SessionCommandError(command: "start", state: state) }
         let activity = profile.activity
         advanceClock(t)
@@ -113,6 +117,8 @@ public struct SessionEngine: Sendable {
         terrainWatch = TerrainWatch()
         emit(.event(SessionEvent(kind: .start, time: t, detectedAt: t, cause: "command", state: state,
                                  detail: activity.rawValue)))
+        workout = SessionWorkout(plan: plan, config: config.workout)
+        workout.start(WorkoutInput(self), state: state, emit: emit)
     }
 
     public mutating func pause(at t: Double, emit: (EngineOutput) -> Void) throws(SessionCommandError) {
@@ -129,6 +135,7 @@ public struct SessionEngine: Sendable {
         state = .paused
         refreshTimes()
         emit(.event(SessionEvent(kind: .pause, time: t, detectedAt: t, cause: "command", state: state)))
+        workout.update(WorkoutInput(self), state: state, emit: emit)
     }
 
     public mutating func resume(at t: Double, emit: (EngineOutput) -> Void) throws(SessionCommandError) {
@@ -144,6 +151,7 @@ public struct SessionEngine: Sendable {
         altitude.breakSegment()
         refreshTimes()
         emit(.event(SessionEvent(kind: .resume, time: t, detectedAt: t, cause: "command", state: state)))
+        workout.update(WorkoutInput(self), state: state, emit: emit)
     }
 
     public mutating func lap(at t: Double, emit: (EngineOutput) -> Void) throws(SessionCommandError) {
@@ -152,6 +160,7 @@ public struct SessionEngine: Sendable {
         stats.laps += 1
         emit(.event(SessionEvent(kind: .lap, time: t, detectedAt: t, cause: "command", state: state,
                                  detail: String(stats.laps))))
+        workout.lap(WorkoutInput(self), state: state, emit: emit)
     }
 
     public mutating func stop(at t: Double, emit: (EngineOutput) -> Void) throws(SessionCommandError) {
@@ -176,6 +185,7 @@ public struct SessionEngine: Sendable {
                                  emit: (EngineOutput) -> Void) {
         advanceClock(max(t, snapshot.lastTime))
         take(snapshot.stats.activity.profile)
+        workout = SessionWorkout(restoring: snapshot.workout, profile: config.heartRate, config: config.workout)
         navigator = snapshot.navigation.map { Navigator(restoring: $0, course: course, config: navigationConfig) }
             ?? Navigator(course: nil, destination: nil, config: navigationConfig)
         stats = snapshot.stats
@@ -409,6 +419,7 @@ public struct SessionEngine: Sendable {
             handle(autoPause.tick(at: now), emit: emit)
         }
         refreshTimes()
+        if workout.isDue(at: now) { workout.update(WorkoutInput(self), state: state, emit: emit) }
     }
 
     private mutating func handle(_ decision: AutoPauseDetector.Decision?, emit: (EngineOutput) -> Void) {

@@ -37,6 +37,11 @@ public enum SessionEventKind: String, Sendable, Codable, CaseIterable {
     /// The terrain model stops covering the track (detail: the tile that would, `no tile N41E002`),
     /// and covers it again: the climb in between comes from GPS.
     case terrainLost = "terrain_lost", terrainRegained = "terrain_regained"
+    /// A planned workout's step begins; its target has been left (below,
+    /// above) for a while, or is met again; its last step ended. The step,
+    /// and for the alerts the measure, are in `SessionEvent.workout`.
+    case workoutStep = "workout_step", targetLow = "target_low", targetHigh = "target_high",
+         targetOK = "target_ok", workoutDone = "workout_done"
 
     /// True for the navigation events, which say where the wearer is, not what the session does.
     public var isNavigation: Bool {
@@ -50,7 +55,7 @@ public enum SessionEventKind: String, Sendable, Codable, CaseIterable {
     public var isTransition: Bool {
         switch self {
         case .lap, .badge, .split, .gpsLost, .gpsRegained, .hrConnected, .hrLost, .hrZone, .terrainLost,
-             .terrainRegained: false
+             .terrainRegained, .workoutStep, .targetLow, .targetHigh, .targetOK, .workoutDone: false
         default: !isNavigation
         }
     }
@@ -71,9 +76,11 @@ public struct SessionEvent: Sendable, Equatable, Codable {
     public var detail: String?
     /// The cue of a `turn_ahead` or `turn_now` (absent for other events).
     public var cue: CueEvent?
+    /// The step of a workout event and, for an alert, its measure (absent for other events).
+    public var workout: WorkoutEventInfo?
 
     public init(kind: SessionEventKind, time: Double, detectedAt: Double, cause: String,
-                state: SessionState, detail: String? = nil, cue: CueEvent? = nil) {
+                state: SessionState, detail: String? = nil, cue: CueEvent? = nil, workout: WorkoutEventInfo? = nil) {
         self.kind = kind
         self.time = time
         self.detectedAt = detectedAt
@@ -81,10 +88,11 @@ public struct SessionEvent: Sendable, Equatable, Codable {
         self.state = state
         self.detail = detail
         self.cue = cue
+        self.workout = workout
     }
 
     private enum CodingKeys: String, CodingKey {
-        case kind = "event", time, detectedAt = "detected_at", cause, state, detail, cue
+        case kind = "event", time, detectedAt = "detected_at", cause, state, detail, cue, workout
     }
 }
 

@@ -9,6 +9,7 @@ public struct TraceAnalysis: Sendable {
     private let profile: ActivityProfile
     private let startAt: Double?
     private let course: FollowedCourse?
+    private let workout: WorkoutPlan?
     private var started = false
     /// One entry per position the course matcher was fed.
     public private(set) var courseTimeline: [CourseTimelineEntry] = []
@@ -35,11 +36,13 @@ public struct TraceAnalysis: Sendable {
     }
 
     public init(config: EngineConfig = EngineConfig(), profile: ActivityProfile = Activity.run.profile,
-                startAt: Double? = nil, course: FollowedCourse? = nil, terrain: (any TerrainModel)? = nil) {
+                startAt: Double? = nil, course: FollowedCourse? = nil, workout: WorkoutPlan? = nil,
+                terrain: (any TerrainModel)? = nil) {
         engine = SessionEngine(config: config, terrain: terrain)
         self.profile = profile
         self.startAt = startAt
         self.course = course
+        self.workout = workout
     }
 
     /// The recorded track (one point per accepted fix while recording).
@@ -61,6 +64,12 @@ public struct TraceAnalysis: Sendable {
     public mutating func feed(_ sample: HeartRateSample) {
         startIfNeeded(at: sample.t)
         withRecorder { engine, rec in engine.ingest(sample) { rec.record($0) } }
+    }
+
+    /// The lap command at `t` (a lap of the session; in a workout it ends the step).
+    public mutating func lap(at t: Double) {
+        startIfNeeded(at: t)
+        withRecorder { engine, rec in try? engine.lap(at: t) { rec.record($0) } }
     }
 
     /// The heart-rate readings and RR intervals recorded while the session was open.
@@ -99,6 +108,10 @@ public struct TraceAnalysis: Sendable {
         }
         summary.hr = engine.heartRate.counters
         if course != nil { summary.courseTimeline = courseTimeline }
+        if workout != nil {
+            summary.workoutSteps = WorkoutStepSummary.steps(events: recorder.events, points: recorder.points,
+                                                            heartRate: recorder.heartRate, pauses: engine.pauses, end: t)
+        }
         return summary
     }
 
@@ -114,8 +127,10 @@ public struct TraceAnalysis: Sendable {
 
     private mutating func startSession(at t: Double) {
         started = true
-        let profile = self.profile, course = self.course
-        withRecorder { engine, rec in try? engine.start(profile: profile, at: t, course: course) { rec.record($0) } }
+        let profile = self.profile, course = self.course, workout = self.workout
+        withRecorder { engine, rec in
+            try? engine.start(profile: profile, at: t, course: course, workout: workout) { rec.record($0) }
+        }
     }
 
     /// Lends the engine and the recorder out as two separate variables (the
@@ -154,6 +169,8 @@ public struct AnalysisSummary: Sendable, Codable, Equatable {
     public var caloriesKcal: Double = 0
     /// With a course: where each accepted position was on it.
     public var courseTimeline: [CourseTimelineEntry]?
+    /// With `--workout`: each step as run (`WorkoutStepSummary`).
+    public var workoutSteps: [WorkoutStepSummary]?
     /// Heart rate over moving time (nil without one), seconds in zones 1–5, Banister's TRIMP.
     public var hrAverage: Double?
     public var hrMax: Double?
@@ -200,7 +217,7 @@ public struct AnalysisSummary: Sendable, Codable, Equatable {
              elevationLoss = "elevation_loss_m", maxSpeed = "max_speed_mps", points, pauses, events,
              rejectedSamples = "rejected_samples", rejectedFixes = "rejected_fixes",
              altitudeSource = "altitude_source", altitudeShares = "altitude_shares", baro, caloriesKcal = "calories_kcal",
-             courseTimeline = "course_timeline", hrAverage = "hr_avg_bpm", hrMax = "hr_max_bpm",
+             courseTimeline = "course_timeline", workoutSteps = "workout_steps", hrAverage = "hr_avg_bpm", hrMax = "hr_max_bpm",
              hrZoneSeconds = "hr_zone_s", trimp, caloriesMethod = "calories_method", hr
     }
 
@@ -225,6 +242,7 @@ public struct AnalysisSummary: Sendable, Codable, Equatable {
         try c.encode(baro, forKey: .baro)
         try c.encode(caloriesKcal, forKey: .caloriesKcal)
         try c.encodeIfPresent(courseTimeline, forKey: .courseTimeline)
+        try c.encodeIfPresent(workoutSteps, forKey: .workoutSteps)
         // Null, not absent, when there was no heart rate: the fields are always there.
         try c.encode(hrAverage, forKey: .hrAverage)
         try c.encode(hrMax, forKey: .hrMax)

@@ -4,6 +4,9 @@ public enum LapTrigger: String, Sendable, Codable, CaseIterable {
     case manual
     /// The session ended.
     case sessionEnd = "session_end"
+    /// A planned workout's step ended (its time, distance or heart rate; the
+    /// lap command in a workout is `manual`).
+    case workoutStep = "workout_step"
 }
 
 /// One lap of a session: from the start (or the previous lap press) to the
@@ -25,6 +28,9 @@ public struct LapSummary: Sendable, Equatable, Codable {
     /// Indices of the track points that fall in the lap.
     public var points: Range<Int>
     public var trigger: LapTrigger
+    /// The workout's step run in the lap (nil outside a workout): its
+    /// `wktStepIndex` and intensity go into the FIT and TCX laps.
+    public var step: PlannedStep?
 
     /// Average speed over moving time, m/s.
     public var averageSpeed: Double { moving > 0 ? distance / moving : 0 }
@@ -36,8 +42,9 @@ public struct LapSummary: Sendable, Equatable, Codable {
 public enum Laps {
     /// The laps of a session that ran from `start` to `end` (engine clock).
     ///
-    /// Lap boundaries are the `lap` events strictly inside (start, end);
-    /// there is always at least one lap. A point belongs to the lap whose
+    /// Lap boundaries are the `lap` events strictly inside (start, end) and,
+    /// in a workout, each step's start and the workout's end, so that each
+    /// step is a lap, as a watch records one; there is always at least one lap. A point belongs to the lap whose
     /// interval `[start, end)` holds its time (the last lap also takes the
     /// end instant). Steps are given per whole second: a second counts in
     /// the lap holding its middle, so that lap steps add up to the total.
@@ -45,20 +52,30 @@ public enum Laps {
                                stepSeconds: [StepSecondSample], start: Double, end: Double) -> [LapSummary] {
         let finish = max(start, end)
         var bounds = [start]
-        for e in events.sorted(by: { $0.time < $1.time }) where e.kind == .lap {
-            if e.time > start && e.time < finish && e.time > (bounds.last ?? start) { bounds.append(e.time) }
+        var ends: [LapTrigger] = []
+        let marks: Set<SessionEventKind> = [.lap, .workoutStep, .workoutDone]
+        for e in events.sorted(by: { $0.time < $1.time }) where marks.contains(e.kind) {
+            let trigger: LapTrigger = e.kind == .lap || e.cause == "lap" ? .manual : .workoutStep
+            if e.time > start && e.time < finish && e.time > (bounds.last ?? start) {
+                bounds.append(e.time)
+                ends.append(trigger)
+            } else if e.time == bounds.last, trigger == .manual, !ends.isEmpty {
+                ends[ends.count - 1] = .manual
+            }
         }
         bounds.append(finish)
+        ends.append(.sessionEnd)
+        let steps = WorkoutSteps(events)
 
         let track = TrackDistance(points: points)
         let paused = PausedTime(pauses)
         let lapCount = bounds.count - 1
-        var steps = [Int](repeating: 0, count: lapCount)
+        var counted = [Int](repeating: 0, count: lapCount)
         var lap = 0
         for s in stepSeconds.sorted(by: { $0.second < $1.second }) {
             let middle = Double(s.second) + 0.5
             while lap + 1 < lapCount && middle >= bounds[lap + 1] { lap += 1 }
-            steps[lap] += s.steps
+            counted[lap] += s.steps
         }
 
         var laps: [LapSummary] = []
@@ -76,9 +93,29 @@ public enum Laps {
             laps.append(LapSummary(number: k + 1, startTime: t0, endTime: t1, elapsed: t1 - t0,
                                    moving: paused.moving(from: t0, to: t1),
                                    distance: max(0, track.distance(at: t1) - track.distance(at: t0)),
-                                   maxSpeed: fastest, steps: steps[k], points: first..<index,
-                                   trigger: isLast ? .sessionEnd : .manual))
+                                   maxSpeed: fastest, steps: counted[k], points: first..<index,
+                                   trigger: ends[k], step: steps.step(at: t0)))
         }
         return laps
+    }
+}
+
+/// The steps of a workout by the time they began, from a session's events:
+/// which step a lap beginning at `t` ran (nil before the first and after
+/// `workout_done`).
+struct WorkoutSteps {
+    private var starts: [(time: Double, step: PlannedStep)] = []
+    private var done = Double.infinity
+
+    init(_ events: [SessionEvent]) {
+        for e in events.sorted(by: { $0.time < $1.time }) {
+            if e.kind == .workoutStep, let step = e.workout?.step { starts.append((e.time, step)) }
+            if e.kind == .workoutDone { done = min(done, e.time) }
+        }
+    }
+
+    func step(at t: Double) -> PlannedStep? {
+        guard t < done else { return nil }
+        return starts.last { $0.time <= t }?.step
     }
 }

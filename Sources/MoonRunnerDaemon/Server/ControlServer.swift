@@ -211,7 +211,12 @@ final class ControlServer: Sendable {
         // The pieces of an upload in progress are bounded by its announced
         // size, not by the request rate (a 1 MB course is ~350 lines).
         var piece = false
-        if state.requests.upload != nil, case .courseData? = (try? parsed.get())?.command { piece = true }
+        if state.requests.upload != nil {
+            switch (try? parsed.get())?.command {
+            case .courseData?, .workoutData?: piece = true
+            default: break
+            }
+        }
         guard piece || state.limiter.allow(at: MonotonicClock.now()) else {
             return .answered(rateLimited(id: (try? parsed.get())?.id))
         }

@@ -5,30 +5,30 @@ import MoonRunnerProtocol
 
 /// The protocol over the daemon's typed parts: one switch over the commands,
 /// each answered by the part that knows (the session service, the archive of
-/// recorded sessions, the course library, the uploads) with a typed reply or
-/// a `RequestError`, and the reply encoded here, the request's `"id"` with it.
-/// The wire's words become types here too (`"activity":"run"` an `Activity`, a
-/// course id the course to follow). It runs in the connection's task: an
+/// recorded sessions, the course and workout libraries, the uploads) with a
+/// typed reply or a `RequestError`, and the reply encoded here, the request's
+/// `"id"` with it. The wire's words become types here too (`"activity":"run"`
+/// an `Activity`, a course or workout id the course to follow or the plan). It runs in the connection's task: an
 /// export is written there, never on the session actor.
 struct RequestRouter: Sendable {
     let config: DaemonConfig
     let service: SessionService
     let archive: SessionArchive
-    let uploads: CourseUploads
+    let uploads: Uploads
 
     init(config: DaemonConfig, service: SessionService, archive: SessionArchive, logger: Logger) {
         self.config = config
         self.service = service
         self.archive = archive
-        uploads = CourseUploads(library: service.library, logger: logger)
+        uploads = Uploads(courses: service.library, workouts: service.workouts, logger: logger)
     }
 
     /// One connection's side of its requests: who it is, where its `?WATCH`
-    /// lines go, and the course upload it has in progress.
+    /// lines go, and the file upload it has in progress.
     struct Client: Sendable {
         let id: UInt64
         let watcher: Watchers.Sink
-        var upload: CourseUpload?
+        var upload: FileUpload?
     }
 
     /// The reply to one admitted request: its reply line, an export to
@@ -59,12 +59,13 @@ struct RequestRouter: Sendable {
                 service.watchers.remove(client.id)
             }
             return try await answered(request) { await service.status() }
-        case let .start(name, courseID, destination):
+        case let .start(name, courseID, destination, workoutID):
             let activity = try Self.activity(name)
             return try await answered(request) { () async throws(RequestError) in
-                var course: FollowedCourse?
+                var course: FollowedCourse?, plan: WorkoutPlan?
                 if let courseID { course = try await library.load(id: courseID) }
-                return try await service.start(activity, course: course, destination: destination)
+                if let workoutID { plan = try await service.workouts.load(id: workoutID) }
+                return try await service.start(activity, course: course, destination: destination, workout: plan)
             }
         case .pause: return try await answered(request) { () async throws(RequestError) in try await service.run(.pause) }
         case .resume: return try await answered(request) { () async throws(RequestError) in try await service.run(.resume) }
@@ -90,7 +91,16 @@ struct RequestRouter: Sendable {
             return try await answered(request) { () async throws(RequestError) in try await library.delete(cid) }
         case let .courseAdd(header): return line(try uploads.open(header, upload: &client.upload), request)
         case let .courseData(seq, data):
-            return line(try await uploads.receive(seq: seq, data: data, upload: &client.upload), request)
+            return line(try await uploads.receive(.course, seq: seq, data: data, upload: &client.upload), request)
+        case .workouts:
+            return try await answered(request) { () async throws(RequestError) in try await service.workouts.workouts() }
+        case let .workout(wid):
+            return try await answered(request) { () async throws(RequestError) in try await service.workouts.workout(wid) }
+        case let .workoutDelete(wid):
+            return try await answered(request) { () async throws(RequestError) in try await service.workouts.delete(wid) }
+        case let .workoutAdd(header): return line(try uploads.open(header, upload: &client.upload), request)
+        case let .workoutData(seq, data):
+            return line(try await uploads.receive(.workout, seq: seq, data: data, upload: &client.upload), request)
         case let .announce(quiet): return try await answered(request) { await service.announce(quiet: quiet) }
         }
     }

@@ -42,7 +42,7 @@ public final class CourseLibrary: Sendable {
 
     /// Reads an uploaded file and stores it as a course. A file that is not
     /// a course is `bad_course` and nothing is stored.
-    public func add(_ data: Data, header: CourseUploadHeader) async throws(RequestError) -> CourseInfo {
+    public func add(_ data: Data, header: UploadHeader) async throws(RequestError) -> CourseInfo {
         guard data.count <= maxUploadBytes else {
             throw RequestError(.tooLarge, "the file has \(data.count) bytes; courses of at most \(maxUploadBytes / 1024) KiB "
                 + "are accepted (course.max_upload_kb)")

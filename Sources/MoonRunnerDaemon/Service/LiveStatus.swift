@@ -44,7 +44,8 @@ struct LiveStatus {
                            hrBpm: engine.heartRate.current(at: engine.now), hrZone: engine.heartRate.zone(at: engine.now),
                            hrState: inputs.hrState, hr: hr,
                            caloriesMethod: shown.map { _ in heartRate?.calorieMethod ?? .acsm },
-                           climbRate: shown.map { _ in engine.climbRate.metresPerHour })
+                           climbRate: shown.map { _ in engine.climbRate.metresPerHour },
+                           workout: shown == nil ? nil : engine.workout.progress.map(WorkoutStatusReply.init))
     }
 
     /// A short status for systemd's STATUS= (shown by `systemctl status`).

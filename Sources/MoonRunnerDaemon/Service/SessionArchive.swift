@@ -106,7 +106,8 @@ struct SessionArchive: Sendable {
                              stats: snap.stats, points: points, events: events, pauses: snap.pauses,
                              stepSeconds: steps, calorieModel: calories, course: snap.navigation?.courseName,
                              coursePoints: try await coursePoints(snap.navigation?.courseID),
-                             heartRate: heartRate, rrIntervals: rr, heartRateProfile: heartRateProfile)
+                             heartRate: heartRate, rrIntervals: rr, heartRateProfile: heartRateProfile,
+                             workout: snap.workout?.workout)
     }
 
     /// The points the followed course's file named, placed on it; none when

@@ -36,8 +36,9 @@ public actor SessionService {
     private let calories: CalorieModel
     private var lastRetention = -Double.infinity
     private let hook: TransitionHook?
-    /// The course library (its requests and uploads need no session state).
+    /// The course and workout libraries (their requests and uploads need no session state).
     public nonisolated let library: CourseLibrary
+    public nonisolated let workouts: WorkoutLibrary
     private let recovery: SessionRecovery
     /// Announcers are asked to keep silent (`?ANNOUNCE`); not kept across restarts.
     private var quiet = false
@@ -49,6 +50,7 @@ public actor SessionService {
         self.clock = clock
         self.logger = logger
         library = CourseLibrary(store: store, clock: clock, maxUploadBytes: config.courseMaxUploadKB * 1024)
+        workouts = WorkoutLibrary(store: store, clock: clock, profile: config.engineConfig.heartRate)
         terrain = TerrainTiles.open(config, logger: logger)
         engine = SessionEngine(config: config.engineConfig, terrain: terrain)
         calories = CalorieModel(bodyMass: config.bodyMassKg)
@@ -188,9 +190,9 @@ public actor SessionService {
     }
 
     /// `?START`: a session of `activity` (the configured one when nil),
-    /// following `course` and/or heading for `destination`.
-    public func start(_ activity: Activity?, course: FollowedCourse?,
-                      destination: GeoPoint?) async throws(RequestError) -> StatusReply {
+    /// following `course`, heading for `destination` and running `plan` when given.
+    public func start(_ activity: Activity?, course: FollowedCourse?, destination: GeoPoint?,
+                      workout plan: WorkoutPlan? = nil) async throws(RequestError) -> StatusReply {
         let activity = activity ?? config.defaultActivity
         if let refusal = StartRefusal(asked: activity, current: engine.stats.activity, state: engine.state,
                                       starting: starting) {
@@ -202,7 +204,7 @@ public actor SessionService {
         let t = clock.now()
         var probe = engine
         do throws(SessionCommandError) {
-            try probe.start(activity: activity, at: t, course: course, destination: destination) { _ in }
+            try probe.start(activity: activity, at: t, course: course, destination: destination, workout: plan) { _ in }
         } catch {
             throw RequestError(.invalidState, error.description)
         }
@@ -215,7 +217,7 @@ public actor SessionService {
         lastSessionID = newID
         commits.pending = CommitBatch(sessionID: newID, snapshot: probe.snapshot)
         collect { engine, emit in
-            try? engine.start(activity: activity, at: t, course: course, destination: destination, emit: emit)
+            try? engine.start(activity: activity, at: t, course: course, destination: destination, workout: plan, emit: emit)
         }
         await afterInput()
         await commitsSettled()

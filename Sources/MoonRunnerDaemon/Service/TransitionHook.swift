@@ -29,6 +29,15 @@ struct TransitionHook: Sendable {
             env["MOONRUNNER_CUE_DISTANCE_M"] = String(Int(cue.distanceM.rounded()))
             env["MOONRUNNER_CUE_COURSE_M"] = String(Int(cue.courseM.rounded()))
         }
+        if let w = event.workout {
+            // The workout events: the step as run, and an alert's measure.
+            env["MOONRUNNER_WORKOUT_INDEX"] = String(w.step.index)
+            env["MOONRUNNER_WORKOUT_STEPS"] = String(w.steps)
+            env["MOONRUNNER_WORKOUT_WKT_STEP_INDEX"] = String(w.step.wktStepIndex)
+            env["MOONRUNNER_WORKOUT_REPEAT"] = String(w.step.round)
+            env["MOONRUNNER_WORKOUT_INTENSITY"] = w.step.intensity.rawValue
+            env["MOONRUNNER_WORKOUT_MEASURE"] = w.measure?.rawValue ?? ""
+        }
         process.environment = env
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice

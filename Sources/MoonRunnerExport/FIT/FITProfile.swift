@@ -18,6 +18,9 @@ enum FITProfile {
         /// R–R intervals: field 0 `time`, an array of uint16, scale 1000 (s).
         static let hrv: UInt16 = 78
         static let coursePoint: UInt16 = 32
+        /// A planned workout and its steps (`FITWorkoutWriter`, `FITWorkoutReader`).
+        static let workout: UInt16 = 26
+        static let workoutStep: UInt16 = 27
     }
 
     /// Field numbers common to many messages.
@@ -26,7 +29,10 @@ enum FITProfile {
         static let timestamp: UInt8 = 253
     }
 
-    enum FileType { static let activity: UInt8 = 4 }
+    enum FileType {
+        static let activity: UInt8 = 4
+        static let workout: UInt8 = 5
+    }
     enum Manufacturer { static let development: UInt16 = 255 }
 
     enum Event {
@@ -52,6 +58,8 @@ enum FITProfile {
 
     enum LapTrigger {
         static let manual: UInt8 = 0
+        static let time: UInt8 = 1
+        static let distance: UInt8 = 2
         static let sessionEnd: UInt8 = 7
     }
 

@@ -22,6 +22,8 @@ public enum FITWriter {
         static let session: UInt8 = 4
         static let activity: UInt8 = 5
         static let hrv: UInt8 = 6
+        static let workout: UInt8 = 7
+        static let workoutStep: UInt8 = 8
     }
 
     /// R–R intervals per `hrv` message (Garmin's watches write five).
@@ -65,6 +67,9 @@ public enum FITWriter {
             next += 1
         }
         writeCoursePoints(session, into: &fit)
+        if let workout = session.workout {
+            FITWorkoutWriter.write(workout, into: &fit, workoutLocal: Local.workout, stepLocal: Local.workoutStep)
+        }
 
         let paused = PausedTime(session.pauses)
         for (k, lap) in session.laps.enumerated() {
@@ -123,30 +128,7 @@ public enum FITWriter {
     /// The definitions of the summary messages, written after the track: laps, the session (with
     /// where its elevation came from, `FITElevationSource`, when a terrain model gave any), the activity.
     private static func defineSummaryMessages(into fit: inout FITEncoder, elevationSource: Bool) {
-        fit.define(local: Local.lap, global: FITProfile.Message.lap, fields: [
-            .init(number: FITProfile.Common.messageIndex, type: .uint16),
-            .init(number: FITProfile.Common.timestamp, type: .uint32),
-            .init(number: 0, type: .enumeration),   // event
-            .init(number: 1, type: .enumeration),   // event_type
-            .init(number: 2, type: .uint32),        // start_time
-            .init(number: 3, type: .sint32),        // start_position_lat
-            .init(number: 4, type: .sint32),        // start_position_long
-            .init(number: 5, type: .sint32),        // end_position_lat
-            .init(number: 6, type: .sint32),        // end_position_long
-            .init(number: 7, type: .uint32),        // total_elapsed_time, scale 1000
-            .init(number: 8, type: .uint32),        // total_timer_time, scale 1000
-            .init(number: 9, type: .uint32),        // total_distance, scale 100
-            .init(number: 10, type: .uint32),       // total_cycles (strides)
-            .init(number: 11, type: .uint16),       // total_calories
-            .init(number: 13, type: .uint16),       // avg_speed, scale 1000
-            .init(number: 14, type: .uint16),       // max_speed, scale 1000
-            .init(number: 17, type: .uint8),        // avg_cadence
-            .init(number: 23, type: .enumeration),  // intensity
-            .init(number: 24, type: .enumeration),  // lap_trigger
-            .init(number: 25, type: .enumeration),  // sport
-            .init(number: 15, type: .uint8),        // avg_heart_rate
-            .init(number: 16, type: .uint8),        // max_heart_rate
-        ])
+        defineLap(into: &fit)
         fit.define(local: Local.session, global: FITProfile.Message.session, fields: [
             .init(number: FITProfile.Common.messageIndex, type: .uint16),
             .init(number: FITProfile.Common.timestamp, type: .uint32),
@@ -180,6 +162,36 @@ public enum FITWriter {
             .init(number: 2, type: .enumeration),   // type
             .init(number: 3, type: .enumeration),   // event
             .init(number: 4, type: .enumeration),   // event_type
+        ])
+    }
+
+    /// The lap message's definition: each lap's figures, its intensity and trigger,
+    /// and in a workout the step it ran (`wkt_step_index`).
+    private static func defineLap(into fit: inout FITEncoder) {
+        fit.define(local: Local.lap, global: FITProfile.Message.lap, fields: [
+            .init(number: FITProfile.Common.messageIndex, type: .uint16),
+            .init(number: FITProfile.Common.timestamp, type: .uint32),
+            .init(number: 0, type: .enumeration),   // event
+            .init(number: 1, type: .enumeration),   // event_type
+            .init(number: 2, type: .uint32),        // start_time
+            .init(number: 3, type: .sint32),        // start_position_lat
+            .init(number: 4, type: .sint32),        // start_position_long
+            .init(number: 5, type: .sint32),        // end_position_lat
+            .init(number: 6, type: .sint32),        // end_position_long
+            .init(number: 7, type: .uint32),        // total_elapsed_time, scale 1000
+            .init(number: 8, type: .uint32),        // total_timer_time, scale 1000
+            .init(number: 9, type: .uint32),        // total_distance, scale 100
+            .init(number: 10, type: .uint32),       // total_cycles (strides)
+            .init(number: 11, type: .uint16),       // total_calories
+            .init(number: 13, type: .uint16),       // avg_speed, scale 1000
+            .init(number: 14, type: .uint16),       // max_speed, scale 1000
+            .init(number: 17, type: .uint8),        // avg_cadence
+            .init(number: 23, type: .enumeration),  // intensity
+            .init(number: 24, type: .enumeration),  // lap_trigger
+            .init(number: 25, type: .enumeration),  // sport
+            .init(number: 15, type: .uint8),        // avg_heart_rate
+            .init(number: 16, type: .uint8),        // max_heart_rate
+            .init(number: 71, type: .uint16),       // wkt_step_index (invalid outside a workout)
         ])
     }
 
@@ -280,12 +292,27 @@ public enum FITWriter {
         fit.uint16(FITProfile.scaled16(lap.averageSpeed, 1000))
         fit.uint16(FITProfile.scaled16(lap.maxSpeed, 1000))
         fit.uint8(UInt8(clamping: ExportTrack.strideCadence(lap.averageCadence)))
-        fit.enumeration(FITProfile.Intensity.active)
-        fit.enumeration(lap.trigger == .manual ? FITProfile.LapTrigger.manual : FITProfile.LapTrigger.sessionEnd)
+        fit.enumeration(lap.step.map { FITWorkoutWriter.intensity($0.intensity) } ?? FITProfile.Intensity.active)
+        fit.enumeration(lapTrigger(lap))
         fit.enumeration(session.activity.profile.sport.fitSport)
         let (average, maximum) = heartRate(session, from: lap.startTime, to: lap.endTime)
         fit.uint8(average)
         fit.uint8(maximum)
+        fit.uint16(lap.step.map { UInt16(clamping: $0.wktStepIndex) } ?? FITEncoder.invalidUInt16)
+    }
+
+    /// FIT's `lap_trigger`: a workout step's end by its time or distance, else the wearer or the session's end.
+    private static func lapTrigger(_ lap: LapSummary) -> UInt8 {
+        switch lap.trigger {
+        case .manual: FITProfile.LapTrigger.manual
+        case .sessionEnd: FITProfile.LapTrigger.sessionEnd
+        case .workoutStep:
+            switch lap.step?.end {
+            case .time: FITProfile.LapTrigger.time
+            case .distance: FITProfile.LapTrigger.distance
+            default: FITProfile.LapTrigger.manual
+            }
+        }
     }
 
     private static func writeSession(_ session: ExportSession, elevationSource: Bool, into fit: inout FITEncoder) {

@@ -55,6 +55,7 @@ func buildRouter(_ app: WebApp) -> Router<WebContext> {
     LiveController(app: app).addRoutes(to: paired)
     SessionsController(app: app).addRoutes(to: paired)
     CoursesController(app: app).addRoutes(to: paired)
+    WorkoutsController(app: app).addRoutes(to: paired)
     CourseController(app: app).addRoutes(to: paired)
     BadgesController(app: app).addRoutes(to: paired)
     SettingsController(app: app).addRoutes(to: paired)

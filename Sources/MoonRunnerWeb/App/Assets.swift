@@ -10,7 +10,7 @@ public enum Assets {
         ("layout", PackageResources.layout_mustache), ("figure", PackageResources.figure_mustache),
         ("live", PackageResources.live_mustache), ("sessions", PackageResources.sessions_mustache),
         ("session", PackageResources.session_mustache), ("courses", PackageResources.courses_mustache),
-        ("course", PackageResources.course_mustache),
+        ("course", PackageResources.course_mustache), ("workouts", PackageResources.workouts_mustache),
         ("badges", PackageResources.badges_mustache), ("settings", PackageResources.settings_mustache),
         ("pair", PackageResources.pair_mustache), ("message", PackageResources.message_mustache),
         ("uploads", PackageResources.uploads_mustache),

@@ -4,7 +4,8 @@ import Hummingbird
 import NIOCore
 
 /// A course file posted from the phone (`multipart/form-data` with `file`,
-/// `name` and `csrf`), collected as it arrives: refused with 413 as soon as it
+/// `name` and `csrf`; a workout's may give `text`, its text form, instead of a
+/// file), collected as it arrives: refused with 413 as soon as it
 /// is known to be larger than the limit (the declared `Content-Length`, or the
 /// bytes counted so far), never collected beyond it, and refused as broken
 /// when the parts do not close (`MultipartForm`). The limit is the daemon's
@@ -13,6 +14,7 @@ struct CourseUploadForm: Sendable {
     var file: [UInt8] = []
     var fileName = ""
     var name = ""
+    var text = ""
     var csrf = ""
 
     enum Refusal: Error, Equatable {
@@ -43,6 +45,7 @@ struct CourseUploadForm: Sendable {
         }
         form.name = parts["name"].map { String(decoding: $0.bytes, as: UTF8.self) } ?? ""
         form.csrf = parts["csrf"].map { String(decoding: $0.bytes, as: UTF8.self) } ?? ""
+        form.text = parts["text"].map { String(decoding: $0.bytes, as: UTF8.self) } ?? ""
         return form
     }
 

@@ -80,7 +80,8 @@ struct CoursesController {
         let ext = (form.fileName as NSString).pathExtension.lowercased()
         let format = RequestParser.courseFormats.contains(ext) ? ext : nil
         let name = form.name.trimmingCharacters(in: .whitespacesAndNewlines)
-        let lines = CourseUpload.lines(for: Data(form.file), name: name.isEmpty ? nil : String(name.prefix(200)), format: format)
+        let lines = FileUpload.lines(for: Data(form.file), kind: .course, name: name.isEmpty ? nil : String(name.prefix(200)),
+                                     format: format)
         do {
             let replies = try await app.link.requests(lines, timeout: .seconds(30))
             let course = try DaemonReply.decode(CourseReply.self, replies.last ?? "").course

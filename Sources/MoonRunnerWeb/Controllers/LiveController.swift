@@ -27,11 +27,14 @@ struct LiveController {
 
     @Sendable func page(_ request: Request, context: WebContext) async throws -> HTML {
         let p = app.phrases(context), units = await app.units(context)
-        let statusLine: String, courses: [CourseInfo]
+        let statusLine: String, courses: [CourseInfo], workouts: [WorkoutInfo]
         do {
-            let lines = try await app.link.requests([DaemonRequest(command: .status).line, DaemonRequest(command: .courses).line])
+            let lines = try await app.link.requests([DaemonRequest(command: .status).line, DaemonRequest(command: .courses).line,
+                                                     DaemonRequest(command: .workouts).line])
             statusLine = lines.first ?? ""
             courses = (lines.count > 1 ? try? WebApp.decodeCourses(lines[1]) : nil) ?? []
+            // An older daemon without workouts answers an ERROR: the list is empty.
+            workouts = (lines.count > 2 ? try? DaemonReply.decode(WorkoutsReply.self, lines[2]).workouts : nil) ?? []
         } catch {
             return app.failure(error, context)
         }
@@ -40,7 +43,8 @@ struct LiveController {
         }
         let view = LiveView(status: status, phrases: p, units: units)
         let model = LivePage(layout: app.layout(p[.liveTitle], page: "live", context), p: LivePage.Words(p), phrases: p,
-                             view: view, csrf: app.csrf(context), courses: courses.map { LivePage.CourseChoice($0, units: units) })
+                             view: view, csrf: app.csrf(context), courses: courses.map { LivePage.CourseChoice($0, units: units) },
+                             workouts: workouts.map(LivePage.WorkoutChoice.init))
         return app.renderer.page(model, template: "live")
     }
 
@@ -83,6 +87,7 @@ struct LiveController {
         let p = app.phrases(context)
         let activity = fields["activity"].flatMap { RequestParser.activities.contains($0) ? $0 : nil }
         let course = fields["course"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+        let workout = fields["workout"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
         var destination: GeoPoint?
         if let to = fields["to"]?.trimmingCharacters(in: .whitespaces), !to.isEmpty {
             let parts = to.replacingOccurrences(of: "，", with: ",").split(separator: ",").map {
@@ -94,7 +99,7 @@ struct LiveController {
             }
             destination = GeoPoint(latitude: lat, longitude: lon)
         }
-        return try await ask(.start(activity: activity, course: course, destination: destination), request, context)
+        return try await ask(.start(activity: activity, course: course, destination: destination, workout: workout), request, context)
     }
 
     func command(_ command: DaemonRequest.Command, _ request: Request, _ context: WebContext) async throws -> Response {
@@ -137,7 +142,8 @@ extension WebApp {
 struct LivePage {
     struct Words {
         let start, activity, run, walk, followCourse, noCourse, headFor, headForHint, pause, resume, lap, stop,
-            stopConfirm, stopReally, voiceOn, voiceOff, voiceMuted, linkLost, daemonDown, offCourse: String
+            stopConfirm, stopReally, voiceOn, voiceOff, voiceMuted, linkLost, daemonDown, offCourse, runWorkout,
+            noWorkout: String
 
         init(_ p: Phrases) {
             start = p[.start]; activity = p[.activity]; run = p[.run]; walk = p[.walk]
@@ -145,6 +151,7 @@ struct LivePage {
             pause = p[.pause]; resume = p[.resume]; lap = p[.lap]; stop = p[.stop]; stopConfirm = p[.stopConfirm]
             stopReally = p[.stopReally]; voiceOn = p[.voiceOn]; voiceOff = p[.voiceOff]; voiceMuted = p[.voiceMuted]
             linkLost = p[.linkLost]; daemonDown = p[.daemonDown]; offCourse = p[.offCourse]
+            runWorkout = p[.runWorkout]; noWorkout = p[.noWorkout]
         }
     }
 
@@ -166,11 +173,24 @@ struct LivePage {
         }
     }
 
+    /// One workout of the start control: its name and how many steps it runs.
+    struct WorkoutChoice {
+        let id: Int64
+        let name: String
+        let steps: Int
+        init(_ w: WorkoutInfo) {
+            id = w.id
+            name = w.name
+            steps = w.steps
+        }
+    }
+
     let layout: Layout
     let p: Words
     let view: LiveView
     let csrf: String
     let courses: [CourseChoice]
+    let workouts: [WorkoutChoice]
     /// The start control's activities, the last session's checked (a run's before any).
     let activities: [ActivityChoice]
     /// Which control groups show for the state the page was rendered in.
@@ -179,12 +199,14 @@ struct LivePage {
     let quietNext: String
     let quietLabel: String
 
-    init(layout: Layout, p: Words, phrases: Phrases, view: LiveView, csrf: String, courses: [CourseChoice]) {
+    init(layout: Layout, p: Words, phrases: Phrases, view: LiveView, csrf: String, courses: [CourseChoice],
+         workouts: [WorkoutChoice] = []) {
         self.layout = layout
         self.p = p
         self.view = view
         self.csrf = csrf
         self.courses = courses
+        self.workouts = workouts
         let last = Activity(rawValue: view.activity) ?? .run
         activities = Activity.allCases.map {
             ActivityChoice(value: $0.rawValue, name: phrases.activityName($0.rawValue), checked: $0 == last)

@@ -73,7 +73,8 @@ struct SessionsController {
         let model = SessionPage(layout: app.layout(p[.sessionTitle] + " #\(id)", page: "session", context,
                                                    leaflet: app.settings.tiles != .none),
                                 reply: session.reply, json: session.json, badges: earned, phrases: p, units: units,
-                                csrf: app.csrf(context), tiles: app.settings.tiles, attribution: app.settings.tileAttribution)
+                                csrf: app.csrf(context), tiles: app.settings.tiles, attribution: app.settings.tileAttribution,
+                                workout: WorkoutStepsTable.steps(session.reply, points: session.track?.points ?? []))
         return app.renderer.page(model, template: "session")
     }
 

@@ -59,6 +59,8 @@ public enum EventWords {
         case .terrainLost: return p[.terrainModel] + " ✕"
         case .terrainRegained: return p[.terrainModel] + " ✓"
         case .fault: return e.detail ?? e.event
+        // The workout's own words for the phone are still to come: the wire name meanwhile.
+        case .workoutStep, .targetLow, .targetHigh, .targetOK, .workoutDone: return e.event
         case .hrConnected: return p[.hrConnected]
         case .hrLost: return p[.hrLost]
         case .hrZone: return "\(p[.heartRate]) · \(p[.hrZone]) \(e.detail ?? "")"

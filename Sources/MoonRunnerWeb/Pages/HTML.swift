@@ -29,7 +29,7 @@ public struct Layout: Sendable {
         self.leaflet = leaflet
         version = Assets.version
         nav = [("/", Phrase.navLive, "live"), ("/sessions", .navHistory, "sessions"), ("/courses", .navCourses, "courses"),
-               ("/badges", .navBadges, "badges"), ("/settings", .navSettings, "settings")].map {
+               ("/workouts", .navWorkouts, "workouts"), ("/badges", .navBadges, "badges"), ("/settings", .navSettings, "settings")].map {
             NavItem(href: $0.0, label: p[$0.1], current: $0.2 == page)
         }
     }

@@ -71,8 +71,11 @@ public struct LiveView: Sendable {
     public let nextBadge: Figure
     /// The next cue of the course: its arrow, its words and how far it is.
     public let cue: NextCueView
+    /// The planned workout's step, target and what is left of it.
+    public let workout: WorkoutView
     public var extras: [Figure] {
         [courseName, courseState, wayBack, home, destination, nextBadge, heartState, cue.arrow, cue.text, cue.distance]
+            + workout.figures
     }
     /// Which optional blocks show (`data-if`).
     public let flags: [String: Bool]
@@ -113,6 +116,7 @@ public struct LiveView: Sendable {
                             text: link == .searching ? p[.hrSearching] : link == .lost ? p[.hrLost] : "", value: hrState)
         quiet = status.bool(at: "quiet")
         cue = NextCueView(status: status, phrases: p, units: units)
+        workout = WorkoutView(status: status, phrases: p, units: units)
         flags = [
             "course": following,
             "cue": cue.shown,
@@ -122,6 +126,7 @@ public struct LiveView: Sendable {
             "badge": badge != nil,
             "quiet": quiet,
             "hr": link != HeartRateLinkState.none,
+            "workout": workout.shown,
         ]
     }
 

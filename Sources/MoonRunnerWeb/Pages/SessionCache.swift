@@ -30,7 +30,7 @@ public enum PictureKind: String, Sendable, CaseIterable {
         let events = reply.events.compactMap { e -> SessionEvent? in
             guard let kind = SessionEventKind(rawValue: e.event) else { return nil }
             return SessionEvent(kind: kind, time: e.time, detectedAt: e.detectedAt, cause: e.cause,
-                                state: e.state, detail: e.detail)
+                                state: e.state, detail: e.detail, workout: e.workout)
         }
         return ExportSession(id: reply.session.id, activity: Activity(rawValue: reply.session.activity) ?? .run,
                              startTime: reply.session.startTime, endTime: reply.session.endTime, stats: reply.stats,

@@ -79,13 +79,17 @@ struct SessionPage {
     let hasCharts: Bool
     let hasSplits: Bool
     let hasLaps: Bool
+    /// A planned workout's steps as run (`WorkoutStepsTable`), none without one.
+    let workoutHeader: [String]
+    let workoutSteps: [Row]
+    let hasWorkout: Bool
 
     init(layout: Layout, reply: SessionReply, json: JSONValue, badges: [Badge], phrases p: Phrases, units: UnitSystem,
-         csrf: String, tiles: TileSource, attribution: String) {
+         csrf: String, tiles: TileSource, attribution: String, workout: [WorkoutStepSummary] = []) {
         self.layout = layout
         self.p = p.named([.map, .charts, .splits, .laps, .downloads, .delete, .deleteConfirm,
                           .deleteReally, .cancel, .badgesEarned, .courseFollowed, .mapLegend,
-                          .tilesUnavailable, .interrupted, .recordingNow])
+                          .tilesUnavailable, .interrupted, .recordingNow, .workout])
         let s = reply.session
         id = s.id
         activity = p.activityName(s.activity)
@@ -132,6 +136,10 @@ struct SessionPage {
         hasSplits = !splits.isEmpty
         splitBars = splits.isEmpty ? nil : link(.splits, p[.splits])
         hasLaps = !laps.isEmpty
+        workoutHeader = WorkoutStepsTable.header(p, pace: paceHeader)
+        let count = reply.events.first { $0.workout != nil }?.workout?.steps ?? workout.count
+        workoutSteps = WorkoutStepsTable.rows(workout, count: count, shown, p, units)
+        hasWorkout = !workout.isEmpty
     }
 
     /// Average pace (a ride's speed) and cadence over moving time.

@@ -79,6 +79,12 @@
         u.textContent = m ? m[2] : "";
       });
     });
+    // The workout's marker: the band is the bar's middle 60 %, 0 at its left end, 1 at its right.
+    live.querySelectorAll("[data-band-marker]").forEach(function (el) {
+      var v = parseFloat(el.dataset.value);
+      el.hidden = isNaN(v);
+      if (!isNaN(v)) el.style.left = (20 + 60 * v) + "%";
+    });
     applyState(u.state);
     live.querySelectorAll("[data-if]").forEach(function (el) {
       el.hidden = !u.flags[el.dataset.if];

@@ -6,7 +6,7 @@ import MoonRunnerWeb
 import Synchronization
 
 /// A daemon in memory that answers every request with lines of the real
-/// daemon's own encoder (`ReplyEncoder`, `ExportStream`, `CourseUpload`),
+/// daemon's own encoder (`ReplyEncoder`, `ExportStream`, `FileUpload`),
 /// so the web app is tested against what the daemon sends. It keeps a small
 /// state (the session's state, stored sessions, courses, quiet) and records
 /// every request it was sent, so a test can say "nothing was changed".
@@ -17,8 +17,9 @@ final class FakeDaemon: Sendable {
         var laps = 0
         var sessions: [Int64: ExportSession] = [:]
         var courses: [CourseInfo] = []
+        var workouts: [WorkoutInfo] = []
         var requests: [DaemonRequest.Command] = []
-        var upload: CourseUpload?
+        var upload: FileUpload?
         var watchers = 0
         var maxUploadKB = 8192
         var units = UnitSystem.metric
@@ -129,17 +130,27 @@ final class FakeDaemon: Sendable {
         case let .course(id):
             guard let c = s.courses.first(where: { $0.id == id }) else { return error(.notFound, "no course \(id)") }
             return [ReplyEncoder.line(CourseReply(course: c))]
+        case .workouts:
+            return [ReplyEncoder.line(WorkoutsReply(workouts: s.workouts.reversed()))]
+        case let .workout(id):
+            guard let w = s.workouts.first(where: { $0.id == id }) else { return error(.notFound, "no workout \(id)") }
+            return [ReplyEncoder.line(WorkoutReply(workout: w))]
+        case let .workoutDelete(id):
+            guard s.workouts.contains(where: { $0.id == id }) else { return error(.notFound, "no workout \(id)") }
+            s.workouts.removeAll { $0.id == id }
+            return [ReplyEncoder.line(WorkoutDeletedReply(workout: id))]
         case let .courseDelete(id):
             guard s.courses.contains(where: { $0.id == id }) else { return error(.notFound, "no course \(id)") }
             s.courses.removeAll { $0.id == id }
             return [ReplyEncoder.line(CourseDeletedReply(course: id))]
-        case let .courseAdd(header):
-            guard header.bytes <= s.maxUploadKB * 1024 else {
+        case let .courseAdd(header), let .workoutAdd(header):
+            guard header.kind == .workout || header.bytes <= s.maxUploadKB * 1024 else {
                 return error(.tooLarge, "the course file has \(header.bytes) bytes; course.max_upload_kb allows \(s.maxUploadKB) KiB")
             }
-            s.upload = CourseUpload(header)
-            return [ReplyEncoder.line(CourseUploadReply(seq: nil, received: 0, bytes: header.bytes, chunks: header.chunks))]
-        case let .courseData(seq, data):
+            s.upload = FileUpload(header)
+            return [ReplyEncoder.line(UploadReply(kind: header.kind, seq: nil, received: 0, bytes: header.bytes,
+                                                  chunks: header.chunks))]
+        case let .courseData(seq, data), let .workoutData(seq, data):
             guard var upload = s.upload else { return error(.badParameter, "no upload open") }
             do {
                 try upload.accept(seq: seq, data: data)
@@ -149,25 +160,47 @@ final class FakeDaemon: Sendable {
             }
             s.upload = upload
             guard upload.isComplete else {
-                return [ReplyEncoder.line(CourseUploadReply(seq: seq, received: upload.data.count, bytes: upload.header.bytes,
-                                                            chunks: upload.header.chunks))]
+                return [ReplyEncoder.line(UploadReply(kind: upload.header.kind, seq: seq, received: upload.data.count,
+                                                      bytes: upload.header.bytes, chunks: upload.header.chunks))]
             }
             s.upload = nil
-            do {
-                let course = try CourseFile.read(upload.data, format: upload.header.format.flatMap(CourseFileFormat.init(rawValue:)),
-                                                 name: upload.header.name)
-                let summary = CourseSummary(course.points)
-                let info = CourseInfo(id: Int64(s.courses.count + 1), name: course.name, format: upload.header.format ?? "gpx",
-                                      createdAt: 1_714_548_600, lengthM: summary.length, climbM: summary.climb,
-                                      descentM: summary.descent, points: summary.points,
-                                      bounds: CourseBounds(minLat: summary.minLatitude, minLon: summary.minLongitude,
-                                                           maxLat: summary.maxLatitude, maxLon: summary.maxLongitude),
-                                      cues: (try? FollowedCourse(id: nil, course: course))?.cues)
-                s.courses.append(info)
-                return [ReplyEncoder.line(CourseReply(course: info))]
-            } catch {
-                return Self.error(.badCourse, error.message)
-            }
+            return upload.header.kind == .course ? Self.storeCourse(upload, &s) : Self.storeWorkout(upload, &s)
+        }
+    }
+
+    /// A complete course upload, as the daemon's library: read, then stored.
+    static func storeCourse(_ upload: FileUpload, _ s: inout State) -> [String] {
+        do {
+            let course = try CourseFile.read(upload.data, format: upload.header.format.flatMap(CourseFileFormat.init(rawValue:)),
+                                             name: upload.header.name)
+            let summary = CourseSummary(course.points)
+            let info = CourseInfo(id: Int64(s.courses.count + 1), name: course.name, format: upload.header.format ?? "gpx",
+                                  createdAt: 1_714_548_600, lengthM: summary.length, climbM: summary.climb,
+                                  descentM: summary.descent, points: summary.points,
+                                  bounds: CourseBounds(minLat: summary.minLatitude, minLon: summary.minLongitude,
+                                                       maxLat: summary.maxLatitude, maxLon: summary.maxLongitude),
+                                  cues: (try? FollowedCourse(id: nil, course: course))?.cues)
+            s.courses.append(info)
+            return [ReplyEncoder.line(CourseReply(course: info))]
+        } catch {
+            return Self.error(.badCourse, error.message)
+        }
+    }
+
+    /// A complete workout upload, as the daemon's library: read, resolved, then stored.
+    static func storeWorkout(_ upload: FileUpload, _ s: inout State) -> [String] {
+        do {
+            let format = upload.header.format.flatMap(WorkoutFileFormat.init(rawValue:))
+            let workout = try WorkoutFile.read(upload.data, format: format, name: upload.header.name)
+            let plan = try WorkoutPlan(workout)
+            let info = WorkoutInfo(id: Int64(s.workouts.count + 1), name: workout.name, sport: nil,
+                                   format: (format ?? WorkoutFileFormat.sniff(upload.data)).rawValue,
+                                   createdAt: 1_714_548_600, steps: plan.steps.count, text: WorkoutText.format(workout),
+                                   plan: plan.steps)
+            s.workouts.append(info)
+            return [ReplyEncoder.line(WorkoutReply(workout: info))]
+        } catch {
+            return Self.error(.badWorkout, "not a workout: \(error); nothing was stored")
         }
     }
 

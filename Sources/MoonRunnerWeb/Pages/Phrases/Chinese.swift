@@ -6,7 +6,7 @@ extension Phrases {
     public static let chinese = Phrases(
         language: .chinese,
         table: [
-            .navLive: "跑步", .navHistory: "记录", .navCourses: "路线", .navBadges: "徽章", .navSettings: "设置",
+            .navLive: "跑步", .navHistory: "记录", .navCourses: "路线", .navWorkouts: "训练", .navBadges: "徽章", .navSettings: "设置",
             .appName: "MoonRunner",
             .stateIdle: "就绪", .stateRecording: "记录中", .statePaused: "已暂停", .stateAutoPaused: "自动暂停",
             .stateStopped: "已结束",
@@ -21,6 +21,14 @@ extension Phrases {
             .offCourseBack: "路线在{direction}方{distance}（{bearing}°）", .onCourse: "在路线上",
             .courseFinished: "路线完成", .notOnCourseYet: "尚未到达路线",
             .home: "回起点", .destination: "目的地", .arrived: "已到达", .nextBadge: "下一枚徽章",
+            .workout: "训练", .target: "目标", .now: "当前", .stepLeft: "剩余", .inTarget: "达标", .roundOf: "第{n}/{of}组",
+            .speedUp: "加快", .easeOff: "放慢", .tooLow: "偏低", .tooHigh: "偏高", .onTarget: "在目标内",
+            .runWorkout: "训练计划", .noWorkout: "不用训练计划",
+            .workoutsTitle: "训练计划", .noWorkouts: "还没有训练计划：在下面输入一个，或添加FIT训练文件。",
+            .workoutText: "文字格式", .workoutTextHint: "15m easy; 6x(800m @3:50-4:00/km, 90s rest); 10m easy",
+            .workoutAdded: "已添加{name}。", .workoutDeleted: "训练计划已删除。", .notAWorkout: "未保存：{reason}",
+            .intensityWarmup: "热身", .intensityActive: "跑步", .intensityInterval: "间歇", .intensityRest: "休息",
+            .intensityRecovery: "恢复", .intensityCooldown: "放松",
             .nextCue: "下一个", .cues: "转弯与地点", .cuesFound: "从路线形状找出的转弯",
             .cuesFromFile: "文件自带的点", .noCues: "没有转弯：路线是直的或缓弯。", .cueOffCourse: "离路线{distance}：只列出，不播报",
             .toGoShort: "还剩{distance}",

@@ -4,7 +4,7 @@ extension Phrases {
     public static let english = Phrases(
         language: .english,
         table: [
-            .navLive: "Run", .navHistory: "History", .navCourses: "Courses", .navBadges: "Badges",
+            .navLive: "Run", .navHistory: "History", .navCourses: "Courses", .navWorkouts: "Workouts", .navBadges: "Badges",
             .navSettings: "Settings", .appName: "MoonRunner",
             .stateIdle: "Ready", .stateRecording: "Recording", .statePaused: "Paused", .stateAutoPaused: "Auto-paused",
             .stateStopped: "Finished",
@@ -20,6 +20,14 @@ extension Phrases {
             .courseFinished: "Course finished", .notOnCourseYet: "Not on the course yet",
             .home: "To the start", .destination: "Destination", .arrived: "arrived", .nextBadge: "Next badge",
             .toGoShort: "{distance} to go",
+            .workout: "Workout", .target: "Target", .now: "Now", .stepLeft: "Left", .inTarget: "In target", .roundOf: "{n} of {of}",
+            .speedUp: "Speed up", .easeOff: "Ease off", .tooLow: "Too low", .tooHigh: "Too high", .onTarget: "On target",
+            .runWorkout: "Run a workout", .noWorkout: "No workout",
+            .workoutsTitle: "Workouts", .noWorkouts: "No workouts yet: type one below or add a FIT workout file.",
+            .workoutText: "Text form", .workoutTextHint: "15m easy; 6x(800m @3:50-4:00/km, 90s rest); 10m easy",
+            .workoutAdded: "Added {name}.", .workoutDeleted: "Workout deleted.", .notAWorkout: "Not stored: {reason}",
+            .intensityWarmup: "Warm-up", .intensityActive: "Run", .intensityInterval: "Interval", .intensityRest: "Rest",
+            .intensityRecovery: "Recovery", .intensityCooldown: "Cool-down",
             .nextCue: "Next", .cues: "Turns and points", .cuesFound: "Turns found in the course's shape",
             .cuesFromFile: "The file's own points", .noCues: "No turns: the course runs straight or in gentle bends.",
             .cueOffCourse: "{distance} off the course: listed, not said",

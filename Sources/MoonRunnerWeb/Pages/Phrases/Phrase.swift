@@ -6,7 +6,7 @@ import MoonRunnerExport
 /// (`English.swift`, `Chinese.swift`), and a test checks both have them all.
 public enum Phrase: String, Sendable, CaseIterable {
     // Navigation and layout
-    case navLive, navHistory, navCourses, navBadges, navSettings, appName
+    case navLive, navHistory, navCourses, navWorkouts, navBadges, navSettings, appName
     // States
     case stateIdle, stateRecording, statePaused, stateAutoPaused, stateStopped
     // Live page
@@ -30,6 +30,10 @@ public enum Phrase: String, Sendable, CaseIterable {
     // Courses
     case coursesTitle, noCourses, coursePoints, length, added, upload, uploadHint, file, name, follow, courseDeleted, courseAdded
     case nextCue, cues, cuesFound, cuesFromFile, noCues, cueOffCourse
+    // Workouts
+    case workout, target, now, stepLeft, inTarget, roundOf, speedUp, easeOff, tooLow, tooHigh, onTarget, runWorkout, noWorkout
+    case workoutsTitle, noWorkouts, workoutText, workoutTextHint, workoutAdded, workoutDeleted, notAWorkout
+    case intensityWarmup, intensityActive, intensityInterval, intensityRest, intensityRecovery, intensityCooldown
     case uploadTooLarge, notACourse, brokenUpload, noFile
     // Badges
     case badgesTitle, tier, tierEarned, tierSilver, tierGold, notEarned, earnedBy, best, silverNeeds, goldNeeds

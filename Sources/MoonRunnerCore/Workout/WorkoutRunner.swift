@@ -1,0 +1,251 @@
+/// Runs a planned workout during a session, fed by the engine as the course
+/// navigator is, with the session's own figures (`WorkoutInput`); it raises
+/// `workout_step`, `target_low`, `target_high`, `target_ok` and `workout_done`.
+/// A step ends by its time, by moving distance (the splits' count; a stop in
+/// its last 3 % ends it there), by heart rate held 3 s, or by the lap command;
+/// an end between two updates is placed where it was reached, so steps do not
+/// drift. Effort steps run on moving time, breaks on the session's clock (a
+/// standing rest is not stalled by auto-pause), a manual pause holds both.
+/// Alerts are `TargetWatch`'s, with `WorkoutConfig`'s cross-validated numbers.
+/// Why each rule: docs/algorithms.md, "Workouts". The state is Codable, so a
+/// restart carries on in the same step with its time and distance.
+/// O(1) per update, no allocation; time only from the inputs.
+public struct WorkoutRunner: Sendable {
+    public let plan: WorkoutPlan
+    public let config: WorkoutConfig
+    public private(set) var state = WorkoutRunnerState()
+    /// The previous update; nil until the first (after a start or a restore).
+    private var last: WorkoutInput?
+
+    public init(plan: WorkoutPlan, config: WorkoutConfig = WorkoutConfig()) {
+        self.plan = plan
+        self.config = config
+    }
+
+    /// Carries on from a snapshot of the same plan (a step beyond the plan
+    /// ends the workout).
+    public init(restoring s: WorkoutRunnerState, plan: WorkoutPlan, config: WorkoutConfig = WorkoutConfig()) {
+        self.init(plan: plan, config: config)
+        state = s
+        if state.index >= plan.steps.count { state.done = true }
+        state.watch.movingSince = nil
+    }
+
+    /// The step being run; nil before the start and after the last.
+    public var current: PlannedStep? {
+        state.started && !state.done ? plan.steps[state.index] : nil
+    }
+
+    /// Begins the first step with the session's figures at its start.
+    public mutating func start(_ x: WorkoutInput, emit: (WorkoutEvent) -> Void) {
+        guard !state.started else { return }
+        state = WorkoutRunnerState()
+        state.started = true
+        last = x
+        emit(WorkoutEvent(kind: .workoutStep, time: x.time, detectedAt: x.time, cause: "start", step: plan.steps[0]))
+    }
+
+    /// One update with the session's figures now.
+    public mutating func update(_ x: WorkoutInput, emit: (WorkoutEvent) -> Void) {
+        guard state.started, !state.done else { return }
+        guard let before = last, x.time >= before.time else {
+            last = x
+            return
+        }
+        last = x
+        let dt = x.time - before.time
+        smooth(x, before: before, dt: dt)
+        let held = before.motion == .paused
+        if x.distance > before.distance { state.lastGrowth = x.time }
+        if before.motion == .moving && x.motion != .moving {
+            // Auto-pause is decided late and back-dated: the moving time it took back says since when.
+            state.stoppedAt = min(x.time, before.time - max(0, before.moving - x.moving))
+        }
+        advance(from: before, to: x, held: held, emit: emit)
+        guard !state.done else { return }
+        if x.motion != .moving { stoppedAtTheMark(x, emit: emit) }
+        guard !state.done else { return }
+        if !held { heartRateEnd(x, dt: dt, emit: emit) }
+        guard !state.done else { return }
+        judge(x, before: before, dt: dt, emit: emit)
+    }
+
+    /// The lap command at the update `x`: ends the step being run.
+    public mutating func lap(_ x: WorkoutInput, emit: (WorkoutEvent) -> Void) {
+        update(x, emit: emit)
+        guard state.started, !state.done else { return }
+        next(at: x.time, detectedAt: x.time, cause: "lap", emit: emit)
+    }
+
+    /// Where the wearer is in the current step; nil before the start and after the last.
+    public var progress: WorkoutProgress? {
+        guard let step = current else { return nil }
+        let remaining: Double? = switch step.end {
+        case let .time(t): max(0, t - state.clock)
+        case let .distance(d): max(0, d - state.distance)
+        case .lap, .heartRateAbove, .heartRateBelow: nil
+        }
+        let value = step.target.flatMap { state.watch.value($0.measure, at: last?.time ?? 0, config: config) }
+        let position = step.target.flatMap { band in value.map { band.position(of: $0) } }
+        let alert: WorkoutEventKind? = state.watch.alerted.map { $0 == .low ? .targetLow : .targetHigh }
+        return WorkoutProgress(step: step, count: plan.steps.count, elapsed: state.clock, distance: state.distance,
+                               remaining: remaining, value: value, position: position, alert: alert)
+    }
+
+    // MARK: Steps
+
+    /// Adds the update's time and distance to the step, ending it (and the
+    /// steps after it, on a long update) where its time or distance is reached.
+    private mutating func advance(from a: WorkoutInput, to b: WorkoutInput, held: Bool,
+                                  emit: (WorkoutEvent) -> Void) {
+        let dt = b.time - a.time, dMoving = b.moving - a.moving, dDistance = max(0, b.distance - a.distance)
+        var left = 1.0, from = a.time
+        while !state.done {
+            let step = plan.steps[state.index]
+            let increment = held ? 0 : (step.runsOnSessionClock ? dt : dMoving) * left
+            let moved = dDistance * left
+            let c0 = state.clock, d0 = state.distance
+            state.clock = max(0, c0 + increment)
+            state.distance = d0 + moved
+            let reached: (fraction: Double, cause: String)? = switch step.end {
+            case let .time(t) where state.clock >= t: (increment > 0 ? (t - c0) / increment : 0, "time")
+            case let .distance(d) where state.distance >= d: (moved > 0 ? (d - d0) / moved : 0, "distance")
+            default: nil
+            }
+            let share = reached.map { min(1, max(0, $0.fraction)) } ?? 1
+            if step.intensity.isEffort {
+                state.tally.activeMoving += (held ? 0 : dMoving * left) * share
+                state.tally.activeDistance += moved * share
+            }
+            guard let reached else { return }
+            let f = min(1, max(0, reached.fraction))
+            let end = from + f * (b.time - from)
+            next(at: end, detectedAt: b.time, cause: reached.cause, emit: emit)
+            left *= 1 - f
+            from = end
+        }
+    }
+
+    /// A distance step the wearer stops within its last `stopAtMark` of ends
+    /// where the wearer stopped (the pause's back-dated start; else where the
+    /// distance stopped growing): GPS counts a lap of a track 1–2 %
+    /// short (the filter cuts the bends), and a runner who stands at the line
+    /// has run the repeat; waiting for the last metres would hold the rest
+    /// until the next repeat is under way.
+    private mutating func stoppedAtTheMark(_ x: WorkoutInput, emit: (WorkoutEvent) -> Void) {
+        guard case let .distance(d) = plan.steps[state.index].end,
+              d - state.distance <= max(config.stopAtMarkMetres, config.stopAtMark * d) else { return }
+        let end = min(state.stoppedAt ?? state.lastGrowth ?? x.time, x.time)
+        next(at: end, detectedAt: x.time, cause: "distance", emit: emit)
+        if let now = current, now.runsOnSessionClock, !state.done, x.motion != .paused { state.clock = x.time - end }
+    }
+
+    /// Ends a step whose heart rate has stayed beyond its level for `hrHold` seconds.
+    private mutating func heartRateEnd(_ x: WorkoutInput, dt: Double, emit: (WorkoutEvent) -> Void) {
+        let step = plan.steps[state.index]
+        let beyond: Bool? = switch step.end {
+        case let .heartRateAbove(v): x.heartRate.isFinite && x.heartRate > v
+        case let .heartRateBelow(v): x.heartRate.isFinite && x.heartRate < v
+        default: nil
+        }
+        guard let beyond else { return }
+        state.hrHeld = beyond ? state.hrHeld + dt : 0
+        if state.hrHeld >= config.hrHold { next(at: x.time, detectedAt: x.time, cause: "hr", emit: emit) }
+    }
+
+    /// The current step ends at `t`: the next begins, or the workout is done.
+    private mutating func next(at t: Double, detectedAt: Double, cause: String, emit: (WorkoutEvent) -> Void) {
+        let ended = plan.steps[state.index]
+        if cause == "lap", ended.end != .lap {
+            state.tally.skipped += 1
+        } else {
+            state.tally.completed += 1
+        }
+        state.index += 1
+        state.clock = 0
+        state.distance = 0
+        state.hrHeld = 0
+        state.watch.stepChanged()
+        guard state.index < plan.steps.count else {
+            state.done = true
+            emit(WorkoutEvent(kind: .workoutDone, time: t, detectedAt: detectedAt, cause: cause, step: ended,
+                              tally: state.tally))
+            return
+        }
+        emit(WorkoutEvent(kind: .workoutStep, time: t, detectedAt: detectedAt, cause: cause,
+                          step: plan.steps[state.index]))
+    }
+
+    // MARK: Alerts
+
+    /// Notes when the wearer stops and sets off again, and smooths the
+    /// measures; speed and cadence only past the change of pace that begins
+    /// a step or a setting off (`settle` seconds of each).
+    private mutating func smooth(_ x: WorkoutInput, before: WorkoutInput, dt: Double) {
+        let moving = x.motion == .moving && before.motion == .moving && !(x.speed < config.stillSpeed)
+        if !moving {
+            if state.watch.movingSince != nil { state.watch.restartPace() }
+            state.watch.movingSince = nil
+        } else if state.watch.movingSince == nil {
+            state.watch.movingSince = before.time
+        }
+        let sinceMoving = x.time - (state.watch.movingSince ?? x.time)
+        let settled = moving && state.clock >= config.settle && sinceMoving >= config.settle
+        state.watch.smooth(x, dt: dt, settled: settled, config: config)
+    }
+
+    private mutating func judge(_ x: WorkoutInput, before: WorkoutInput, dt: Double, emit: (WorkoutEvent) -> Void) {
+        let step = plan.steps[state.index]
+        guard let band = step.target, step.intensity != .rest else { return }
+        // The part of this update past the graces. Pace and cadence: the step's, on its clock, and the
+        // setting off's, and only while going faster than `stillSpeed` (GPS speed at a stop is noise).
+        // Heart rate comes from the strap, not from GPS: it is judged whenever the session is not
+        // stopped, a slow walk included, past its own longer grace.
+        let judged: Double, moving: Bool
+        if band.measure == .hr {
+            judged = min(dt, state.clock - config.hrStepGrace)
+            moving = x.motion == .moving
+        } else {
+            let sinceMoving = x.time - (state.watch.movingSince ?? x.time)
+            judged = min(dt, state.clock - config.stepGrace, sinceMoving - config.resumeGrace)
+            moving = state.watch.movingSince != nil
+        }
+        let value = state.watch.value(band.measure, at: x.time, config: config)
+        if moving, judged > 0, let value, !step.intensity.isBreak {
+            state.tally.targetSeconds += judged
+            if value >= band.low && value <= band.high { state.tally.inTargetSeconds += judged }
+        }
+        guard let kind = state.watch.judge(band, value: value, dt: judged, at: x.time, settled: moving && judged >= 0,
+                                           config: config) else { return }
+        emit(WorkoutEvent(kind: kind, time: x.time, detectedAt: x.time, cause: band.measure.rawValue, step: step,
+                          value: value))
+    }
+}
+
+/// What a restart needs of a running workout (the plan itself is rebuilt
+/// from the stored workout): the step, its clock and distance, the heart
+/// rate's hold, and the alerts' state.
+public struct WorkoutRunnerState: Sendable, Equatable, Codable {
+    public var started = false
+    public var done = false
+    /// The step being run, 0-based with repeats unrolled.
+    public var index = 0
+    /// Seconds on the step's clock, metres since it began.
+    public var clock = 0.0
+    public var distance = 0.0
+    /// Seconds the heart rate has stayed beyond a heart-rate end.
+    var hrHeld = 0.0
+    /// When the session's moving distance last grew, and when the wearer last stopped.
+    var lastGrowth: Double?
+    var stoppedAt: Double?
+    var watch = TargetWatch()
+    /// What the end's summary says, so far.
+    public var tally = WorkoutTally()
+
+    public init() {}
+
+    private enum CodingKeys: String, CodingKey {
+        case started, done, index, clock = "clock_s", distance = "distance_m", hrHeld = "hr_held_s",
+             lastGrowth = "last_growth", stoppedAt = "stopped_at", watch, tally
+    }
+}
