@@ -118,6 +118,13 @@ def upload_service(check, ctx):
                  "`moonrunner upload setup|targets` on its socket; the password is not shown back",
                  setup.stdout + setup.stderr + targets.stdout + targets.stderr + g.journal("moonrunner-upload", 30))
 
+    # The announcer (its own user, in the control group) keeps a watch on the upload socket.
+    g.ssh("cat > /etc/moonrunner/announce.yaml", input="language: en\nalsa_device: \"null\"\nmax_delay_s: 5\n")
+    g.ssh("systemctl enable --now moonrunner-announce.service", timeout=300)
+    watching = wait_for(lambda: "watching uploads at" in g.journal("moonrunner-announce", 40), 120)
+    check.expect(bool(watching), "10. moonrunner-announce reached the upload service's socket (to say uploads)",
+                 g.journal("moonrunner-announce", 30))
+
     # A new session, stopped: the service sees the stop through the control socket and sends it.
     sid = session(ctx)
     t0 = time.monotonic()
@@ -152,7 +159,8 @@ def upload_service(check, ctx):
     check.expect(as_wearer.returncode == 0 and str(sid) in as_wearer.stdout,
                  "10. a user in the moonrunner group (not root) reads `moonrunner upload status`",
                  as_wearer.stdout + as_wearer.stderr)
-    g.ssh("systemctl disable --now moonrunner-upload.service vmcheck-dav.service", check=False, timeout=120)
+    g.ssh("systemctl disable --now moonrunner-upload.service moonrunner-announce.service vmcheck-dav.service",
+          check=False, timeout=120)
 
 
 CHECKS = {10: upload_service}
