@@ -10,6 +10,10 @@ import Testing
 struct WorkoutWebTests {
     /// A STATUS in the second 800 m of "15m easy; 6x(800m @3:50-4:00/km, 90s rest); 10m easy", 390 m to go.
     static func status(alert: String?, value: Double = 4.2) throws -> JSONValue {
+        try JSONValue.parse(statusLine(alert: alert, value: value))
+    }
+
+    static func statusLine(alert: String?, value: Double = 4.2) throws -> String {
         let plan = try WorkoutPlan(WorkoutText.parse("15m easy; 6x(800m @3:50-4:00/km, 90s rest); 10m easy"))
         let band = try #require(plan.steps[3].target)
         var w = WorkoutStatusReply(WorkoutProgress(step: plan.steps[3], count: plan.steps.count, elapsed: 95, distance: 410,
@@ -17,8 +21,25 @@ struct WorkoutWebTests {
                                                    alert: nil))
         w.alert = alert
         let json = String(decoding: try JSONEncoder().encode(w), as: UTF8.self)
-        return try JSONValue.parse(FakeDaemon.status(.init()).replacingOccurrences(of: #""workout":null"#,
-                                                                                   with: #""workout":"# + json))
+        return FakeDaemon.status(.init()).replacingOccurrences(of: #""workout":null"#, with: #""workout":"# + json)
+    }
+
+    @Test("the run page renders the step, and the target, the pace now and what is left under the band")
+    func livePage() async throws {
+        let web = try TestWeb()
+        let status = try Self.statusLine(alert: nil)
+        web.daemon.state.withLock { $0.override["STATUS"] = status }
+        try await web.test { client in
+            let cookie = try await client.pair(web.devices)
+            try await client.get("/", cookie: cookie) { r in
+                let html = String(buffer: r.body)
+                #expect(html.contains(#"data-field="workout.step.index""#))
+                for key in ["workout.step.target", "workout.value", "workout.remaining"] {
+                    #expect(html.contains(#"data-field="\#(key)""#), "\(key) under the band")
+                }
+                #expect(html.contains("390 m") && html.contains("3:50–4:00"))
+            }
+        }
     }
 
     @Test("the step, n of N, its target band, the pace now with the marker's place, what is left; in both languages")

@@ -15,9 +15,10 @@ public struct WorkoutView: Sendable {
     public let left: Figure
     public let alert: Figure
     public let shown: Bool
+    /// The three under the bar: stored, as the template reads only stored properties.
+    public let gridFigures: [Figure]
 
-    /// The three under the bar, and every figure the stream updates.
-    public var gridFigures: [Figure] { [target, now, left] }
+    /// Every figure the stream updates.
     public var figures: [Figure] { [step, target, now, marker, left, alert] }
 
     public init(status: JSONValue, phrases p: Phrases, units: UnitSystem) {
@@ -43,6 +44,7 @@ public struct WorkoutView: Sendable {
         default: band == nil ? "" : p[.onTarget]
         }
         alert = Figure(key: "workout.alert", label: p[.target], text: alertText, value: reply?.alert ?? "")
+        gridFigures = [target, now, left]
     }
 
     /// "Interval 2 of 6 · 3/14".
