@@ -243,7 +243,8 @@ web-browser:
 	python3 Tests/Tools/web_browser.py --bin $(BIN)
 
 ## A PNG of every page of the web app, light and dark, English and Chinese,
-## in .build/web-screens/.
+## in .build/web-screens/: with the uploads pages (moonrunner-upload and its
+## stand-ins; wsgidav from `make deps`) and a workout's run screen and table.
 web-screens: release
 	python3 Tests/Tools/web_screens.py --bin $(RELEASE_BIN) --out .build/web-screens
 

@@ -68,11 +68,14 @@ def http_json(url, body=None):
 class Stack:
     """Everything the suite runs, started in order and ended by `close` whatever happened."""
 
-    def __init__(self, bin_dir, work, speed=20):
+    def __init__(self, bin_dir, work, speed=20, sock=None):
+        """With `sock`, the daemon of someone else's stack (web_stack's): neither started nor ended here."""
         self.bin, self.work, self.speed = bin_dir, work, speed
         self.procs, self.bus = {}, None
-        self.sock = os.path.join(work, "mr.sock")
+        self.sock = sock or os.path.join(work, "mr.sock")
         self.upload_sock = os.path.join(work, "upload", "upload.sock")
+        if sock:
+            return
         self.gps_port = rig.free_port()
         self.procs["gpsfake"] = rig.start_gpsfake(os.path.join(rig.DEMO, "walk.nmea"), self.gps_port, work,
                                                   rig.demo_cycle(speed), wait=20)

@@ -7,6 +7,18 @@ the walk's course, follows it for a while (pause, lap), stops; then every
 page is captured, and last the daemon is stopped to capture what a phone
 shows when it is not running. Needs fonts-noto-cjk for the Chinese pages.
 
+Workouts (when the binaries have `moonrunner workout`): a short workout is
+added in the text form and run; the library, the run screen in an effort
+step with its target band, and the session with its per-step table.
+
+Uploads (when they have `moonrunner upload`, and wsgidav is there: make
+deps): moonrunner-upload with the Strava and intervals.icu stand-ins and a
+real WebDAV server (upload_stack.py); the uploads page with nothing
+connected, with Strava's client entered ("Connect Strava"), then, each target
+connected through the page (Strava through its OAuth grant), the sessions
+sent (one refused by intervals.icu: failed) and one waiting for the network;
+last the page without the service.
+
     web_screens.py --bin .build/release --out .build/web-screens
 
 Writes OUT/NAME-LANG-THEME.png and prints the list.
@@ -16,11 +28,34 @@ import base64
 import json
 import os
 import shutil
+import subprocess
 import sys
+import tempfile
 import time
 
 import rig
+import upload_stack
 import web_stack
+
+# Its first step ends soon; an effort long enough (about 30 s at --speed 20) for the run screen's shots.
+WORKOUT = "1m easy; 2x(800m @10:00-13:00/km, 30s rest); 1m easy"
+
+
+def has_command(bin_dir, name):
+    """Whether the CLI has `moonrunner NAME` (an unknown one prints the top help and exits 0)."""
+    r = subprocess.run([os.path.join(bin_dir, "moonrunner"), name, "--help"], capture_output=True, text=True, timeout=30)
+    return r.returncode == 0 and f"USAGE: moonrunner {name}" in r.stdout
+
+
+def uploads_missing(bin_dir):
+    """Why the uploads cannot be captured, or None."""
+    if not has_command(bin_dir, "upload"):
+        return "the binaries have no uploads (`moonrunner upload --help`)"
+    dav = upload_stack.wsgidav()
+    if not os.path.exists(dav) or subprocess.run([os.path.join(os.path.dirname(dav), "python3"), "-c", "import cheroot"],
+                                                 capture_output=True).returncode != 0:
+        return "wsgidav or cheroot is missing (make deps installs them)"
+    return None
 
 
 def capture(driver, path):
@@ -42,11 +77,23 @@ def main():
     args = ap.parse_args()
     from selenium.webdriver.common.by import By
 
+    started = time.monotonic()
     shutil.rmtree(args.out, ignore_errors=True)
     os.makedirs(args.out)
-    stack = web_stack.Stack(args.bin, speed=args.speed, loop=True)
+    workouts = has_command(args.bin, "workout")
+    no_uploads = uploads_missing(args.bin)
+    skipped = []
+    if not workouts:
+        skipped.append("workouts: the binaries have no workouts (`moonrunner workout --help`)")
+    if no_uploads:
+        skipped.append("uploads: " + no_uploads)
+    work = tempfile.mkdtemp(prefix="mrweb-")
+    # The uploads page asks moonrunner-upload where upload_stack.py puts its socket.
+    stack = web_stack.Stack(args.bin, speed=args.speed, loop=True, work=work,
+                            upload_socket=None if no_uploads else os.path.join(work, "upload", "upload.sock"))
     driver = web_stack.browser()
     written = []
+    uploader = None
 
     def shots(name, url=None, before=None):
         for lang in ("en", "zh"):
@@ -97,6 +144,13 @@ def main():
         shots("badges", "/badges")
         shots("settings", "/settings")
 
+        sessions = [session]
+        if workouts:
+            sessions.append(workout_screens(stack, shots))
+        if not no_uploads:
+            uploader = upload_stack.Stack(stack.bin, stack.work, sock=stack.socket)
+            upload_screens(stack, uploader, driver, shots, sessions)
+
         def daemon_goes():
             # The run screen open while the daemon stops: it says so and waits for it.
             if stack.daemon is None:
@@ -110,11 +164,102 @@ def main():
         shots("history-daemon-down", "/sessions")
     finally:
         driver.quit()
+        if uploader:
+            uploader.close()
         stack.close()
     for p in written:
         print(p)
+    for why in skipped:
+        print(f"# SKIP web_screens: {why}")
+    print(f"{len(written)} screens in {time.monotonic() - started:.0f} s")
     shutil.rmtree(stack.work, ignore_errors=True)
     return 0
+
+
+def workout_screens(stack, shots):
+    """The library, the run screen in an effort step (its target band), the session's per-step table."""
+    stack.cli("workout", "add", "--name", "Intervals", "--text", WORKOUT)
+    workout = json.loads(stack.cli("workout", "list", "--json"))["workouts"][0]["id"]
+    shots("workouts", "/workouts")
+    stack.cli("start", "--activity", "walk", "--workout", str(workout))
+
+    def effort():
+        w = stack.status().get("workout") or {}
+        step = w.get("step") or {}
+        # The first effort, with most of it left (metres) for the four shots.
+        return step.get("target") is not None and (w.get("remaining") or 0) > 450
+    rig.wait_for(effort, 120, "the workout's first effort step")
+    before = stack.status()["workout"]["step"]["index"]
+    shots("live-workout", "/", before=lambda: time.sleep(1.2))
+    after = (stack.status().get("workout") or {}).get("step", {}).get("index")
+    if after != before:
+        print(f"note: the workout moved from step {before} to {after} during the run screen's shots", file=sys.stderr)
+    rig.wait_for(lambda: not stack.status().get("workout"), 240, "the workout's end")
+    stack.cli("stop")
+    session = stack.status()["session"]
+    shots("session-workout", f"/sessions/{session}")
+    return session
+
+
+def upload_screens(stack, up, driver, shots, sessions):
+    """moonrunner-upload (upload_stack.py) with its stand-ins; each target connected through the uploads page."""
+    from selenium.webdriver.common.by import By
+
+    up.standins()
+    up.network_manager()  # NetworkManager's stand-in starts with the network down: nothing is sent yet
+    gpx = stack.cli("export", str(sessions[0]), "--format", "gpx", "-o", "-").decode()
+    first = gpx.split("<trkpt ", 1)[1]
+    lat, lon = (float(first.split(f'{k}="', 1)[1].split('"', 1)[0]) for k in ("lat", "lon"))
+    up.start_upload(up.upload_config([{"lat": lat, "lon": lon, "radius_m": 100}]))
+    shots("uploads-setup", "/uploads")
+
+    def target(key):
+        return next(t for t in up.ask("?TARGETS;")["targets"] if t["target"] == key)
+
+    def setup(key, fields):
+        driver.get(stack.url + "/uploads")
+        li = driver.find_element(By.CSS_SELECTOR, f'li[data-target="{key}"]')
+        for name, value in fields.items():
+            li.find_element(By.CSS_SELECTOR, f'input[name="{name}"]').send_keys(value)
+        li.find_element(By.CSS_SELECTOR, f'[data-action="setup-{key}"]').click()
+        rig.wait_for(lambda: set(fields) <= set(target(key).get("fields_set") or ()), 15, f"{key}'s fields saved")
+
+    def connected(key):
+        rig.wait_for(lambda: target(key)["state"] == "connected", 15, f"{key} connected")
+
+    setup("strava", {"client_id": "12345", "client_secret": "s3cret"})
+    shots("uploads-connect", "/uploads")
+    driver.get(stack.url + "/uploads")
+    driver.find_element(By.CSS_SELECTOR, '[data-action="connect-strava"]').click()  # to the stand-in's grant and back
+    connected("strava")
+    setup("intervals", {"athlete_id": "i42", "api_key": "k3y"})
+    connected("intervals")
+    setup("webdav", {"user": "runner", "password": "s3cret"})
+    connected("webdav")
+
+    up.fault("intervals", {"fail": [400]})  # intervals.icu refuses the first file: failed, not tried again by itself
+    up.network("up home")
+
+    def settled():
+        # A newly connected target gets the newest finished session (docs/uploads.md), not the older ones.
+        jobs = up.jobs()
+        return (all((t, sessions[-1]) in jobs for t in ("strava", "intervals", "webdav"))
+                and all(j["state"] not in ("queued", "sending", "processing") for j in jobs.values()))
+    try:
+        rig.wait_for(settled, 90, "the sessions uploaded")
+    except RuntimeError as e:
+        raise RuntimeError(f"{e}: {sorted(up.jobs().items())}") from None
+    up.network("down")
+    stack.cli("start", "--activity", "walk")
+    rig.wait_for(lambda: stack.status().get("elapsed_s", 0) >= 20, 60, "20 s recorded")
+    stack.cli("stop")
+    waiting = stack.status()["session"]
+    rig.wait_for(lambda: any(s == waiting for _, s in up.jobs()), 30, f"session {waiting} queued")
+    states = sorted({j["state"] for j in up.jobs().values()})
+    print(f"uploads: job states {states}", file=sys.stderr)
+    shots("uploads", "/uploads")
+    up.kill_upload()
+    shots("uploads-service-down", "/uploads")
 
 
 if __name__ == "__main__":

@@ -23,7 +23,8 @@ PHONE = (390, 844)
 class Stack:
     """gpsfake + moonrunnerd + moonrunner-web, started in that order."""
 
-    def __init__(self, bin_dir, speed=20.0, work=None, web_args=(), loop=False, replay=True, daemon_config=None):
+    def __init__(self, bin_dir, speed=20.0, work=None, web_args=(), loop=False, replay=True, daemon_config=None,
+                 upload_socket=None):
         self.bin = os.path.abspath(bin_dir)
         self.speed = speed
         self.work = work or tempfile.mkdtemp(prefix="mrweb-")
@@ -39,6 +40,7 @@ class Stack:
         self.gps_port = rig.free_port()
         self.imu = rig.demo_imu(speed, loop)
         self.daemon_config = daemon_config
+        self.upload_socket = upload_socket  # web.upload_socket, when set (moonrunner-upload's, for the uploads page)
         try:
             if replay:
                 self.gps = rig.start_gpsfake(os.path.join(rig.DEMO, "walk.nmea"), self.gps_port, self.work,
@@ -60,6 +62,8 @@ class Stack:
         with open(config, "w") as f:
             f.write(f"web:\n  listen: 127.0.0.1:{self.port}\n  state_dir: {self.work}/web-state\n"
                     f"  admin_socket: {self.admin}\n")
+            if self.upload_socket:
+                f.write(f"  upload_socket: {self.upload_socket}\n")
         self.web = subprocess.Popen([os.path.join(self.bin, "moonrunner-web"), "--config", config, "--socket", self.socket,
                                      "--log-level", "info", *extra],
                                     stdout=subprocess.DEVNULL, stderr=self._log("moonrunner-web"))
