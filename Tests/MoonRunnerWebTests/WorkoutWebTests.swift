@@ -37,7 +37,7 @@ struct WorkoutWebTests {
                 for key in ["workout.step.target", "workout.value", "workout.remaining"] {
                     #expect(html.contains(#"data-field="\#(key)""#), "\(key) under the band")
                 }
-                #expect(html.contains("390 m") && html.contains("3:50–4:00"))
+                #expect(html.contains(#"data-field="workout.remaining" data-value="390"><span class="n">390</span>"#))
             }
         }
     }
