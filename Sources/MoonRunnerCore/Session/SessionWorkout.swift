@@ -101,7 +101,10 @@ public struct WorkoutSnapshot: Sendable, Equatable, Codable {
 extension WorkoutInput {
     /// The engine's figures now, as the runner takes them: speed only with
     /// fresh fixes, cadence only with the IMU, heart rate only while fresh.
-    init(_ e: SessionEngine) {
+    /// Borrowed: an initialiser owns its arguments, so taking the engine
+    /// plainly copies it whole (a retain and a release of each of its
+    /// buffers) at every update.
+    init(_ e: borrowing SessionEngine) {
         let motion: WorkoutMotion = switch e.state {
         case .recording: .moving
         case .autoPaused: .autoPaused

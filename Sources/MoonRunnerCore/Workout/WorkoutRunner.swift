@@ -36,6 +36,12 @@ public struct WorkoutRunner: Sendable {
         state.started && !state.done ? plan.steps[state.index] : nil
     }
 
+    /// What each update reads of the step being run: its fields, not the
+    /// step, whose copy retains and releases its name and notes.
+    private var rule: (end: StepEnd, intensity: StepIntensity, target: TargetBand?) {
+        (plan.steps[state.index].end, plan.steps[state.index].intensity, plan.steps[state.index].target)
+    }
+
     /// Begins the first step with the session's figures at its start.
     public mutating func start(_ x: WorkoutInput, emit: (WorkoutEvent) -> Void) {
         guard !state.started else { return }
@@ -101,8 +107,8 @@ public struct WorkoutRunner: Sendable {
         let dt = b.time - a.time, dMoving = b.moving - a.moving, dDistance = max(0, b.distance - a.distance)
         var left = 1.0, from = a.time
         while !state.done {
-            let step = plan.steps[state.index]
-            let increment = held ? 0 : (step.runsOnSessionClock ? dt : dMoving) * left
+            let step = rule
+            let increment = held ? 0 : (step.intensity.isBreak ? dt : dMoving) * left
             let moved = dDistance * left
             let c0 = state.clock, d0 = state.distance
             state.clock = max(0, c0 + increment)
@@ -142,8 +148,7 @@ public struct WorkoutRunner: Sendable {
 
     /// Ends a step whose heart rate has stayed beyond its level for `hrHold` seconds.
     private mutating func heartRateEnd(_ x: WorkoutInput, dt: Double, emit: (WorkoutEvent) -> Void) {
-        let step = plan.steps[state.index]
-        let beyond: Bool? = switch step.end {
+        let beyond: Bool? = switch rule.end {
         case let .heartRateAbove(v): x.heartRate.isFinite && x.heartRate > v
         case let .heartRateBelow(v): x.heartRate.isFinite && x.heartRate < v
         default: nil
@@ -195,7 +200,7 @@ public struct WorkoutRunner: Sendable {
     }
 
     private mutating func judge(_ x: WorkoutInput, before: WorkoutInput, dt: Double, emit: (WorkoutEvent) -> Void) {
-        let step = plan.steps[state.index]
+        let step = rule
         guard let band = step.target, step.intensity != .rest else { return }
         // The part of this update past the graces. Pace and cadence: the step's, on its clock, and the
         // setting off's, and only while going faster than `stillSpeed` (GPS speed at a stop is noise).
@@ -217,8 +222,8 @@ public struct WorkoutRunner: Sendable {
         }
         guard let kind = state.watch.judge(band, value: value, dt: judged, at: x.time, settled: moving && judged >= 0,
                                            config: config) else { return }
-        emit(WorkoutEvent(kind: kind, time: x.time, detectedAt: x.time, cause: band.measure.rawValue, step: step,
-                          value: value))
+        emit(WorkoutEvent(kind: kind, time: x.time, detectedAt: x.time, cause: band.measure.rawValue,
+                          step: plan.steps[state.index], value: value))
     }
 }
 
