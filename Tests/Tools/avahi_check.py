@@ -18,6 +18,7 @@ import sys
 import tempfile
 
 import rig
+import system_bus
 
 SCRIPT = """
 set -e
@@ -56,7 +57,7 @@ def main():
         os.mkdir(os.path.join(work, "services"))
         shutil.copy(os.path.join(rig.ROOT, "avahi", "moonrunner-web.service"), os.path.join(work, "services"))
         with open(os.path.join(work, "bus.conf"), "w") as f:
-            f.write(rig.BUS_CONFIG.format(path=os.path.join(work, "system_bus")))
+            f.write(system_bus.BUS_CONFIG.format(path=os.path.join(work, "system_bus")))
         with open(os.path.join(work, "avahi.conf"), "w") as f:
             f.write(CONFIG)
         res = subprocess.run(["unshare", "-n", "-m", "sh", "-c", SCRIPT.format(work=work)], capture_output=True,

@@ -47,6 +47,7 @@ from dbus_fast.service import ServiceInterface, dbus_property, method, PropertyA
 from dbus_fast.errors import DBusError
 
 import rig
+import trace_files
 
 HRS = "0000180d-0000-1000-8000-00805f9b34fb"
 HRM = "00002a37-0000-1000-8000-00805f9b34fb"
@@ -480,7 +481,7 @@ class World:
 def read_trace(path):
     """The strap's trace: (bpm, R-R intervals in ms) per row; an empty bpm is 0 (contact not detected)."""
     return [(int(round(float(r["bpm"]))) if r["bpm"] else 0, [float(x) for x in (r.get("rr_ms") or "").split()])
-            for r in rig.read_csv(path)]
+            for r in trace_files.read_csv(path)]
 
 
 async def main():

@@ -27,6 +27,7 @@ import random
 import sys
 
 import rig
+import trace_files
 
 
 class Pool:
@@ -39,7 +40,7 @@ class Pool:
                 if csv_path.endswith(".steps.csv"):
                     continue
                 base = csv_path[:-7] if csv_path.endswith(".csv.gz") else csv_path[:-4]
-                steps = rig.read_steps(base + ".steps.csv")
+                steps = trace_files.read_steps(base + ".steps.csv")
                 if moving and len(steps) < 10:
                     continue
                 self.items.append((csv_path, steps))
@@ -49,7 +50,7 @@ class Pool:
 
     def load(self, path):
         if path not in self.cache:
-            self.cache[path] = rig.read_imu(path)
+            self.cache[path] = trace_files.read_imu(path)
         return self.cache[path]
 
 
@@ -132,7 +133,7 @@ def compose(intervals, moving, still, rate, rng, grid=False):
             if grid:
                 length = max(1, math.floor(length * rate + 1e-6)) / rate
             src0 = lo + rng.uniform(0, span - length) if span > length else lo
-            if not truth and any(rig.walking_like(ts, rows, w, min(w + 10, src0 + length))
+            if not truth and any(trace_files.walking_like(ts, rows, w, min(w + 10, src0 + length))
                                  for w in frange(src0, src0 + length, 10)):
                 continue
             if truth and max_step_gap(truth, src0, src0 + length) > MAX_STEP_GAP:
@@ -172,7 +173,7 @@ def main():
     if a.truth:
         truth = json.load(open(a.truth))
         intervals = truth["intervals"]
-        t0 = a.t0 if a.t0 is not None else int(rig.utc(truth["first_fix_utc"]))
+        t0 = a.t0 if a.t0 is not None else int(trace_files.utc(truth["first_fix_utc"]))
     elif a.intervals:
         intervals = json.loads(a.intervals)
         t0 = a.t0 or 0.0
@@ -182,7 +183,7 @@ def main():
     rng = random.Random(a.seed)
     samples, steps = compose(intervals, Pool(a.moving, True), Pool(a.still, False), a.rate, rng, a.grid)
     fmt = "%.3f," + ",".join([f"%.{a.decimals}f"] * 3) + "\n"
-    with rig.open_text(a.out, "wt") as f:
+    with trace_files.open_text(a.out, "wt") as f:
         f.write("t,ax,ay,az\n")
         for s in samples:
             f.write(fmt % (t0 + s[0], s[1], s[2], s[3]))

@@ -43,6 +43,7 @@ import sys
 
 import rig
 import sim_activity
+import trace_files
 
 SIMS = os.path.join(rig.ROOT, ".build", "activity-sims")
 WATCH_SPORT = {"running": "run", "trail_running": "trail_run", "walking": "walk", "hiking": "hike",
@@ -100,7 +101,7 @@ def compose(name, kind, truth, data, seed):
     if kind == "ride":
         # A rider's body: no steps anywhere, the zero-step traces over the whole ride.
         still_all = [dict(i, state="stationary") for i in truth["intervals"]]
-        where = ["--intervals", json.dumps(still_all), "--t0", str(int(rig.utc(truth["first_fix_utc"])))]
+        where = ["--intervals", json.dumps(still_all), "--t0", str(int(trace_files.utc(truth["first_fix_utc"])))]
     subprocess.run([sys.executable, os.path.join(rig.HERE, "compose_imu.py"), *where, "--moving", *moving,
                     "--still", *still, "--seed", str(seed), "--rate", "50", "--out", path + ".part.gz"],
                    check=True, capture_output=True)
@@ -116,7 +117,7 @@ def score_sim(binary, name, kind, truth, imu=None, options=()):
     for o in options:
         args += ["--activity-option", o]
     r = rig.analyze(binary, *args)
-    origin = rig.utc(truth["first_fix_utc"])
+    origin = trace_files.utc(truth["first_fix_utc"])
     ivs = truth["intervals"]
     rests = [(origin + i["start_s"], origin + i["end_s"]) for k, i in enumerate(ivs)
              if i["state"] == "stationary" and 0 < k < len(ivs) - 1]

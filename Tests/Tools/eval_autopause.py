@@ -33,6 +33,7 @@ import sys
 import tempfile
 
 import rig
+import trace_files
 
 TARGETS = {
     "ipol_resume": 1.0, "ipol_pause": 1.0, "ipol_latency": 3.0, "uci_resumes_per_h": 5.0,
@@ -43,7 +44,7 @@ TARGETS = {
 def ipol(binary, folder, jobs):
     rows = []
     for csv in sorted(glob.glob(os.path.join(folder, "*.csv.gz"))):
-        steps = rig.read_steps(csv[:-7] + ".steps.csv")
+        steps = trace_files.read_steps(csv[:-7] + ".steps.csv")
         if not steps:
             continue
         rows.append((csv, steps))
@@ -144,7 +145,7 @@ def fused(binary, data, sim, tmp, seeds, jobs):
         r = rig.analyze(binary, "--imu", csv, "--gps", truth_path.replace(".truth.json", ".gpsd.json"))
         t0 = r["events"][0]["time"] if r["events"] else 0.0
         # The intervals on the trace clock: they are seconds from the first fix, where the composed IMU starts.
-        origin = rig.utc(truth["first_fix_utc"])
+        origin = trace_files.utc(truth["first_fix_utc"])
         stops = [(origin + i["start_s"], origin + i["end_s"]) for i in truth["intervals"]
                  if i["state"] == "stationary" and i["end_s"] - i["start_s"] >= 5]
         moves = [(origin + i["start_s"], origin + i["end_s"]) for i in truth["intervals"] if i["state"] == "moving"]

@@ -34,6 +34,7 @@ import statistics
 import sys
 
 import rig
+import trace_files
 
 FORMATS = ["gpx", "tcx", "fit"]
 TARGETS = {
@@ -50,7 +51,7 @@ SETTLE_S = 60.0
 
 def score(out, truth):
     """Figures of one analyze run against one course truth."""
-    t0 = rig.utc(truth["t0_utc"])
+    t0 = trace_files.utc(truth["t0_utc"])
     index = {int(round(t)): i for i, t in enumerate(truth["t_s"])}
     errors, wrong = [], 0
     disagree = 0

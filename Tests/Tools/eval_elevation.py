@@ -32,6 +32,7 @@ import os
 import sys
 
 import rig
+import trace_files
 
 SCENARIOS = ["a_track", "b_urban", "c_trail", "d_stationary", "e_intervals"]
 HILLY = {"c_trail"}
@@ -48,7 +49,7 @@ def truth_of(path):
         d = json.load(f)
     alts = d["positions"]["alt_msl"]
     loss = sum(max(0.0, a - b) for a, b in zip(alts, alts[1:]))
-    t0 = rig.utc(d.get("t0_utc") or d["first_fix_utc"])
+    t0 = trace_files.utc(d.get("t0_utc") or d["first_fix_utc"])
     times = [t0 + t for t in d["positions"]["t_s"]]
     return d["true_elevation_gain_m"], loss, times, alts
 

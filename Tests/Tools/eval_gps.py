@@ -25,6 +25,7 @@ import os
 import sys
 
 import rig
+import trace_files
 
 SIM_MOVING = ["a_track", "b_urban", "c_trail", "e_intervals"]
 SIM_STILL = "d_stationary"
@@ -65,7 +66,7 @@ def main():
                     help="pass --no-auto-pause to analyze (the filter's distance without the engine's pauses)")
     args = ap.parse_args()
 
-    data = rig.find_data(args.data, "gps", "sim", "real")
+    data = trace_files.find_data(args.data, "gps", "sim", "real")
     if data is None:
         return rig.skip(f"GPS data folder not found under {args.data!r} (expected sim/ and real/)")
     rig.program(args.bin, "moonrunner")

@@ -28,6 +28,7 @@ import os
 import sys
 
 import rig
+import trace_files
 
 WEEKS_1024 = 1024 * 7 * 86400
 HOLD = 5.0
@@ -35,7 +36,7 @@ HOLD = 5.0
 
 def read_trace(path):
     """A heart-rate trace: (time, bpm or None) per row."""
-    return [(float(r["t"]), float(r["bpm"]) if r["bpm"] else None) for r in rig.read_csv(path)]
+    return [(float(r["t"]), float(r["bpm"]) if r["bpm"] else None) for r in trace_files.read_csv(path)]
 
 
 def first_fix_time(gpsd_json):
@@ -43,7 +44,7 @@ def first_fix_time(gpsd_json):
         for line in f:
             o = json.loads(line)
             if o.get("class") == "TPV" and o.get("time"):
-                return rig.utc(o["time"])
+                return trace_files.utc(o["time"])
     return None
 
 

@@ -49,6 +49,7 @@ from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
 import rig
 import step_cv
+import trace_files
 
 WITH_STEPS = ["oxford_step_counter", "ipol_healthy_gait_lowback", "adept_outdoor_run_hip"]
 NON_WALK = "uci_chest_casale_nonwalk"
@@ -83,12 +84,12 @@ def load_truth(folder_path, name):
     with open(os.path.join(folder_path, name + ".json")) as f:
         meta = json.load(f)
     steps_csv = os.path.join(folder_path, name + ".steps.csv")
-    return meta, rig.read_steps(steps_csv) if os.path.exists(steps_csv) else None
+    return meta, trace_files.read_steps(steps_csv) if os.path.exists(steps_csv) else None
 
 
 def load_feet(folder_path, name):
     """(time, foot) per annotated step when the steps file names the foot."""
-    rows = rig.read_csv(os.path.join(folder_path, name + ".steps.csv"))
+    rows = trace_files.read_csv(os.path.join(folder_path, name + ".steps.csv"))
     if not rows or "foot" not in rows[0]:
         return []
     return sorted((float(r["t_s"]), r["foot"]) for r in rows if r.get("t_s"))
@@ -188,7 +189,7 @@ def resample(path, rate, outputs):
     interpolated without the low-pass, "filter" that low-pass alone at the
     trace's own rate and times (what the slower sensor's filter changes,
     without a change of rate). One read and one low-pass for all of them."""
-    header, rows = rig.read_table(path)
+    header, rows = trace_files.read_table(path)
     t0, t1 = rows[0][0], rows[-1][0]
     slower = rate < (len(rows) - 1) / (t1 - t0) * 0.99
     if "plain" in outputs:
@@ -205,7 +206,7 @@ def truth_quality(data, figures):
     one foot-switch step recorded twice, steps annotated after the trace's
     last sample, steps outside the trial's own boundaries (trial_boundaries),
     and walking inside the 'non-walking' segments by the data README's own
-    QC rule (rig.walking_like)."""
+    QC rule (trace_files.walking_like)."""
     rows_detected = figures["steps"]
     print("\ntruth quality (diagnostics, not checked):")
     for folder in WITH_STEPS:
@@ -243,10 +244,10 @@ def truth_quality(data, figures):
         steps = rows_detected.get((NON_WALK, name), [])
         if not steps:
             continue
-        ts, rs = rig.read_imu(os.path.join(fp, fn))
+        ts, rs = trace_files.read_imu(os.path.join(fp, fn))
         total += len(steps)
         inside += sum(1 for t in steps
-                      if rig.walking_like(ts, rs, ts[0] + 10 * int((t - ts[0]) // 10), ts[0] + 10 * int((t - ts[0]) // 10) + 10))
+                      if trace_files.walking_like(ts, rs, ts[0] + 10 * int((t - ts[0]) // 10), ts[0] + 10 * int((t - ts[0]) // 10) + 10))
     print(f"  {NON_WALK:30s} detected steps inside 10 s windows that are walking-like by the data's QC rule: "
           f"{inside} of {total}")
 
@@ -270,7 +271,7 @@ def still_labels(data):
             continue
         name = fn[: -len(".steps.csv")]
         _, times = load_truth(fp, name)
-        ts, rows = rig.read_imu(os.path.join(fp, name + ".csv.gz"))
+        ts, rows = trace_files.read_imu(os.path.join(fp, name + ".csv.gz"))
         mags = [math.sqrt(r[0] ** 2 + r[1] ** 2 + r[2] ** 2) for r in rows]
         n = 0
         for t in times:
@@ -568,7 +569,7 @@ def main():
     ap.add_argument("--verbose", action="store_true")
     a = ap.parse_args()
 
-    data = rig.find_data(a.data, "steps", *WITH_STEPS, NON_WALK)
+    data = trace_files.find_data(a.data, "steps", *WITH_STEPS, NON_WALK)
     if data is None:
         return rig.skip(f"labelled step data not found under {a.data} (need {', '.join(WITH_STEPS + [NON_WALK])})")
     rig.program(a.bin, "moonrunner")

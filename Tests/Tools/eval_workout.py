@@ -45,6 +45,7 @@ import sys
 import tempfile
 
 import rig
+import trace_files
 from workout_scenarios import HR_PROFILE
 from workout_score import score, score_alerts
 
@@ -123,7 +124,7 @@ def hr_recording(binary, data, run):
                                           "--hr-max", str(HR_PROFILE["max_bpm"]),
                                           "--hr-rest", str(HR_PROFILE["resting_bpm"])], timeout=900))
     events = out["runs"][0]["events"]
-    rows = [r for r in rig.read_csv(base + ".hr.csv") if r.get("bpm")]
+    rows = [r for r in trace_files.read_csv(base + ".hr.csv") if r.get("bpm")]
     # The events are on the receiver's clock, which gpsd moved whole 1024-week periods from the watch's.
     period = 1024 * 7 * 86400
     shift = round((events[0]["time"] - float(rows[0]["t"])) / period) * period if events else 0

@@ -31,7 +31,6 @@
                  [--hours 6] [--growth-speed 30] [--watchers 8] [--check]
 """
 import argparse
-import datetime
 import math
 import os
 import re
@@ -44,6 +43,7 @@ import tempfile
 import time
 
 import rig
+import trace_files
 
 # What the package ships as files (moonrunner-announce is a link to moonrunner).
 SHIPPED = ("moonrunnerd", "moonrunner")
@@ -111,39 +111,6 @@ def memory(pid):
             **{k: v for k, v in status.items() if k in ("RssAnon", "RssFile", "Threads")}}
 
 
-def repeated_walk(work, copies):
-    """The demo walk `copies` times over, each copy's times moved on by the walk's length, so
-    the receiver's clock runs on for hours (gpsfake's own loop would start the clock over)."""
-    lines = open(os.path.join(rig.DEMO, "walk.nmea")).read().split("\n")
-    stamps = [l.split(",")[1] for l in lines if l.startswith("$GPGGA")]
-    first, last = (datetime.datetime.strptime(s, "%H%M%S.%f") for s in (stamps[0], stamps[-1]))
-    period = int((last - first).total_seconds()) + 1
-    path = os.path.join(work, f"walk-x{copies}.nmea")
-    with open(path, "w") as out:
-        for k in range(copies):
-            for line in lines:
-                if line.startswith("$"):
-                    out.write(shifted(line, k * period) + "\n")
-    return path
-
-
-def shifted(sentence, seconds):
-    """An NMEA sentence with its time (and RMC's date) moved on by `seconds`, its checksum renewed."""
-    body = sentence[1:sentence.index("*")]
-    f = body.split(",")
-    if f[0] in ("GPGGA", "GPGST", "GPRMC") and f[1]:
-        date = f[9] if f[0] == "GPRMC" else "010100"
-        t = datetime.datetime.strptime(date + f[1], "%d%m%y%H%M%S.%f") + datetime.timedelta(seconds=seconds)
-        f[1] = t.strftime("%H%M%S.") + f[1].split(".")[1]
-        if f[0] == "GPRMC":
-            f[9] = t.strftime("%d%m%y")
-    body = ",".join(f)
-    checksum = 0
-    for c in body:
-        checksum ^= ord(c)
-    return f"${body}*{checksum:02X}"
-
-
 def mb(kb):
     return kb / 1024
 
@@ -177,7 +144,7 @@ def growth(a, work):
     """Anonymous memory's growth (MB per recorded hour) over hours 1 to --hours of a long session."""
     long_work = os.path.join(work, "long")
     os.makedirs(long_work)
-    nmea = repeated_walk(long_work, int(a.hours * 3600 / 1000) + 2)
+    nmea = trace_files.repeated_walk(long_work, int(a.hours * 3600 / 1000) + 2)
     run = rig.Recording(a.bin, long_work, nmea, a.growth_speed, a.watchers)
     samples = []
     try:

@@ -21,6 +21,8 @@ import tempfile
 import time
 
 import rig
+import strap
+import system_bus
 
 TARGET_PCT = 1.0   # of one core: "no visible change"
 
@@ -30,10 +32,10 @@ def one(args, strap, k):
     work = tempfile.mkdtemp(prefix="mr-hr-cpu-")
     bus = standin = gps = proc = None
     try:
-        bus, _, env = rig.private_bus(work)
+        bus, _, env = system_bus.start(work)
         if strap:
             trace = os.path.join(args.data, "hr", "fenix5_run_rr.hr.csv")
-            standin = rig.StandIn(env, trace, 4, 1, open(os.path.join(work, "standin.log"), "w"), loop=True)
+            standin = strap.StandIn(env, trace, 4, 1, open(os.path.join(work, "standin.log"), "w"), loop=True)
             rig.wait_for(lambda: standin.where("bluetoothd"), 10, "the stand-in")
         port = rig.free_port()
         gps = rig.start_gpsfake(os.path.join(rig.DEMO, "walk.nmea"), port, work, 0.25, wait=10)
@@ -58,7 +60,7 @@ def one(args, strap, k):
         rig.end_gpsfake(gps)
         if standin:
             standin.stop()
-        rig.end_bus(bus)
+        system_bus.end(bus)
         shutil.rmtree(work, ignore_errors=True)
 
 

@@ -40,6 +40,9 @@ import tempfile
 import time
 
 import rig
+import strap
+import system_bus
+import trace_files
 
 
 def daemon(bin_dir, work, name, gps_port, hr, speed, env):
@@ -61,12 +64,12 @@ def consistent(s):
 
 
 def bluez(args, work, c):
-    bus, _, env = rig.private_bus(work)
+    bus, _, env = system_bus.start(work)
     standin = gps = proc = None
     inconsistent = []
     try:
         trace = os.path.join(args.data, "hr", "fenix5_run_rr.hr.csv")
-        standin = rig.StandIn(env, trace, 1, 1, open(os.path.join(work, "standin.log"), "w"), seed=args.seed,
+        standin = strap.StandIn(env, trace, 1, 1, open(os.path.join(work, "standin.log"), "w"), seed=args.seed,
                               loop=True)
         rig.wait_for(lambda: standin.where("bluetoothd"), 10, "the stand-in on the bus")
         # The walk from its 25th second, when it is under way, on a loop (the
@@ -96,7 +99,7 @@ def bluez(args, work, c):
         for fault in ("drop", "asleep 8", "restart 2"):
             t = time.time()
             standin.send(fault)
-            took = rig.reconnect_after(standin, t)
+            took = strap.reconnect_after(standin, t)
             c.expect(took <= 10, f"'{fault}': notifications flow again within 10 s of the strap's return", f"{took:.2f} s")
             watch(3)
         stop_at = time.time()
@@ -114,7 +117,7 @@ def bluez(args, work, c):
                  "with the strap away a third of the session, calories are ACSM's, live and stored",
                  f"{last.get('calories_method')} vs {figures.get('calories_method')}")
         rr_sent = [round(ms) for e in sent for ms in e["rr_ms"]]
-        rr_fit, errors, _, _ = rig.fit_rr(args.bin, sock, session, work)
+        rr_fit, errors, _, _ = strap.fit_rr(args.bin, sock, session, work)
         gpx = os.path.join(work, "s.gpx")
         rig.cli(args.bin, sock, "export", str(session), "--format", "gpx", "-o", gpx)
         # A short session with the strap throughout: calories from heart rate, live as stored.
@@ -165,7 +168,7 @@ def bluez(args, work, c):
         rig.end_gpsfake(gps)
         if standin:
             standin.stop()
-        rig.end_bus(bus)
+        system_bus.end(bus)
 
 
 def replay(args, work, c):
@@ -189,7 +192,7 @@ def replay(args, work, c):
         db = sqlite3.connect(os.path.join(work, "replay", "moonrunner.sqlite"))
         got = [None if b is None else round(b) for (b,) in
                db.execute("SELECT bpm FROM hr_sample WHERE session_id = ? ORDER BY time, rowid", (session,))]
-        want = [int(round(float(r["bpm"]))) if r["bpm"] else None for r in rig.read_csv(trace)]
+        want = [int(round(float(r["bpm"]))) if r["bpm"] else None for r in trace_files.read_csv(trace)]
         found = any(want[i:i + len(got)] == got for i in range(len(want) - len(got) + 1))
         c.expect(len(got) >= 60 and found, "the replay's readings recorded are a run of the trace's rows, in order",
                  f"{len(got)} readings")

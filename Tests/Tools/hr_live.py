@@ -32,6 +32,8 @@ import tempfile
 import time
 
 import rig
+import strap
+import system_bus
 
 
 def fd_count(pid):
@@ -85,7 +87,7 @@ def cycles(args, daemon, standin, bus_address, figures, targets):
             standin.send(f"flap {flap}")
             flaps += 1
         standin.send("drop")
-        took = rig.reconnect_after(standin, t)
+        took = strap.reconnect_after(standin, t)
         worst = max(worst, took)
         if took > 3:
             slow.append({"cycle": i, "s": round(took, 2), "flap_ms": flap})
@@ -112,7 +114,7 @@ def faults(args, sock, standin, figures):
         seconds = float(seconds)
         t = time.time()
         standin.send(f"{fault} {seconds}")
-        figures[f"reconnect_s_{fault}"] = round(rig.reconnect_after(standin, t), 2)
+        figures[f"reconnect_s_{fault}"] = round(strap.reconnect_after(standin, t), 2)
         time.sleep(4 / args.speed)
     s = rig.status(args.bin, sock)
     figures["malformed_counted"] = s["hr"]["malformed"]
@@ -136,7 +138,7 @@ def recorded(args, work, sock, standin, started, figures, targets):
     # The first and last notifications may fall either side of ?START/?STOP: one each way.
     targets.expect(f"samples recorded {rows[1]} vs sent {len(valid_sent)}", abs(rows[1] - len(valid_sent)) <= 2)
     rr_sent = [round(ms) for e in sent for ms in e["rr_ms"]]
-    rr_fit, errors, records_hr, records = rig.fit_rr(args.bin, sock, session, work)
+    rr_fit, errors, records_hr, records = strap.fit_rr(args.bin, sock, session, work)
     figures.update({"rr_sent": len(rr_sent), "rr_in_fit": len(rr_fit), "fit_errors": errors,
                     "fit_records_with_hr": records_hr, "fit_records": records})
     # The FIT's intervals must be a run of those the strap sent, in order and
@@ -175,8 +177,8 @@ def main():
     figures = {"rate_hz": args.rate}
     targets = rig.Targets(args.check, stream=sys.stderr)
     try:
-        dbus, bus_address, env = rig.private_bus(work)
-        standin = rig.StandIn(env, args.trace, args.rate, args.speed, open(os.path.join(work, "standin.log"), "w"),
+        dbus, bus_address, env = system_bus.start(work)
+        standin = strap.StandIn(env, args.trace, args.rate, args.speed, open(os.path.join(work, "standin.log"), "w"),
                               connect_delay=0.05 if args.cycles else 0.3, seed=args.seed, loop=True)
         rig.wait_for(lambda: standin.where("bluetoothd"), 10, "the stand-in on the bus")
         port = rig.free_port()
@@ -207,7 +209,7 @@ def main():
         rig.end_gpsfake(gps)
         if standin:
             standin.stop()
-        rig.end_bus(dbus)
+        system_bus.end(dbus)
     print(json.dumps(figures))
     status = targets.report()
     if args.keep:

@@ -31,6 +31,7 @@ import tempfile
 import time
 
 import rig
+import trace_files
 
 
 def first_timed_fix(gpsd_json):
@@ -40,7 +41,7 @@ def first_timed_fix(gpsd_json):
             if '"TPV"' in line and '"time"' in line:
                 o = json.loads(line)
                 if o.get("mode", 0) >= 2:
-                    return int(rig.utc(o["time"][:19] + "Z"))
+                    return int(trace_files.utc(o["time"][:19] + "Z"))
     raise RuntimeError(f"{gpsd_json}: no fix with a time")
 
 
@@ -61,7 +62,7 @@ def compose(data, scenario, truth_path, seed, out, start_after):
     quantised to the emulated sensor's resolution at +-8 g (1/4096 g) so that the
     emulator carries it bit for bit."""
     truth = json.load(open(truth_path))
-    t0 = int(rig.utc(truth["first_fix_utc"]))
+    t0 = int(trace_files.utc(truth["first_fix_utc"]))
     skip = start_after - t0
     intervals = []
     for iv in truth["intervals"]:

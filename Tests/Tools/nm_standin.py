@@ -1,5 +1,5 @@
 """A stand-in for NetworkManager's D-Bus API (the 1.42 of Debian 12), on the
-private system bus a test starts (rig.private_bus), for moonrunner-upload's
+private system bus a test starts (system_bus.start), for moonrunner-upload's
 tests: there is no NetworkManager and no Wi-Fi here.
 
 It exposes what moonrunner-upload reads (NetworkManager's D-Bus reference,

@@ -22,8 +22,8 @@ started, by process id.
 Figures. `Targets` records each figure against its target and prints the
 misses in one wording for every tool; `percentile_linear` is the one
 percentile (interpolated between the two nearest ranks, as numpy's default).
-Only the standard library is imported here (`fit_rr` loads Garmin's FIT SDK
-when it is called).
+Only the standard library is imported here. A private system bus is
+system_bus.py's, the heart-rate strap's stand-in strap.py's.
 """
 import csv
 import datetime
@@ -322,114 +322,7 @@ def proc_kb(pid, name="status"):
     return out
 
 
-# The heart-rate strap: the BlueZ stand-in on a private system bus.
-
-BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:path={path}</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/>
-    <allow own="*"/>
-    <allow send_destination="*"/>
-    <allow receive_sender="*"/>
-  </policy>
-</busconfig>
-"""
-
-
-def private_bus(work):
-    """A dbus-daemon of our own as the system bus: (process, its address, environment for its clients)."""
-    path = os.path.join(work, "system_bus")
-    with open(os.path.join(work, "bus.conf"), "w") as f:
-        f.write(BUS_CONFIG.format(path=path))
-    proc = subprocess.Popen(["dbus-daemon", "--config-file", os.path.join(work, "bus.conf"), "--nofork", "--nopidfile"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    address = f"unix:path={path}"
-    ready(proc, lambda: os.path.exists(path), 10, "the private system bus", end_bus)
-    return proc, address, dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=address)
-
-
-def end_bus(proc):
-    """Ends the private dbus-daemon."""
-    if proc is not None:
-        proc.kill()
-        proc.wait(5)
-
-
-class StandIn:
-    """bluez_standin.py with its JSON log read on a thread."""
-
-    def __init__(self, env, trace, rate, speed, log, connect_delay=0.3, seed=22, loop=False):
-        self.proc = subprocess.Popen([sys.executable, os.path.join(HERE, "bluez_standin.py"),
-                                      "--trace", trace, "--rate", str(rate), "--speed", str(speed),
-                                      "--connect-delay", str(connect_delay), "--shuffle", "--seed", str(seed),
-                                      *(["--loop"] if loop else [])],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, env=env, text=True)
-        self.events = []
-        self.lock = threading.Lock()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        for line in self.proc.stdout:
-            try:
-                e = json.loads(line)
-            except ValueError:
-                continue
-            with self.lock:
-                self.events.append(e)
-
-    def send(self, command):
-        self.proc.stdin.write(command + "\n")
-        self.proc.stdin.flush()
-
-    def where(self, kind, after=0.0):
-        with self.lock:
-            return [e for e in self.events if e["event"] == kind and e["at"] >= after]
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(5)
-
-
-def reconnect_after(standin, since, timeout=30):
-    """Seconds from the strap advertising again (after `since`) to its first notification after a StartNotify."""
-    wait_for(lambda: standin.where("advertising", since), timeout, "the strap to advertise again")
-    back = standin.where("advertising", since)[0]["at"]
-    wait_for(lambda: standin.where("start_notify", back) and standin.where("notify", standin.where("start_notify", back)[0]["at"]),
-             timeout, "notifications after the reconnect")
-    first = standin.where("notify", standin.where("start_notify", back)[0]["at"])[0]["at"]
-    return first - back
-
-
-def fit_rr(bin_dir, sock, session, work):
-    """A session's FIT export read by Garmin's FIT SDK: (its R-R intervals in ms, the decoder's
-    errors, records with a heart rate, records)."""
-    path = os.path.join(work, "s.fit")
-    cli(bin_dir, sock, "export", str(session), "--format", "fit", "-o", path)
-    from garmin_fit_sdk import Decoder, Stream
-    messages, errors = Decoder(Stream.from_file(path)).read()
-    rr = []
-    for m in messages.get("hrv_mesgs", []):
-        times = m.get("time")
-        times = times if isinstance(times, list) else [times]
-        rr += [round(t * 1000) for t in times if t is not None]
-    records = messages.get("record_mesgs", [])
-    return rr, [str(e) for e in errors], sum(1 for r in records if r.get("heart_rate") is not None), len(records)
-
-
-# Data: where it is, and its traces (gzipped or not).
-
-def find_data(root, sub, *needed):
-    """The folder among `root` and `root/sub` that holds every folder in `needed`, or None."""
-    for cand in (root, os.path.join(root, sub)):
-        if all(os.path.isdir(os.path.join(cand, n)) for n in needed):
-            return cand
-    return None
-
+# Data that is not there.
 
 def skip(what):
     """Says loudly that figures were not measured because data is absent; the exit status 0.
@@ -444,77 +337,6 @@ def skip(what):
         with open(os.environ["MOONRUNNER_SKIP_LOG"], "a", encoding="utf-8") as log:
             log.write(f"{tool}: {what}\n")
     return 0
-
-
-def open_text(path, mode="rt"):
-    """A text file, through gzip when its name ends in .gz."""
-    return gzip.open(path, mode) if path.endswith(".gz") else open(path, mode)
-
-
-def read_csv(path):
-    """A CSV file with a header line as a list of dicts (gzipped or not)."""
-    with open_text(path) as f:
-        return list(csv.DictReader(f))
-
-
-def read_table(path):
-    """An all-numeric CSV file (an IMU trace): (header, rows of floats)."""
-    with open_text(path) as f:
-        header = [h.strip() for h in f.readline().split(",")]
-        rows = [list(map(float, line.split(","))) for line in f if line.strip()]
-    return header, rows
-
-
-def read_imu(path):
-    """An IMU trace: (times, rows of (ax, ay, az) in g)."""
-    header, rows = read_table(path)
-    it, ix, iy, iz = (header.index(c) for c in ("t", "ax", "ay", "az"))
-    return [r[it] for r in rows], [(r[ix], r[iy], r[iz]) for r in rows]
-
-
-def read_steps(path):
-    """The labelled step instants of a NAME.steps.csv (its first column), sorted; [] when there is none."""
-    out = []
-    if not os.path.exists(path):
-        return out
-    with open(path) as f:
-        for line in f:
-            try:
-                out.append(float(line.split(",")[0]))
-            except ValueError:
-                continue  # the header, or an empty line
-    return sorted(out)
-
-
-def walking_like(ts, rows, t0, t1):
-    """The data README's QC rule for the zero-step traces: |a| repeats at a
-    step's lag (autocorrelation > 0.5 at 0.38-0.71 s) with std > 0.05 g.
-    Some 'standing' segments open with the walk that led there; such a
-    window is no material for a stop."""
-    mags = [math.sqrt(r[0] ** 2 + r[1] ** 2 + r[2] ** 2) for tt, r in zip(ts, rows) if t0 <= tt <= t1]
-    if len(mags) < 20:
-        return False
-    rate = (len(mags) - 1) / max(t1 - t0, 1e-9)
-    step = max(1, int(rate / 26))  # ~26 Hz is plenty for lags of 0.38-0.71 s
-    x = mags[::step]
-    rate /= step
-    n = len(x)
-    mean_x = sum(x) / n
-    d = [v - mean_x for v in x]
-    var = sum(v * v for v in d) / n
-    if var ** 0.5 <= 0.05:
-        return False
-    for lag in range(max(1, int(0.38 * rate)), int(0.71 * rate) + 1):
-        if lag >= n:
-            break
-        if sum(d[i] * d[i + lag] for i in range(n - lag)) / ((n - lag) * var) > 0.5:
-            return True
-    return False
-
-
-def utc(text):
-    """UNIX seconds of an ISO 8601 time such as the truth files' `2024-06-01T07:00:00Z`."""
-    return datetime.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
 
 
 # Figures.

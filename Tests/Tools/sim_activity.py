@@ -50,6 +50,7 @@ import sys
 import tempfile
 
 import rig
+import trace_files
 
 EARTH_R = 6371008.8
 DT = 0.05  # s: the kinematics' step; the receiver samples every 1 s
@@ -272,7 +273,7 @@ def receiver(rng, path, intervals, params):
     """NMEA lines and the per-second truth of a receiver carried along `path`."""
     lat0, lon0 = params["lat0"], params["lon0"]
     uere, geoid = params["uere"], params["geoid"]
-    t0 = rig.utc(params["start"] + "Z")
+    t0 = trace_files.utc(params["start"] + "Z")
     wander = [GaussMarkov(rng, uere * 0.55, rng.uniform(40, 60)) for _ in range(2)]
     vertical = GaussMarkov(rng, uere * 1.1, rng.uniform(60, 90))
     white = 1.2

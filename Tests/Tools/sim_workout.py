@@ -47,6 +47,7 @@ import sys
 
 import make_workout_fit
 import sim_activity
+import trace_files
 from workout_scenarios import HR_PROFILE, SCENARIOS, held_out, unroll
 
 DT = sim_activity.DT
@@ -308,7 +309,7 @@ def scenario(name, seed, route_kind, plan, behaviour):
         if not intervals or intervals[-1]["state"] != state:
             intervals.append({"state": state, "start_s": round(t, 3)})
     intervals[-1]["end_s"] = round(rows[-1][0], 3)
-    t0 = sim_activity.rig.utc(params["start"] + "Z")
+    t0 = trace_files.utc(params["start"] + "Z")
     workout = {"plan": {"name": name, "sport": behaviour.get("sport", "running"), "steps": plan},
                "steps": [{k: (v if k != "step" else None) for k, v in x.items() if k != "step"}
                          | {"intensity": x["step"]["intensity"], "duration": x["step"]["duration"],

@@ -41,7 +41,10 @@ def fit_summary(data):
                    distance_m=(records[-1].get("distance") if records else None),
                    session_distance_m=session.get("total_distance"),
                    elapsed_s=session.get("total_elapsed_time"), timer_s=session.get("total_timer_time"),
-                   start=records[0]["timestamp"].timestamp() if records else None,
+                   # A file without records (a session that stood still, a treadmill) still
+                   # starts when its session does: two such files are not one activity.
+                   start=(records[0]["timestamp"] if records else session.get("start_time")).timestamp()
+                   if records or session.get("start_time") else None,
                    end=records[-1]["timestamp"].timestamp() if records else None)
     return summary
 

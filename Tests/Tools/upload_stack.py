@@ -20,6 +20,8 @@ import urllib.request
 
 import rig
 import standin_http
+import system_bus
+import trace_files
 
 PYTHON = sys.executable
 
@@ -77,7 +79,10 @@ class Stack:
         if sock:
             return
         self.gps_port = rig.free_port()
-        self.procs["gpsfake"] = rig.start_gpsfake(os.path.join(rig.DEMO, "walk.nmea"), self.gps_port, work,
+        # The walk ten times over with its clock running on: gpsfake's own loop would start the
+        # GPS clock over, and a session recorded there would start when an earlier one did,
+        # which Strava's stand-in rightly calls a duplicate.
+        self.procs["gpsfake"] = rig.start_gpsfake(trace_files.repeated_walk(work, 10), self.gps_port, work,
                                                   rig.demo_cycle(speed), wait=20)
         self.start_daemon()
 
@@ -131,7 +136,7 @@ class Stack:
         self.dav_root = dav_root
 
     def network_manager(self):
-        self.bus, _, self.bus_env = rig.private_bus(self.work)
+        self.bus, _, self.bus_env = system_bus.start(self.work)
         here = os.path.dirname(os.path.abspath(__file__))
         self.procs["nm"] = subprocess.Popen([PYTHON, os.path.join(here, "nm_standin.py")], stdin=subprocess.PIPE,
                                             stdout=subprocess.PIPE, stderr=self.log("nm"), env=self.bus_env, text=True)
@@ -232,7 +237,7 @@ class Stack:
         rig.stop_daemon(self.procs.pop("daemon", None))
         if "gpsfake" in self.procs:
             rig.end_gpsfake(self.procs.pop("gpsfake"))
-        rig.end_bus(self.bus)
+        system_bus.end(self.bus)
 
 
 def no_redirect_get(url):
