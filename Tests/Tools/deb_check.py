@@ -367,15 +367,19 @@ def main():
                   "/etc/moonrunner/announce.yaml"):
             check(os.path.exists(root.path(f)), f"{f} installed")
         conffiles = root.sh("cat /var/lib/dpkg/info/moonrunner.conffiles", check=False, capture=True).stdout.split()
-        check(sorted(conffiles) == ["/etc/moonrunner/announce.yaml", "/etc/moonrunner/moonrunner.yaml"],
+        # The Avahi service file too: the port it announces is the web app's, which the admin may change.
+        check(sorted(conffiles) == ["/etc/avahi/services/moonrunner-web.service", "/etc/moonrunner/announce.yaml",
+                                    "/etc/moonrunner/moonrunner.yaml"],
               f"the configuration files are conffiles: {conffiles}")
         ids = root.sh("id moonrunner; id moonrunner-announce; id moonrunner-web", check=False, capture=True).stdout
         check("(i2c)" in ids and "(bluetooth)" in ids and "(audio)" in ids and ids.count("(moonrunner)") >= 3,
               "service users and their groups: " + " | ".join(ids.split("\n")))
         enabled = root.sh("ls /etc/systemd/system/*.wants/", check=False, capture=True).stdout
         check("moonrunnerd.socket" in enabled and "moonrunnerd.service" not in enabled
-              and "moonrunner-announce" not in enabled and "moonrunner-web" not in enabled,
-              "the control socket enabled (it starts the daemon); the daemon, the announcer and the web app not")
+              and "moonrunner-announce" not in enabled and "moonrunner-web" not in enabled
+              and "moonrunner-upload" not in enabled,
+              "the control socket enabled (it starts the daemon); the daemon, the announcer, the web app and "
+              "the uploads not")
         runs = root.sh("moonrunner --help >/dev/null && moonrunnerd --help >/dev/null"
                        " && moonrunner-announce --help | grep -q 'USAGE: moonrunner-announce'"
                        " && moonrunner-web --help | grep -q 'USAGE: moonrunner-web'"
