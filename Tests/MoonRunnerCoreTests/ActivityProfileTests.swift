@@ -14,7 +14,7 @@ struct ActivityProfileTests {
         #expect(none.activity == .run)
     }
 
-    @Test("run, trail run and walk keep the configured gates and dwells they had before; a ride opens the gates to 25 m/s")
+    @Test("run, trail run and walk keep the configured gates and dwells, their steps vetted by the GPS; a ride opens the gates to 25 m/s")
     func gates() {
         var base = GPSFilterConfig()
         base.maxSpeed = 10.27
@@ -23,8 +23,11 @@ struct ActivityProfileTests {
         }
         let ride = Activity.ride.profile.gpsConfig(base)
         #expect(ride.maxSpeed == 25 && ride.accelerationNoise == 2.5)
-        let pausing = AutoPauseConfig()
-        for a in [Activity.run, .trailRun, .walk] { #expect(a.profile.autoPauseConfig(pausing) == pausing, "\(a)") }
+        var pausing = AutoPauseConfig()
+        pausing.gpsConfirmsSteps = false
+        var vetted = pausing
+        vetted.gpsConfirmsSteps = true
+        for a in [Activity.run, .trailRun, .walk] { #expect(a.profile.autoPauseConfig(pausing) == vetted, "\(a)") }
     }
 
     @Test("a hike waits at least 15 s without motion (6 s still with the IMU); a longer configured dwell wins")

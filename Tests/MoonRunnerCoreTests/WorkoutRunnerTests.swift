@@ -125,6 +125,34 @@ struct WorkoutRunnerTests {
         #expect(g.kinds == [.workoutStep])
     }
 
+    @Test("moving time a late resume back-dates into a rest is not the next step's")
+    func resumeBackDatedIntoRest() throws {
+        // The runner sets off at 88 s, 2 s before the rest's end; auto-pause says so at 92 s.
+        var f = try WorkoutFeed("90s rest; 60s")
+        f.run(92, motion: .autoPaused)
+        #expect(f.times(.workoutStep) == [0, 90])
+        f.moving += 4
+        f.run(57)
+        #expect(f.times(.workoutDone).isEmpty, "4 s of moving time came at once, 2 of them the rest's")
+        f.run(2)
+        #expect(f.times(.workoutDone) == [150])
+    }
+
+    @Test("a repeat whose GPS distance creeps on after the runner stood at its mark ends at the stop, not one fix of slowness")
+    func standingByItsSpeed() throws {
+        // 785 m of 800 at the line; then the speed is a stand's while the distance creeps on.
+        var f = try WorkoutFeed("800m; 90s rest")
+        f.run(157, speed: 5)
+        f.run(20, speed: 0.8)
+        #expect(f.times(.workoutStep) == [0, 157], "before auto-pause decides")
+        // Under trees one fix reads a stand mid-stride: the repeat goes on to its distance.
+        var g = try WorkoutFeed("800m; 90s rest")
+        g.run(156, speed: 5)
+        g.run(1, speed: 0.5)
+        g.run(10, speed: 5)
+        #expect(g.times(.workoutStep) == [0, 160.9])
+    }
+
     @Test("a manual pause holds every clock, a rest's too")
     func manualPause() throws {
         var f = try WorkoutFeed("90s rest; 60s")

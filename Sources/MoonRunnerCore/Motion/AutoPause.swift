@@ -30,8 +30,8 @@ public struct AutoPauseConfig: Sendable, Equatable, Codable {
     public var endDwell = 1.5
     /// On wheels: the receiver's speed alone decides (`WheelPause`); nil on foot.
     public var wheels: WheelPause.Rule?
-    /// A hike's steps count only where a trusted Doppler speed does not say
-    /// the wearer stands (`StepConfirmation`).
+    /// Steps count only where a trusted Doppler speed does not say the
+    /// wearer stands (`StepConfirmation`): every activity on foot sets it.
     public var gpsConfirmsSteps = false
 
     public init() {}
@@ -77,8 +77,10 @@ public struct AutoPauseDetector: Sendable {
     /// Where the current pause began (back-dated), so that evidence of the climb before it cannot end it.
     private var pausedSince = -Double.infinity
     private var confirmation = StepConfirmation()
-    /// The last step that counts: every one, or on a hike those the GPS does not contradict.
-    private var lastCountedStep: Double { config.gpsConfirmsSteps ? confirmation.lastStep : lastStep }
+    /// The last step that counts: every one, or, when the GPS vets steps, those it does not contradict.
+    private func lastCountedStep(at t: Double) -> Double {
+        config.gpsConfirmsSteps ? confirmation.lastCounted(at: t) : lastStep
+    }
 
     public init(config: AutoPauseConfig = AutoPauseConfig()) {
         self.config = config
@@ -120,11 +122,11 @@ public struct AutoPauseDetector: Sendable {
         return resumeOnSteps(at: t)
     }
 
-    /// `resumeSteps` steps within `resumeWindow` resume, from the first of them (on a hike
+    /// `resumeSteps` steps within `resumeWindow` resume, from the first of them (with the GPS vetting them,
     /// from where the GPS saw the wearer set off, when that was earlier: steps come back late).
     private mutating func resumeOnSteps(at t: Double) -> Decision? {
         let n = config.resumeSteps
-        // Steps held back wait for the next 1 Hz fix: on a hike they may be that much older.
+        // Steps held back wait for the next 1 Hz fix: with the GPS vetting steps they may be that much older.
         let window = config.resumeWindow + (config.gpsConfirmsSteps ? 1.5 : 0)
         guard recentSteps.count >= n, let first = recentSteps.recent(n), t - first <= window else { return nil }
         let gps = config.gpsConfirmsSteps && !gpsMovingSince.isNaN ? max(gpsMovingSince, pausedSince) : first
@@ -158,15 +160,17 @@ public struct AutoPauseDetector: Sendable {
             gpsFastSince = .nan
         }
         guard paused else { return nil }
-        // On a hike, steps the GPS held back resume once a fix at speed agrees.
+        // With the GPS vetting steps, those the GPS held back resume once a fix at speed agrees.
         if config.gpsConfirmsSteps, imuActive(at: t), progress?.atSpeed == true, let d = resumeOnSteps(at: t) { return d }
         if !imuActive(at: t), !gpsMovingSince.isNaN {
             paused = false
             return .resume(since: gpsMovingSince, at: t, cause: "gps_motion")
         }
         if !gpsFastSince.isNaN, t - gpsFastSince >= config.fastDwell {
+            // The wearer set off when the Doppler first read progress, before reaching the veto speed.
+            let setOff = gpsMovingSince.isNaN ? gpsFastSince : max(min(gpsMovingSince, gpsFastSince), pausedSince)
             paused = false
-            return .resume(since: gpsFastSince, at: t, cause: "gps_speed")
+            return .resume(since: setOff, at: t, cause: "gps_speed")
         }
         return nil
     }
@@ -185,7 +189,7 @@ public struct AutoPauseDetector: Sendable {
             // measures walking speed: Doppler drops at once at a real stop, so
             // a stride the detector missed does not pause the run.
             let gpsWalking = t - lastGPSWalking < config.stillDwell + 1  // one 1 Hz fix may dip
-            let lastStep = lastCountedStep
+            let lastStep = lastCountedStep(at: t)
             if !fast, !gpsWalking, t - max(lastStep, origin) >= config.stillDwell, !imuMovingNow {
                 return pause(since: max(lastStep, origin), at: t, cause: "still")
             }
@@ -218,7 +222,7 @@ public struct AutoPauseDetector: Sendable {
     public mutating func sessionEnds(at t: Double) -> Decision? {
         guard config.enabled, !paused, origin.isFinite else { return nil }
         let lastMotion: Double
-        let lastStep = lastCountedStep
+        let lastStep = lastCountedStep(at: t)
         if let w = wheels {
             lastMotion = max(w.lastFast, origin)
         } else if imuActive(at: t) {

@@ -1,6 +1,7 @@
-/// A hike's steps checked against the receiver's Doppler speed.
+/// Steps on foot checked against the receiver's Doppler speed.
 ///
-/// A hiker at a rest shifts their weight, turns to look, digs in a pack: an
+/// A hiker at a rest shifts their weight, turns to look, digs in a pack, a
+/// runner after a repeat stands bent over, breathing hard, or turns about: an
 /// IMU on the body sees steps where the wearer goes nowhere (the zero-step
 /// traces' rhythmic bursts are such steps), and steps that come back slowly
 /// after a rest are picked up a stride or two late. While the filter trusts a
@@ -28,5 +29,12 @@ struct StepConfirmation: Sendable {
 
     mutating func step(at t: Double) {
         if !standing(at: t) { lastStep = max(lastStep, t) }
+    }
+
+    /// The last step that counts at `t`. Standing is known 3 s late, so
+    /// once it is, the steps after the last fix at speed (and the second to
+    /// the next fix) were already the shifting of a wearer at rest.
+    func lastCounted(at t: Double) -> Double {
+        standing(at: t) ? min(lastStep, lastAtSpeed + 1) : lastStep
     }
 }

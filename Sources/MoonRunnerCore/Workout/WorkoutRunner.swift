@@ -47,6 +47,7 @@ public struct WorkoutRunner: Sendable {
         guard !state.started else { return }
         state = WorkoutRunnerState()
         state.started = true
+        state.stepBegan = x.time
         last = x
         emit(WorkoutEvent(kind: .workoutStep, time: x.time, detectedAt: x.time, cause: "start", step: plan.steps[0]))
     }
@@ -67,9 +68,15 @@ public struct WorkoutRunner: Sendable {
             // Auto-pause is decided late and back-dated: the moving time it took back says since when.
             state.stoppedAt = min(x.time, before.time - max(0, before.moving - x.moving))
         }
+        // Below a walk since the last update that was not: the wearer stopped after it.
+        state.slowSince = x.speed < config.stillSpeed ? (state.slowSince ?? before.time) : nil
         advance(from: before, to: x, held: held, emit: emit)
         guard !state.done else { return }
-        if x.motion != .moving { stoppedAtTheMark(x, emit: emit) }
+        if x.motion != .moving {
+            stoppedAtTheMark(x, at: state.stoppedAt ?? state.lastGrowth ?? x.time, emit: emit)
+        } else if let slow = state.slowSince, x.time - slow >= config.standingAfter {
+            stoppedAtTheMark(x, at: slow, emit: emit)
+        }
         guard !state.done else { return }
         if !held { heartRateEnd(x, dt: dt, emit: emit) }
         guard !state.done else { return }
@@ -102,46 +109,57 @@ public struct WorkoutRunner: Sendable {
 
     /// Adds the update's time and distance to the step, ending it (and the
     /// steps after it, on a long update) where its time or distance is reached.
+    /// The update's moving time is the latest of its wall time: a resume is
+    /// decided late and back-dated, so moving time can grow by more than the
+    /// update lasted, and the part before a step began (a rest's last seconds,
+    /// when the wearer set off before its clock ran out) is not the step's.
     private mutating func advance(from a: WorkoutInput, to b: WorkoutInput, held: Bool,
                                   emit: (WorkoutEvent) -> Void) {
         let dt = b.time - a.time, dMoving = b.moving - a.moving, dDistance = max(0, b.distance - a.distance)
-        var left = 1.0, from = a.time
+        var from = a.time, began = state.stepBegan ?? -Double.infinity
         while !state.done {
             let step = rule
-            let increment = held ? 0 : (step.intensity.isBreak ? dt : dMoving) * left
+            let left = dt > 0 ? (b.time - from) / dt : (from == a.time ? 1 : 0)
+            // A step's moving time never outgrows the wall time since it began.
+            let moving = dMoving >= 0 ? min(dMoving, max(0, b.time - began - state.clock)) : dMoving * left
+            let increment = held ? 0 : (step.intensity.isBreak ? b.time - from : moving)
             let moved = dDistance * left
             let c0 = state.clock, d0 = state.distance
             state.clock = max(0, c0 + increment)
             state.distance = d0 + moved
-            let reached: (fraction: Double, cause: String)? = switch step.end {
-            case let .time(t) where state.clock >= t: (increment > 0 ? (t - c0) / increment : 0, "time")
-            case let .distance(d) where state.distance >= d: (moved > 0 ? (d - d0) / moved : 0, "distance")
+            // Where in the update the step's end falls, and the share of the increment it used.
+            let reached: (end: Double, share: Double, cause: String)? = switch step.end {
+            case let .time(t) where state.clock >= t:
+                increment > 0 ? (b.time - increment + (t - c0), (t - c0) / increment, "time") : (from, 0, "time")
+            case let .distance(d) where state.distance >= d:
+                moved > 0 ? (from + (d - d0) / moved * (b.time - from), (d - d0) / moved, "distance")
+                    : (from, 0, "distance")
             default: nil
             }
-            let share = reached.map { min(1, max(0, $0.fraction)) } ?? 1
+            let share = reached.map { min(1, max(0, $0.share)) } ?? 1
             if step.intensity.isEffort {
-                state.tally.activeMoving += (held ? 0 : dMoving * left) * share
+                state.tally.activeMoving += (held ? 0 : moving) * share
                 state.tally.activeDistance += moved * share
             }
             guard let reached else { return }
-            let f = min(1, max(0, reached.fraction))
-            let end = from + f * (b.time - from)
+            let end = min(b.time, max(from, reached.end))
             next(at: end, detectedAt: b.time, cause: reached.cause, emit: emit)
-            left *= 1 - f
             from = end
+            began = end
         }
     }
 
     /// A distance step the wearer stops within its last `stopAtMark` of ends
-    /// where the wearer stopped (the pause's back-dated start; else where the
-    /// distance stopped growing): GPS counts a lap of a track 1–2 %
-    /// short (the filter cuts the bends), and a runner who stands at the line
-    /// has run the repeat; waiting for the last metres would hold the rest
-    /// until the next repeat is under way.
-    private mutating func stoppedAtTheMark(_ x: WorkoutInput, emit: (WorkoutEvent) -> Void) {
+    /// where the wearer stopped, `stopped`: the pause's back-dated start, else
+    /// where the distance stopped growing, or, before auto-pause decides, where
+    /// the speed fell to a stand. GPS counts a lap of a track 1–2 % short (the
+    /// filter cuts the bends), and its distance creeps on for a few seconds
+    /// after a stop; a runner who stands at the line has run the repeat, and
+    /// waiting for the last metres would hold the rest until the next repeat.
+    private mutating func stoppedAtTheMark(_ x: WorkoutInput, at stopped: Double, emit: (WorkoutEvent) -> Void) {
         guard case let .distance(d) = plan.steps[state.index].end,
               d - state.distance <= max(config.stopAtMarkMetres, config.stopAtMark * d) else { return }
-        let end = min(state.stoppedAt ?? state.lastGrowth ?? x.time, x.time)
+        let end = max(min(stopped, x.time), state.stepBegan ?? -.infinity)
         next(at: end, detectedAt: x.time, cause: "distance", emit: emit)
         if let now = current, now.runsOnSessionClock, !state.done, x.motion != .paused { state.clock = x.time - end }
     }
@@ -167,6 +185,7 @@ public struct WorkoutRunner: Sendable {
             state.tally.completed += 1
         }
         state.index += 1
+        state.stepBegan = t
         state.clock = 0
         state.distance = 0
         state.hrHeld = 0
@@ -243,6 +262,10 @@ public struct WorkoutRunnerState: Sendable, Equatable, Codable {
     /// When the session's moving distance last grew, and when the wearer last stopped.
     var lastGrowth: Double?
     var stoppedAt: Double?
+    /// When the step began: the moving time a late resume back-dates before it is not the step's.
+    var stepBegan: Double?
+    /// Since when the speed has been below a walk (`WorkoutConfig.stillSpeed`).
+    var slowSince: Double?
     var watch = TargetWatch()
     /// What the end's summary says, so far.
     public var tally = WorkoutTally()
@@ -251,6 +274,7 @@ public struct WorkoutRunnerState: Sendable, Equatable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case started, done, index, clock = "clock_s", distance = "distance_m", hrHeld = "hr_held_s",
-             lastGrowth = "last_growth", stoppedAt = "stopped_at", watch, tally
+             lastGrowth = "last_growth", stoppedAt = "stopped_at", stepBegan = "step_began",
+             slowSince = "slow_since", watch, tally
     }
 }
