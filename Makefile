@@ -218,7 +218,10 @@ BIN ?= $(RELEASE_BIN)
 ## other); the rejoin after a detour on all data and each geometry family left
 ## out of the choice of settings; heart rate against the traces; each activity
 ## (the real runs against the watch, simulated hikes and rides against their truth,
-## GPS only and with an IMU, and each scenario left out of the choice of settings).
+## GPS only and with an IMU, and each scenario left out of the choice of settings);
+## structured workouts (simulated interval sessions through real gpsd: where each step
+## ends, the pace and heart-rate alerts; GPS only and with an IMU; the alert settings
+## chosen on two thirds, scored on the third held out).
 accuracy:
 	python3 Tests/Tools/output_digest.py --bin $(BIN) --data $(DATA)
 	python3 Tests/Tools/eval_gps.py --bin $(BIN) --data $(DATA) --check
@@ -233,6 +236,8 @@ accuracy:
 	python3 Tests/Tools/eval_live.py --bin $(BIN) --data $(DATA) --speed 40 --check
 	python3 Tests/Tools/eval_hr.py --bin $(BIN) --data $(DATA) --check
 	python3 Tests/Tools/eval_activities.py --bin $(BIN) --data $(DATA) --cv --check
+	python3 Tests/Tools/eval_workout.py --bin $(BIN) --data $(DATA) --cv --check
+	python3 Tests/Tools/eval_workout.py --bin $(BIN) --data $(DATA) --engine --imu --check
 
 ## The web app in a real browser (Chromium at a phone's size) against the
 ## real daemon replaying the demo walk: pairing, live figures, controls, the

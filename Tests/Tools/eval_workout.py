@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Structured workouts: do the steps start where the plan puts them, and do the target alerts come
 when the runner leaves the band and only then? Scored on the simulated interval sessions of
-sim_workout.py (make them with `sim_workout.py --out DIR --gpsd`), each run to its plan.
+sim_workout.py (made in .build/workout-sims when missing or out of date), each run to its plan.
 
 Each session is replayed through the engine and the workout runner: by `workout-replay` (the
 engine with many alert settings in one pass, for --cv), or with --engine by `moonrunner analyze
@@ -24,19 +24,22 @@ Figures and targets, per scenario:
     inside the band for 10 s in the same step, a target_ok within 20 s of returning; an alert
     outside every span is false (none allowed: a run inside the band, the GPS noise at a traffic
     light or under trees must raise none); one during a shorter span is tolerated and counted
-    apart. Worst latencies are reported. Heart rate is also scored on the shared recordings
+    apart, and so is one given while the simulated runner is already in another step (`lag`): the
+    simulation is open-loop, its runner changes pace on its own exact count, not on the device's
+    (whose step may end seconds later after back-to-back distance steps). Worst latencies are reported. Heart rate is also scored on the shared recordings
     (../shared/data/hr) run to a plan of zone targets, against the recorded heart rate.
 
 With --cv the alert settings in GRID are swept: chosen on the two thirds of the scenarios not
 held out (fewest targets missed, then the smallest mean latency) and scored on the held-out third,
-beside the all-data figures of the shipped settings (WorkoutAlertConfig's defaults).
+beside the all-data figures of the shipped settings (WorkoutConfig's defaults).
 
-    python3 Tests/Tools/eval_workout.py --scenarios DIR [--bin .build/debug] [--cv] [--check] [--jobs N]
+    python3 Tests/Tools/eval_workout.py [--scenarios DIR] [--bin .build/debug] [--cv] [--check] [--jobs N]
     python3 Tests/Tools/eval_workout.py --truth X.truth.json --events events.json
 """
 import argparse
 import concurrent.futures
 import glob
+import hashlib
 import itertools
 import json
 import os
@@ -160,6 +163,28 @@ def hr_recording(binary, data, run):
     return truth, events
 
 
+SIMS = os.path.join(rig.ROOT, ".build", "workout-sims")
+# What the simulated sessions are made from: a new version of any of these makes them again.
+GENERATOR = ("sim_workout.py", "workout_scenarios.py", "sim_activity.py", "make_workout_fit.py")
+
+
+def simulations():
+    """sim_workout.py's sessions in .build/workout-sims, made once per version of the generator (its
+    files' hash is the folder's stamp) and replayed through real gpsd (about 2 minutes)."""
+    h = hashlib.sha256()
+    for name in GENERATOR:
+        with open(os.path.join(rig.HERE, name), "rb") as f:
+            h.update(f.read())
+    stamp_path = os.path.join(SIMS, "stamp")
+    if not os.path.exists(stamp_path) or open(stamp_path).read().strip() != h.hexdigest()[:16]:
+        os.makedirs(SIMS, exist_ok=True)
+        subprocess.run([sys.executable, os.path.join(rig.HERE, "sim_workout.py"), "--out", SIMS, "--gpsd"],
+                       check=True, cwd=rig.HERE)
+        with open(stamp_path, "w") as f:
+            f.write(h.hexdigest()[:16] + "\n")
+    return SIMS
+
+
 def scenarios(folder):
     found = []
     for path in sorted(glob.glob(os.path.join(folder, "*.truth.json"))):
@@ -172,7 +197,7 @@ def scenarios(folder):
 
 
 HEADER = (f"{'scenario':18} {'held':>4} {'steps':>5} {'within':>7} {'worst s':>7} {'worst m':>7} {'abs s':>6} "
-          f"{'owed':>4} {'raised':>6} {'false':>5} {'tol':>3} {'lat s':>5} {'ok':>5} {'ok lat':>6}")
+          f"{'owed':>4} {'raised':>6} {'false':>5} {'tol':>3} {'lag':>3} {'lat s':>5} {'ok':>5} {'ok lat':>6}")
 
 
 def row(name, held, r):
@@ -180,7 +205,7 @@ def row(name, held, r):
     fmt = lambda v, d=1: "-" if v is None else f"{v:.{d}f}"
     return (f"{name:18} {'yes' if held else '':>4} {r['steps']:>5} {r['within']:>3}/{r['judged']:<3} "
             f"{fmt(r['worst_time_s'], 2):>7} {fmt(r['worst_distance_m']):>7} {fmt(r['worst_abs_s']):>6} "
-            f"{a['owed']:>4} {a['raised']:>6} {a['false']:>5} {a['tolerated']:>3} "
+            f"{a['owed']:>4} {a['raised']:>6} {a['false']:>5} {a['tolerated']:>3} {a['lag']:>3} "
             f"{fmt(max(a['latency'], default=None)):>5} {a['ok_raised']:>2}/{a['ok_owed']:<2} "
             f"{fmt(max(a['ok_latency'], default=None)):>6}")
 
@@ -230,12 +255,12 @@ def objective(results):
 
 def totals(name, rs):
     """One line summing a set of scenarios."""
-    keys = ("owed", "raised", "false", "tolerated", "ok_owed", "ok_raised")
+    keys = ("owed", "raised", "false", "tolerated", "lag", "ok_owed", "ok_raised")
     a = {k: sum(r["alerts"][k] for r in rs) for k in keys}
     lat = [x for r in rs for x in r["alerts"]["latency"]]
     ok = [x for r in rs for x in r["alerts"]["ok_latency"]]
     return (f"{name:18} {sum(r['steps'] for r in rs):>10} {sum(r['within'] for r in rs):>3}/{sum(r['judged'] for r in rs):<3}"
-            f" {'':22} {a['owed']:>4} {a['raised']:>6} {a['false']:>5} {a['tolerated']:>3} "
+            f" {'':22} {a['owed']:>4} {a['raised']:>6} {a['false']:>5} {a['tolerated']:>3} {a['lag']:>3} "
             f"{max(lat, default=0):>5.1f} {a['ok_raised']:>2}/{a['ok_owed']:<2} {max(ok, default=0):>6.1f}")
 
 
@@ -264,7 +289,8 @@ def hr_section(binary, data, targets):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     rig.common_args(ap, jobs=2, build="debug")
-    ap.add_argument("--scenarios", help="sim_workout.py's output folder (with --gpsd)")
+    ap.add_argument("--scenarios", help="sim_workout.py's output folder (with --gpsd); default: made in "
+                    ".build/workout-sims")
     ap.add_argument("--cv", action="store_true", help="sweep GRID; choose on two thirds, score the held-out third")
     ap.add_argument("--truth", help="score one events JSON (--events) against this truth")
     ap.add_argument("--events", help="events JSON: a list of events, or an object with `events`")
@@ -287,8 +313,7 @@ def main():
         for m in r["missed"]:
             targets.expect(f"{truth['scenario']}: {m}", False)
         return targets.report()
-    if not args.scenarios:
-        ap.error("give --scenarios DIR, or --truth and --events")
+    args.scenarios = args.scenarios or simulations()
     binary = rig.program(args.bin, "workout-replay")
     found = scenarios(args.scenarios)
     if not found:
@@ -316,6 +341,9 @@ def main():
             targets.expect(f"{name}: {m}", False)
     print(totals("all", results[0]))
     print(totals("held out", [r for r, h in zip(results[0], held) if h]))
+    for name, r in zip(names, results[0]):
+        if r["alerts"]["lag"]:
+            print(f"  {name}: alert(s) at {r['alerts']['lag_at']} s, with the runner already in another step (lag)")
     if not args.engine:
         hr_section(binary, args.data, targets)
     if args.cv:

@@ -39,6 +39,7 @@ chosen on the others.
 Deterministic: each scenario from its seed alone. Standard library, fit-tool, gpsfake for --gpsd.
 """
 import argparse
+import concurrent.futures
 import json
 import math
 import os
@@ -159,7 +160,7 @@ class Runner:
         self.hr += (target - self.hr) * (1 - math.exp(-DT / tau))
 
 
-def simulate(rng, plan, behaviour, start_wait, end_wait):
+def simulate(rng, seed, plan, behaviour, start_wait, end_wait):
     """Runs the plan: the 1/DT rows (t, true distance, speed, heart rate), the steps as run with
     their true starts and ends, the lap presses and the traffic-light stops."""
     runner = Runner(rng, plan, behaviour)
@@ -212,6 +213,21 @@ def simulate(rng, plan, behaviour, start_wait, end_wait):
             steps[k].update(start_s=round(t_end, 3), start_m=round(s_end, 2))
         wall, dist = t - t_end, s - s_end
         clock = wall
+    # A runner stops when the device says the workout is done, not on the second of their own
+    # count: they run on 10-25 s and then brake, so that an engine whose last step began a few
+    # seconds after the truth's can still end it (its own rng: the receiver's noise is unchanged).
+    run_on = random.Random(f"{seed}-finish").uniform(10.0, 25.0)
+    for _ in range(int(round(run_on / DT))):
+        t += DT
+        s += v * DT
+        rows.append((t, s, v, runner.hr))
+        runner.tick_hr(v)
+    while v > 0:
+        v = max(0.0, v - BRAKE * DT)
+        t += DT
+        s += v * DT
+        rows.append((t, s, v, runner.hr))
+        runner.tick_hr(v)
     for _ in range(int(round(end_wait / DT))):
         t += DT
         rows.append((t, s, 0.0, runner.hr))
@@ -290,7 +306,7 @@ def scenario(name, seed, route_kind, plan, behaviour):
               "uere": round(rng.uniform(3.6, 4.4), 1), "start": "2025-09-16T17:30:00",
               "start_wait": rng.randint(20, 40), "end_wait": rng.randint(5, 10), "prefix": rng.randint(25, 35)}
     route = Route(loop(route_kind, rng))
-    rows, steps, laps, stops = simulate(rng, plan, behaviour, params["start_wait"], params["end_wait"])
+    rows, steps, laps, stops = simulate(rng, seed, plan, behaviour, params["start_wait"], params["end_wait"])
     duration = rows[-1][0]
     params["canopy"] = [(round(a * duration), round(b * duration)) for a, b in behaviour.get("canopy", [])]
     path = []
@@ -346,6 +362,13 @@ def write(spec, out, gpsd):
     return truth
 
 
+def write_all(specs, out, gpsd, jobs=8):
+    """Writes the scenarios, `jobs` at a time: each gpsfake paces its log on a clock (2 ms a
+    sentence) and uses little CPU, so they overlap well beyond the cores. Their truths, in order."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        return list(pool.map(lambda spec: write(spec, out, gpsd), specs))
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", help="folder for the scenarios (not ../shared/data: that is read-only reference data)")
@@ -359,13 +382,10 @@ def main():
         return
     if not a.out:
         p.error("give --out DIR (or --list)")
-    for spec in SCENARIOS:
-        if a.only and spec[0] not in a.only:
-            continue
-        t = write(spec, a.out, a.gpsd)
+    for t in write_all([spec for spec in SCENARIOS if not a.only or spec[0] in a.only], a.out, a.gpsd):
         w = t["workout"]
         owed = sum(s["owes_alert"] for s in w["out_of_band"])
-        print(f"{spec[0]}: {len(w['steps'])} steps, {t['true_distance_m']:.0f} m in {t['elapsed_s']:.0f} s, "
+        print(f"{t['scenario']}: {len(w['steps'])} steps, {t['true_distance_m']:.0f} m in {t['elapsed_s']:.0f} s, "
               f"{owed} alerts owed{', held out' if t['held_out'] else ''}", file=sys.stderr)
 
 
