@@ -24,21 +24,37 @@ struct TargetWatch: Sendable, Equatable, Codable {
     var lastAlert: Double?
     var movingSince: Double?
 
-    /// Smooths the measures of one update `dt` seconds after the last.
-    /// Speed and cadence are taken only when `settled`: moving, and past the
-    /// change of pace that begins a step or a setting off (before it they
-    /// would drag the mean of the new pace for many seconds).
-    mutating func smooth(_ x: WorkoutInput, dt: Double, settled: Bool, config c: WorkoutConfig) {
-        if settled, x.speed.isFinite || x.cadence.isFinite {
+    /// Smooths the step's measure, `measure`, over one update `dt` seconds
+    /// after the last; the others are not judged, so not kept (a step with a
+    /// target of its own starts them afresh, and an untargeted step costs
+    /// no smoothing). Speed and cadence are taken only when `settled`:
+    /// moving, and past the change of pace that begins a step or a setting
+    /// off (before it they would drag the mean of the new pace for many seconds).
+    mutating func smooth(_ x: WorkoutInput, measure: TargetMeasure?, dt: Double, settled: Bool,
+                         config c: WorkoutConfig) {
+        switch measure {
+        case .pace?:
+            cadence = nil
+            hr = nil
+            guard settled, x.speed.isFinite else { return }
             paceAge += max(0, dt)
-            if x.speed.isFinite { speed = Self.mean(speed, x.speed, dt: dt, age: paceAge, tau: c.paceSmoothing) }
-            if x.cadence.isFinite {
-                cadence = Self.mean(cadence, x.cadence, dt: dt, age: paceAge, tau: c.cadenceSmoothing)
-            }
-        }
-        if x.heartRate.isFinite {
+            speed = Self.mean(speed, x.speed, dt: dt, age: paceAge, tau: c.paceSmoothing)
+        case .cadence?:
+            speed = nil
+            hr = nil
+            guard settled, x.cadence.isFinite else { return }
+            paceAge += max(0, dt)
+            cadence = Self.mean(cadence, x.cadence, dt: dt, age: paceAge, tau: c.cadenceSmoothing)
+        case .hr?:
+            speed = nil
+            cadence = nil
+            guard x.heartRate.isFinite else { return }
             hr = Self.mean(hr, x.heartRate, dt: dt, age: .infinity, tau: c.hrSmoothing)
             hrTime = x.time
+        case nil:
+            speed = nil
+            cadence = nil
+            hr = nil
         }
     }
 

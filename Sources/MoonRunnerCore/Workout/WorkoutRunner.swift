@@ -16,10 +16,15 @@ public struct WorkoutRunner: Sendable {
     public private(set) var state = WorkoutRunnerState()
     /// The previous update; nil until the first (after a start or a restore).
     private var last: WorkoutInput?
+    /// What each update reads of the step being run, taken when it begins:
+    /// its fields, not the step (whose copy retains and releases its name
+    /// and notes), and not looked up in the plan at every update.
+    private var rule: StepRule
 
     public init(plan: WorkoutPlan, config: WorkoutConfig = WorkoutConfig()) {
         self.plan = plan
         self.config = config
+        rule = StepRule(plan.steps.first)
     }
 
     /// Carries on from a snapshot of the same plan (a step beyond the plan
@@ -29,17 +34,12 @@ public struct WorkoutRunner: Sendable {
         state = s
         if state.index >= plan.steps.count { state.done = true }
         state.watch.movingSince = nil
+        rule = StepRule(state.done ? nil : plan.steps[state.index])
     }
 
     /// The step being run; nil before the start and after the last.
     public var current: PlannedStep? {
         state.started && !state.done ? plan.steps[state.index] : nil
-    }
-
-    /// What each update reads of the step being run: its fields, not the
-    /// step, whose copy retains and releases its name and notes.
-    private var rule: (end: StepEnd, intensity: StepIntensity, target: TargetBand?) {
-        (plan.steps[state.index].end, plan.steps[state.index].intensity, plan.steps[state.index].target)
     }
 
     /// Begins the first step with the session's figures at its start.
@@ -118,17 +118,16 @@ public struct WorkoutRunner: Sendable {
         let dt = b.time - a.time, dMoving = b.moving - a.moving, dDistance = max(0, b.distance - a.distance)
         var from = a.time, began = state.stepBegan ?? -Double.infinity
         while !state.done {
-            let step = rule
             let left = dt > 0 ? (b.time - from) / dt : (from == a.time ? 1 : 0)
             // A step's moving time never outgrows the wall time since it began.
             let moving = dMoving >= 0 ? min(dMoving, max(0, b.time - began - state.clock)) : dMoving * left
-            let increment = held ? 0 : (step.intensity.isBreak ? b.time - from : moving)
+            let increment = held ? 0 : (rule.intensity.isBreak ? b.time - from : moving)
             let moved = dDistance * left
             let c0 = state.clock, d0 = state.distance
             state.clock = max(0, c0 + increment)
             state.distance = d0 + moved
             // Where in the update the step's end falls, and the share of the increment it used.
-            let reached: (end: Double, share: Double, cause: String)? = switch step.end {
+            let reached: (end: Double, share: Double, cause: String)? = switch rule.end {
             case let .time(t) where state.clock >= t:
                 increment > 0 ? (b.time - increment + (t - c0), (t - c0) / increment, "time") : (from, 0, "time")
             case let .distance(d) where state.distance >= d:
@@ -137,7 +136,7 @@ public struct WorkoutRunner: Sendable {
             default: nil
             }
             let share = reached.map { min(1, max(0, $0.share)) } ?? 1
-            if step.intensity.isEffort {
+            if rule.intensity.isEffort {
                 state.tally.activeMoving += (held ? 0 : moving) * share
                 state.tally.activeDistance += moved * share
             }
@@ -157,7 +156,7 @@ public struct WorkoutRunner: Sendable {
     /// after a stop; a runner who stands at the line has run the repeat, and
     /// waiting for the last metres would hold the rest until the next repeat.
     private mutating func stoppedAtTheMark(_ x: WorkoutInput, at stopped: Double, emit: (WorkoutEvent) -> Void) {
-        guard case let .distance(d) = plan.steps[state.index].end,
+        guard case let .distance(d) = rule.end,
               d - state.distance <= max(config.stopAtMarkMetres, config.stopAtMark * d) else { return }
         let end = max(min(stopped, x.time), state.stepBegan ?? -.infinity)
         next(at: end, detectedAt: x.time, cause: "distance", emit: emit)
@@ -196,6 +195,7 @@ public struct WorkoutRunner: Sendable {
                               tally: state.tally))
             return
         }
+        rule = StepRule(plan.steps[state.index])
         emit(WorkoutEvent(kind: .workoutStep, time: t, detectedAt: detectedAt, cause: cause,
                           step: plan.steps[state.index]))
     }
@@ -215,7 +215,7 @@ public struct WorkoutRunner: Sendable {
         }
         let sinceMoving = x.time - (state.watch.movingSince ?? x.time)
         let settled = moving && state.clock >= config.settle && sinceMoving >= config.settle
-        state.watch.smooth(x, dt: dt, settled: settled, config: config)
+        state.watch.smooth(x, measure: rule.target?.measure, dt: dt, settled: settled, config: config)
     }
 
     private mutating func judge(_ x: WorkoutInput, before: WorkoutInput, dt: Double, emit: (WorkoutEvent) -> Void) {
@@ -276,5 +276,19 @@ public struct WorkoutRunnerState: Sendable, Equatable, Codable {
         case started, done, index, clock = "clock_s", distance = "distance_m", hrHeld = "hr_held_s",
              lastGrowth = "last_growth", stoppedAt = "stopped_at", stepBegan = "step_began",
              slowSince = "slow_since", watch, tally
+    }
+}
+
+/// The fields of a planned step the runner reads at every update.
+private struct StepRule {
+    var end: StepEnd
+    var intensity: StepIntensity
+    var target: TargetBand?
+
+    /// A step's rule; an open step without a target for none (a plan is never empty).
+    init(_ step: PlannedStep?) {
+        end = step?.end ?? .lap
+        intensity = step?.intensity ?? .active
+        target = step?.target
     }
 }
