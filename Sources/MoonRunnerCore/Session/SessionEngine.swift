@@ -7,43 +7,43 @@
 public struct SessionEngine: Sendable {
     public let config: EngineConfig
     public private(set) var state: SessionState = .idle
-    public private(set) var stats = SessionStats()
+    public internal(set) var stats = SessionStats()
     /// The session's pauses, oldest first.
     public var pauses: [PauseInterval] { pauseLog.intervals }
     /// Latest instant the engine has seen.
     public private(set) var now = -Double.infinity
     /// IMU samples refused as implausible (non-finite or beyond full scale).
-    public private(set) var rejectedSamples = 0
+    public internal(set) var rejectedSamples = 0
     /// Course, destination and home of the open session (nil when idle).
-    public private(set) var navigator: Navigator?
+    public internal(set) var navigator: Navigator?
     /// The rules of the session's activity, taken at its start (the last
     /// session's while idle, a run's before any).
     public private(set) var profile = Activity.run.profile
     /// How fast the session climbs now (m/h: `climbRate.metresPerHour`).
-    public private(set) var climbRate = ClimbRate()
+    public internal(set) var climbRate = ClimbRate()
     /// A steady climb as evidence of motion for auto-pause without an IMU.
-    private var climbEvidence = ClimbEvidence()
+    var climbEvidence = ClimbEvidence()
     /// The planned workout of the open session, if any, and where the wearer is in it.
     public private(set) var workout = SessionWorkout()
 
-    private var detector: AnyStepDetector
-    private var cadence = CadenceEstimator()
-    private var energy = MotionEnergy()
-    private var autoPause: AutoPauseDetector
-    private var gps: GPSFilter
-    private var shaper = TrackShaper()
+    var detector: AnyStepDetector
+    var cadence = CadenceEstimator()
+    var energy = MotionEnergy()
+    var autoPause: AutoPauseDetector
+    var gps: GPSFilter
+    var shaper = TrackShaper()
     /// UTC as the receiver tells it; kept across sessions (the receiver outlives them).
-    public private(set) var receiverClock = ReceiverClock()
+    public internal(set) var receiverClock = ReceiverClock()
     /// The UTC offset of the open session: the receiver's, from the session's
     /// start or its first fix on (a restored session keeps the one it had).
-    private var sessionOffset: Double?
-    private var altitude: AltitudeFusion
+    var sessionOffset: Double?
+    var altitude: AltitudeFusion
     /// The ground's elevation under the track (a DEM), when the wearer has tiles.
-    private let terrain: (any TerrainModel)?
-    private var terrainWatch = TerrainWatch()
-    private var lastStep = -Double.infinity
-    private var lastSampleTime = -Double.infinity
-    private var lastFixTime = -Double.infinity
+    let terrain: (any TerrainModel)?
+    var terrainWatch = TerrainWatch()
+    var lastStep = -Double.infinity
+    var lastSampleTime = -Double.infinity
+    var lastFixTime = -Double.infinity
     private var pauseLog = SessionPauses()
     /// The strap's readings: the heart rate now, its zone, the session's figures.
     public private(set) var heartRate: HeartRateTrack
@@ -207,102 +207,7 @@ public struct SessionEngine: Sendable {
         heartRate.restore(readings, at: now, pauses: pauses, from: stats.startTime)
     }
 
-    // MARK: Inputs
-
-    /// One IMU sample. Implausible samples are refused and counted.
-    public mutating func ingest(_ sample: IMUSample, emit: (EngineOutput) -> Void) {
-        guard sample.isPlausible else {
-            rejectedSamples += 1
-            return
-        }
-        if sample.t <= lastSampleTime {
-            // Out of order or repeated: the detector's filters assume a forward clock.
-            rejectedSamples += 1
-            return
-        }
-        lastSampleTime = sample.t
-        advanceClock(sample.t)
-        energy.process(sample)
-        // Steps are collected in a stack buffer and handled after the detector
-        // returns: its callback must not touch the engine (overlapping access),
-        // and copying the detector out and back costs more than the detector.
-        // A detector emits at most a bout's worth at once (2.5 s at 240 steps/min).
-        withUnsafeTemporaryAllocation(of: Double.self, capacity: Self.maxStepsPerSample) { found in
-            var n = 0
-            detector.process(sample) { t in
-                if n < found.count {
-                    found[n] = t
-                    n += 1
-                }
-            }
-            for i in 0..<n { stepDetected(at: found[i], emit: emit) }
-        }
-        if state == .recording || state == .autoPaused {
-            let still = energy.accelStd < config.stillAccelStd
-                && (!sample.hasGyro || energy.gyroMean < config.stillGyro)
-            let rotation = sample.hasGyro ? max(abs(sample.gy), abs(sample.gz)) : 0
-            autoPause.imu(still: still, rotation: rotation, at: sample.t)
-        }
-        checkAutoPause(emit: emit)
-    }
-
-    /// One gpsd fix that arrived at engine-clock instant `t`.
-    public mutating func ingest(_ fix: GPSFix, at t: Double, emit: (EngineOutput) -> Void) {
-        advanceClock(t)
-        if fix.hasPosition {
-            receiverClock.observe(receiverTime: fix.time, arrival: t)
-            if state.isActive { sessionOffset = receiverClock.offset }
-        }
-        let still = hasIMU && t - lastStep > config.stillAfter && energy.accelStd < config.stillAccelStd
-            && !(fix.speed.isFinite && fix.speed > config.autoPause.moveSpeed)
-        if fix.hasPosition { lastFixTime = t }
-        let out = gps.process(fix, at: t, stationary: still)
-        // The filter's verdict is the GPS evidence of motion (the detector
-        // weighs it against the IMU); taken before the distance so that the
-        // fix that resumes a pause also counts its step.
-        if state == .recording || state == .autoPaused, fix.hasPosition {
-            handle(autoPause.gps(moving: out.moving, speed: fix.speed, progress: out.progress, at: t), emit: emit)
-        }
-        if let reason = out.rejection {
-            if state.isActive { stats.rejectedFixes += 1 }
-            emit(.rejected(reason, fix, at: t))
-        }
-        // Accepted fixes carry the altitude; dead-reckoned points get the current one.
-        var climb: AltitudeUpdate?
-        if let point = out.point, out.rejection == nil {
-            climb = climbOf(fix, under: point, moving: out.moving, moved: out.distance, at: t, emit: emit)
-        }
-        if var point = out.point {
-            let fused = climb?.altitude ?? altitude.latest
-            if fused.isFinite { point.altitude = fused }
-            point.heartRate = heartRate.current(at: now) ?? .nan
-            let recording = state == .recording
-            if recording {
-                stats.distance += out.distance
-                stats.elevationGain += climb?.gain ?? 0
-                stats.elevationLoss += climb?.loss ?? 0
-                climbRate.add(gain: stats.elevationGain, moving: stats.moving)
-                stats.speed = point.speed
-                stats.maxSpeed = max(stats.maxSpeed, point.speed)
-                stats.noteAltitude(from: climb?.source ?? altitude.source)
-            }
-            // The written track is shaped so that its length is the distance counted.
-            let (opened, placed) = shaper.place(point, added: recording ? out.distance : 0, total: stats.distance,
-                                                recording: recording)
-            for p in [opened, placed] {
-                guard let p else { continue }
-                stats.points += 1
-                emit(.point(p))
-            }
-            if recording, placed == nil, out.rejection == nil {
-                emit(.rejected(.held, fix, at: t))
-            }
-        }
-        if let point = out.point, state == .recording || state == .autoPaused {
-            navigate(point, fix: fix, at: t, emit: emit)
-        }
-        checkAutoPause(emit: emit)
-    }
+    // MARK: Inputs (the IMU: SessionEngine+Motion.swift; GPS: SessionEngine+GPS.swift)
 
     /// One barometer reading. Refused readings (impossible, out of order,
     /// frozen) are counted in `baroCounters` and change nothing.
@@ -351,68 +256,9 @@ public struct SessionEngine: Sendable {
         return c
     }
 
-    /// The altitude of an accepted fix, what it adds to the climb, and the
-    /// climb as evidence of motion (`ClimbEvidence`) while a session is open.
-    private mutating func climbOf(_ fix: GPSFix, under point: TrackPoint, moving: Bool, moved: Double, at t: Double,
-                                  emit: (EngineOutput) -> Void) -> AltitudeUpdate {
-        let sigma = config.gps.errorModel.verticalSigma(of: fix)
-        let ground = ground(under: point, at: t, emit: emit)
-        let climb = altitude.gps(altitude: fix.altitude, sigma: sigma, at: t, moving: moving,
-                                 terrain: ground.metres, terrainSpacing: ground.arcSeconds, moved: moved)
-        if state == .recording || state == .autoPaused,
-           let since = climbEvidence.add(altitude: climb.shape, sigma: sigma, source: climb.source,
-                                         at: t) {
-            handle(autoPause.climbing(since: since, at: t), emit: emit)
-        }
-        return climb
-    }
-
-    /// Feeds an accepted position to the navigator and passes its events on.
-    /// The direction of travel is the receiver's Doppler course when it has
-    /// one (the filter's own heading swings while it converges on the first
-    /// fixes), else the filter's.
-    private mutating func navigate(_ point: TrackPoint, fix: GPSFix, at t: Double, emit: (EngineOutput) -> Void) {
-        let state = self.state
-        let doppler = fix.speed.isFinite && fix.track.isFinite
-        let sigma = config.gps.errorModel.horizontal(of: fix)?.sigma ?? .nan, distance = stats.distance
-        // Mutated in place (optional chaining), so its buffers are not copied.
-        navigator?.update(latitude: point.latitude, longitude: point.longitude, sigma: sigma,
-                          speed: doppler ? fix.speed : point.speed, heading: doppler ? fix.track : point.course,
-                          distance: distance, at: t) { n in
-            let cause = n.kind == .arrived ? "destination" : "course"
-            emit(.event(SessionEvent(kind: n.kind, time: n.time, detectedAt: t, cause: cause, state: state,
-                                     detail: n.detail, cue: n.cue)))
-        }
-    }
-
-    /// The terrain model's elevation under an accepted position (NaN where it
-    /// has none, or there is no model); while recording, a change of coverage
-    /// is a `terrain_lost` / `terrain_regained` event.
-    private mutating func ground(under point: TrackPoint, at t: Double, emit: (EngineOutput) -> Void) -> TerrainReading {
-        guard let terrain, terrain.hasTiles else { return .void(TileCell(south: 0, west: 0)) }
-        let reading = terrain.elevation(latitude: point.latitude, longitude: point.longitude)
-        if state == .recording, let (kind, detail) = terrainWatch.update(reading) {
-            emit(.event(SessionEvent(kind: kind, time: t, detectedAt: t, cause: "terrain", state: state, detail: detail)))
-        }
-        return reading
-    }
-
-    private mutating func stepDetected(at t: Double, emit: (EngineOutput) -> Void) {
-        // A rider's pedalling (or a jolt of the bike) is no step.
-        guard profile.countsSteps else { return }
-        lastStep = t
-        cadence.addStep(at: t)
-        guard state == .recording || state == .autoPaused else { return }
-        stats.steps += 1
-        emit(.step(t))
-        if state == .autoPaused {
-            handle(autoPause.step(at: t), emit: emit)
-        } else {
-            _ = autoPause.step(at: t)
-        }
-    }
-
-    private mutating func checkAutoPause(emit: (EngineOutput) -> Void) {
+    /// After every input: auto-pause's verdict as time passes, the session's
+    /// times, and the workout when its next update is due.
+    mutating func checkAutoPause(emit: (EngineOutput) -> Void) {
         // Stillness must be observed: with neither IMU samples nor fixes
         // arriving, nothing is known and nothing is paused.
         if state == .recording && (hasIMU || hasGPS) {
@@ -422,7 +268,8 @@ public struct SessionEngine: Sendable {
         if workout.isDue(at: now) { workout.update(WorkoutInput(self), state: state, emit: emit) }
     }
 
-    private mutating func handle(_ decision: AutoPauseDetector.Decision?, emit: (EngineOutput) -> Void) {
+    /// An auto-pause decision taken: the pause opened or closed where it was back-dated to.
+    mutating func handle(_ decision: AutoPauseDetector.Decision?, emit: (EngineOutput) -> Void) {
         switch decision {
         case nil:
             return
@@ -447,7 +294,7 @@ public struct SessionEngine: Sendable {
         }
     }
 
-    private mutating func advanceClock(_ t: Double) {
+    mutating func advanceClock(_ t: Double) {
         if t > now { now = t }
     }
 
