@@ -73,4 +73,19 @@ struct AutoPauseTests {
         f.run(5, stepEvery: nil, still: true, speed: 3.0, since: 21)
         #expect(f.decisions.last == .resume(since: 21, at: 25, cause: "gps_speed"), "fast from 23 s, for 2 s")
     }
+
+    @Test("steps the GPS held back that resume a pause count: the next moment does not pause it again")
+    func heldStepsResume() throws {
+        var f = PauseFeed(confirmsSteps: true)
+        f.run(100, stepEvery: 0.5, still: false, speed: 1.4, since: 0)
+        f.run(20, stepEvery: nil, still: true, speed: 0.1)                // stands: paused
+        f.run(2, stepEvery: 0.5, still: true, speed: 0.1)                 // sets off before the Doppler says so
+        f.run(10, stepEvery: 0.5, still: true, speed: 0.6, since: 122)    // a slow start, the body quiet
+        #expect(f.decisions.count == 2, "\(f.decisions)")
+        guard case let .resume(since, at, cause) = try #require(f.decisions.last) else {
+            Issue.record("no resume: \(f.decisions)")
+            return
+        }
+        #expect(cause == "steps" && since >= 120 && since <= 122 && at <= 123.5, "\(since) \(at) \(cause)")
+    }
 }

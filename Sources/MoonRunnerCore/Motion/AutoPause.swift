@@ -131,6 +131,7 @@ public struct AutoPauseDetector: Sendable {
         guard recentSteps.count >= n, let first = recentSteps.recent(n), t - first <= window else { return nil }
         let gps = config.gpsConfirmsSteps && !gpsMovingSince.isNaN ? max(gpsMovingSince, pausedSince) : first
         paused = false
+        confirmation.resumed(through: lastStep)
         return .resume(since: min(first, gps), at: t, cause: "steps")
     }
 

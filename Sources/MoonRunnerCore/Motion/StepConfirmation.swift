@@ -31,6 +31,13 @@ struct StepConfirmation: Sendable {
         if !standing(at: t) { lastStep = max(lastStep, t) }
     }
 
+    /// Steps held back resumed the session once a fix at speed agreed: they
+    /// count, up to `step` (else the next moment, with no step counted since
+    /// the stop, would pause it again).
+    mutating func resumed(through step: Double) {
+        lastStep = max(lastStep, step)
+    }
+
     /// The last step that counts at `t`. Standing is known 3 s late, so
     /// once it is, the steps after the last fix at speed (and the second to
     /// the next fix) were already the shifting of a wearer at rest.
