@@ -50,4 +50,17 @@ struct StatsLapsTests {
                                 pauses: [], stepSeconds: [], start: StatsTrack.t0, end: StatsTrack.t0 + 100)
         #expect(laps.count == 2)
     }
+
+    @Test("a boundary less than a second before the end makes no lap: the stop pressed as the workout ended")
+    func noTrailingEmptyLap() {
+        let points = StatsTrack.line(from: 0, to: 100, speed: 2)
+        let done = SessionEvent(kind: .workoutDone, time: StatsTrack.t0 + 99.6, detectedAt: StatsTrack.t0 + 99.6,
+                                cause: "time", state: .recording)
+        let laps = Laps.compute(points: points, events: [lapEvent(50), done], pauses: [], stepSeconds: [],
+                                start: StatsTrack.t0, end: StatsTrack.t0 + 100)
+        #expect(laps.map(\.elapsed) == [50, 50])
+        let later = Laps.compute(points: points, events: [lapEvent(50), lapEvent(98.5)], pauses: [], stepSeconds: [],
+                                 start: StatsTrack.t0, end: StatsTrack.t0 + 100)
+        #expect(later.map(\.elapsed) == [50, 48.5, 1.5])
+    }
 }

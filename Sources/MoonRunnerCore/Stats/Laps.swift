@@ -44,10 +44,15 @@ public enum Laps {
     ///
     /// Lap boundaries are the `lap` events strictly inside (start, end) and,
     /// in a workout, each step's start and the workout's end, so that each
-    /// step is a lap, as a watch records one; there is always at least one lap. A point belongs to the lap whose
+    /// step is a lap, as a watch records one; there is always at least one
+    /// lap. A boundary less than `minLast` before the end makes no lap of its
+    /// own: the stop pressed as the workout ended is no 0-second lap. A point belongs to the lap whose
     /// interval `[start, end)` holds its time (the last lap also takes the
     /// end instant). Steps are given per whole second: a second counts in
     /// the lap holding its middle, so that lap steps add up to the total.
+    /// Seconds the last lap lasts at least.
+    static let minLast = 1.0
+
     public static func compute(points: [TrackPoint], events: [SessionEvent], pauses: [PauseInterval],
                                stepSeconds: [StepSecondSample], start: Double, end: Double) -> [LapSummary] {
         let finish = max(start, end)
@@ -56,7 +61,7 @@ public enum Laps {
         let marks: Set<SessionEventKind> = [.lap, .workoutStep, .workoutDone]
         for e in events.sorted(by: { $0.time < $1.time }) where marks.contains(e.kind) {
             let trigger: LapTrigger = e.kind == .lap || e.cause == "lap" ? .manual : .workoutStep
-            if e.time > start && e.time < finish && e.time > (bounds.last ?? start) {
+            if e.time > start && e.time < finish - minLast && e.time > (bounds.last ?? start) {
                 bounds.append(e.time)
                 ends.append(trigger)
             } else if e.time == bounds.last, trigger == .manual, !ends.isEmpty {
