@@ -71,7 +71,7 @@ struct AutoPauseTests {
         f.run(1, stepEvery: nil, still: true, speed: 0.6, since: 21)
         f.run(1, stepEvery: nil, still: true, speed: 1.8, since: 21)
         f.run(5, stepEvery: nil, still: true, speed: 3.0, since: 21)
-        #expect(f.decisions.last == .resume(since: 21, at: 25, cause: "gps_speed"), "fast from 23 s, for 2 s")
+        #expect(f.decisions.last == .resume(since: 21, at: 25, cause: .gpsSpeed), "fast from 23 s, for 2 s")
     }
 
     @Test("steps the GPS held back that resume a pause count: the next moment does not pause it again")
@@ -86,6 +86,19 @@ struct AutoPauseTests {
             Issue.record("no resume: \(f.decisions)")
             return
         }
-        #expect(cause == "steps" && since >= 120 && since <= 122 && at <= 123.5, "\(since) \(at) \(cause)")
+        #expect(cause == .steps && since >= 120 && since <= 122 && at <= 123.5, "\(since) \(at) \(cause)")
+    }
+
+    @Test("a climb counts only without an IMU and on foot, and the engine asks before fitting one")
+    func climbOnlyWithoutIMU() {
+        var feed = PauseFeed(confirmsSteps: false)
+        feed.run(3, stepEvery: 0.5, still: false, speed: 1.2)
+        #expect(!feed.detector.takesClimb(at: feed.t), "IMU samples within the last second")
+        #expect(feed.detector.climbing(since: feed.t - 10, at: feed.t) == nil)
+        #expect(feed.detector.takesClimb(at: feed.t + 1.5), "no sample for 1.5 s: the IMU is gone")
+        var ride = AutoPauseConfig()
+        ride = Activity.ride.profile.autoPauseConfig(ride)
+        let onWheels = AutoPauseDetector(config: ride)
+        #expect(ride.wheels != nil && !onWheels.takesClimb(at: 100), "on wheels the speed decides")
     }
 }

@@ -61,6 +61,22 @@ struct SlowProgressTests {
         #expect(noise.isEmpty)
     }
 
+    @Test("altitudes kept unjudged fill the window: the first judged fix sees the whole climb")
+    func unjudgedAltitudesKept() {
+        var kept = ClimbEvidence(), judged = ClimbEvidence()
+        var rng = GPSTestRandom(seed: 9)
+        var fromKept: Double?, fromJudged: Double?
+        for t in 0..<40 {
+            let a = 500 + 0.1 * Double(t) + 0.1 * rng.gaussian()
+            let last = t == 39
+            let k = kept.add(altitude: a, sigma: .nan, source: .barometric, at: Double(t), judged: last)
+            #expect(last || k == nil, "an unjudged fix gives no evidence")
+            if last { fromKept = k }
+            fromJudged = judged.add(altitude: a, sigma: .nan, source: .barometric, at: Double(t))
+        }
+        #expect(fromKept == 29 && fromJudged == 29, "\(String(describing: fromKept)) \(String(describing: fromJudged))")
+    }
+
     @Test("GPS altitude wandering by 5 m is no climb; a steep fast climb of 0.5 m/s over 60 s is one")
     func gpsClimb() {
         var wander = ClimbEvidence(), steep = ClimbEvidence()

@@ -32,8 +32,11 @@ public struct ClimbEvidence: Sendable {
     /// One fix's altitude (m, `AltitudeUpdate.shape`) from `source` and the
     /// fix's vertical 1σ (NaN: unknown), at engine time `t`; the terrain
     /// model's is weighed as GPS altitude, whose position error moves it. Returns when the wearer was climbing (the
-    /// middle of the window), or nil when the altitude shows no climb.
-    public mutating func add(altitude: Double, sigma: Double, source: AltitudeSource, at t: Double) -> Double? {
+    /// middle of the window), or nil when the altitude shows no climb or
+    /// `judged` is false (the altitude is kept, the window not fitted: most
+    /// of a fix's cost when auto-pause has an IMU to ask instead).
+    public mutating func add(altitude: Double, sigma: Double, source: AltitudeSource, at t: Double,
+                             judged: Bool = true) -> Double? {
         guard altitude.isFinite else { return nil }
         if source != self.source { count = 0 }  // each source's altitude has its own origin
         self.source = source
@@ -42,6 +45,7 @@ public struct ClimbEvidence: Sendable {
         altitudes[next] = altitude
         next = (next + 1) % Self.capacity
         count = min(count + 1, Self.capacity)
+        guard judged else { return nil }
         let window = barometric ? Self.baroWindow : Self.gpsWindow
         let noise = barometric ? Self.baroSigma : (sigma.isFinite ? sigma : .infinity)
         guard let slope = slope(since: t - window, minimumSpan: 0.75 * window) else { return nil }

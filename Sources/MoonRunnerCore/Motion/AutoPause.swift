@@ -90,9 +90,9 @@ public struct AutoPauseDetector: Sendable {
     /// A decision the detector took.
     public enum Decision: Sendable, Equatable {
         /// Stopped at `since`, decided at `at`.
-        case pause(since: Double, at: Double, cause: String)
+        case pause(since: Double, at: Double, cause: AutoPauseCause)
         /// Moving again since `since`, decided at `at`.
-        case resume(since: Double, at: Double, cause: String)
+        case resume(since: Double, at: Double, cause: AutoPauseCause)
     }
 
     /// Starts watching afresh (session start, manual resume) as if moving at `t`.
@@ -132,7 +132,7 @@ public struct AutoPauseDetector: Sendable {
         let gps = config.gpsConfirmsSteps && !gpsMovingSince.isNaN ? max(gpsMovingSince, pausedSince) : first
         paused = false
         confirmation.resumed(through: lastStep)
-        return .resume(since: min(first, gps), at: t, cause: "steps")
+        return .resume(since: min(first, gps), at: t, cause: .steps)
     }
 
     /// The GPS filter's verdict for one fix, the receiver's Doppler speed and,
@@ -165,13 +165,13 @@ public struct AutoPauseDetector: Sendable {
         if config.gpsConfirmsSteps, imuActive(at: t), progress?.atSpeed == true, let d = resumeOnSteps(at: t) { return d }
         if !imuActive(at: t), !gpsMovingSince.isNaN {
             paused = false
-            return .resume(since: gpsMovingSince, at: t, cause: "gps_motion")
+            return .resume(since: gpsMovingSince, at: t, cause: .gpsMotion)
         }
         if !gpsFastSince.isNaN, t - gpsFastSince >= config.fastDwell {
             // The wearer set off when the Doppler first read progress, before reaching the veto speed.
             let setOff = gpsMovingSince.isNaN ? gpsFastSince : max(min(gpsMovingSince, gpsFastSince), pausedSince)
             paused = false
-            return .resume(since: setOff, at: t, cause: "gps_speed")
+            return .resume(since: setOff, at: t, cause: .gpsSpeed)
         }
         return nil
     }
@@ -180,7 +180,7 @@ public struct AutoPauseDetector: Sendable {
     public mutating func tick(at t: Double) -> Decision? {
         guard config.enabled, !paused, origin.isFinite else { return nil }
         if let w = wheels {
-            return w.stopped(at: t, origin: origin) ? pause(since: max(w.lastFast, origin), at: t, cause: "slow") : nil
+            return w.stopped(at: t, origin: origin) ? pause(since: max(w.lastFast, origin), at: t, cause: .slow) : nil
         }
         let fast = t - lastGPSFast < config.fastDwell
         if imuActive(at: t) {
@@ -192,20 +192,20 @@ public struct AutoPauseDetector: Sendable {
             let gpsWalking = t - lastGPSWalking < config.stillDwell + 1  // one 1 Hz fix may dip
             let lastStep = lastCountedStep(at: t)
             if !fast, !gpsWalking, t - max(lastStep, origin) >= config.stillDwell, !imuMovingNow {
-                return pause(since: max(lastStep, origin), at: t, cause: "still")
+                return pause(since: max(lastStep, origin), at: t, cause: .still)
             }
             // Motion energy without steps (gestures, fidgeting) does not keep
             // a workout going for ever; fast rotations (the seed's rule) do, and
             // so does GPS movement while the body moves too.
             let anyMotion = max(lastStep, lastGPSFast, lastRotation, lastCorroborated, origin)
             if t - anyMotion >= config.pauseDwell {
-                return pause(since: anyMotion, at: t, cause: "no_steps")
+                return pause(since: anyMotion, at: t, cause: .noSteps)
             }
             return nil
         }
         let lastMotion = max(lastGPSMoving, lastStep, origin)
         if t - lastMotion >= config.pauseDwell {
-            return pause(since: lastMotion, at: t, cause: "no_motion")
+            return pause(since: lastMotion, at: t, cause: .noMotion)
         }
         return nil
     }
@@ -232,7 +232,13 @@ public struct AutoPauseDetector: Sendable {
             lastMotion = max(lastGPSMoving, lastStep, origin)
         }
         guard t - lastMotion >= config.endDwell else { return nil }
-        return pause(since: lastMotion, at: t, cause: "still_at_stop")
+        return pause(since: lastMotion, at: t, cause: .stillAtStop)
+    }
+
+    /// Whether a climb at `t` would count (`climbing`): without an IMU and
+    /// off wheels, so that the engine need not fit one otherwise.
+    public func takesClimb(at t: Double) -> Bool {
+        wheels == nil && !imuActive(at: t)
     }
 
     /// The altitude shows a steady climb or descent (`ClimbEvidence`), dated
@@ -240,22 +246,22 @@ public struct AutoPauseDetector: Sendable {
     /// crosses the ground; it resumes a pause when it is dated after its start.
     /// With an IMU, steps and gait decide, and on wheels the speed.
     public mutating func climbing(since: Double, at t: Double) -> Decision? {
-        guard wheels == nil, !imuActive(at: t) else { return nil }
+        guard takesClimb(at: t) else { return nil }
         let when = min(since, t)
         lastGPSMoving = max(lastGPSMoving, when)
         guard paused, when > pausedSince else { return nil }
         paused = false
-        return .resume(since: when, at: t, cause: "climb")
+        return .resume(since: when, at: t, cause: .climb)
     }
 
     /// A fix on wheels: resumes once the wheels turn again (`WheelPause`).
     private mutating func wheelsFix(moving: Bool, speed: Double, at t: Double) -> Decision? {
         guard let since = wheels?.fix(speed: speed, moving: moving, at: t), paused else { return nil }
         paused = false
-        return .resume(since: since, at: t, cause: "gps_speed")
+        return .resume(since: since, at: t, cause: .gpsSpeed)
     }
 
-    private mutating func pause(since: Double, at t: Double, cause: String) -> Decision {
+    private mutating func pause(since: Double, at t: Double, cause: AutoPauseCause) -> Decision {
         paused = true
         pausedSince = min(since, t)
         recentSteps = RecentInstants()

@@ -72,7 +72,7 @@ extension SessionEngine {
                                  terrain: ground.metres, terrainSpacing: ground.arcSeconds, moved: moved)
         if state == .recording || state == .autoPaused,
            let since = climbEvidence.add(altitude: climb.shape, sigma: sigma, source: climb.source,
-                                         at: t) {
+                                         at: t, judged: autoPause.takesClimb(at: t)) {
             handle(autoPause.climbing(since: since, at: t), emit: emit)
         }
         return climb

@@ -281,7 +281,7 @@ public struct SessionEngine: Sendable {
             state = .autoPaused
             stats.speed = 0
             refreshTimes()
-            emit(.event(SessionEvent(kind: .autopause, time: start, detectedAt: at, cause: cause, state: state)))
+            emit(.event(SessionEvent(kind: .autopause, time: start, detectedAt: at, cause: cause.rawValue, state: state)))
         case let .resume(since, at, cause):
             guard state == .autoPaused else { return }
             let open = pauses.last?.start ?? since
@@ -289,7 +289,7 @@ public struct SessionEngine: Sendable {
             state = .recording
             shaper.resume(at: max(since, open), segmentBreak: false)
             refreshTimes()
-            emit(.event(SessionEvent(kind: .autoresume, time: max(since, open), detectedAt: at, cause: cause,
+            emit(.event(SessionEvent(kind: .autoresume, time: max(since, open), detectedAt: at, cause: cause.rawValue,
                                      state: state)))
         }
     }

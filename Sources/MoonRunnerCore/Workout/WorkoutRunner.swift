@@ -37,6 +37,9 @@ public struct WorkoutRunner: Sendable {
         rule = StepRule(state.done ? nil : plan.steps[state.index])
     }
 
+    /// Started and not yet done.
+    public var isRunning: Bool { state.started && !state.done }
+
     /// The step being run; nil before the start and after the last.
     public var current: PlannedStep? {
         state.started && !state.done ? plan.steps[state.index] : nil
