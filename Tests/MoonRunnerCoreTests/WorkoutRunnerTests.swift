@@ -153,6 +153,14 @@ struct WorkoutRunnerTests {
         #expect(g.times(.workoutStep) == [0, 160.9])
     }
 
+    @Test("a walker slower than a stand's speed all along reaches the mark: no stop, and the rest runs in full")
+    func slowWalkerIsNoStand() throws {
+        var f = try WorkoutFeed("800m; 30s rest; 1m")
+        f.run(1100, speed: 0.8, dt: 0.5)
+        let starts = f.times(.workoutStep)
+        #expect(starts.count == 3 && abs(starts[1] - 1000) < 0.01 && abs(starts[2] - 1030) < 0.01, "\(starts)")
+    }
+
     @Test("a manual pause holds every clock, a rest's too")
     func manualPause() throws {
         var f = try WorkoutFeed("90s rest; 60s")

@@ -75,6 +75,9 @@ public struct WorkoutRunner: Sendable {
         state.slowSince = x.speed < config.stillSpeed ? (state.slowSince ?? before.time) : nil
         advance(from: before, to: x, held: held, emit: emit)
         guard !state.done else { return }
+        if state.nearMark == nil, case let .distance(d) = rule.end, d - state.distance <= markSlack(d) {
+            state.nearMark = before.time
+        }
         if x.motion != .moving {
             stoppedAtTheMark(x, at: state.stoppedAt ?? state.lastGrowth ?? x.time, emit: emit)
         } else if let slow = state.slowSince, x.time - slow >= config.standingAfter {
@@ -158,12 +161,19 @@ public struct WorkoutRunner: Sendable {
     /// filter cuts the bends), and its distance creeps on for a few seconds
     /// after a stop; a runner who stands at the line has run the repeat, and
     /// waiting for the last metres would hold the rest until the next repeat.
+    /// A stop from before the step came that near is none: the wearer moved
+    /// on since (a walker slower than a stand's speed all along).
     private mutating func stoppedAtTheMark(_ x: WorkoutInput, at stopped: Double, emit: (WorkoutEvent) -> Void) {
-        guard case let .distance(d) = rule.end,
-              d - state.distance <= max(config.stopAtMarkMetres, config.stopAtMark * d) else { return }
+        guard case let .distance(d) = rule.end, d - state.distance <= markSlack(d),
+              let near = state.nearMark, stopped >= near else { return }
         let end = max(min(stopped, x.time), state.stepBegan ?? -.infinity)
         next(at: end, detectedAt: x.time, cause: "distance", emit: emit)
         if let now = current, now.runsOnSessionClock, !state.done, x.motion != .paused { state.clock = x.time - end }
+    }
+
+    /// How far short of a distance step's mark a stop ends it, m.
+    private func markSlack(_ d: Double) -> Double {
+        max(config.stopAtMarkMetres, config.stopAtMark * d)
     }
 
     /// Ends a step whose heart rate has stayed beyond its level for `hrHold` seconds.
@@ -191,6 +201,7 @@ public struct WorkoutRunner: Sendable {
         state.clock = 0
         state.distance = 0
         state.hrHeld = 0
+        state.nearMark = nil
         state.watch.stepChanged()
         guard state.index < plan.steps.count else {
             state.done = true
@@ -269,6 +280,8 @@ public struct WorkoutRunnerState: Sendable, Equatable, Codable {
     var stepBegan: Double?
     /// Since when the speed has been below a walk (`WorkoutConfig.stillSpeed`).
     var slowSince: Double?
+    /// The last update before a distance step came within its mark's slack.
+    var nearMark: Double?
     var watch = TargetWatch()
     /// What the end's summary says, so far.
     public var tally = WorkoutTally()
@@ -278,7 +291,7 @@ public struct WorkoutRunnerState: Sendable, Equatable, Codable {
     private enum CodingKeys: String, CodingKey {
         case started, done, index, clock = "clock_s", distance = "distance_m", hrHeld = "hr_held_s",
              lastGrowth = "last_growth", stoppedAt = "stopped_at", stepBegan = "step_began",
-             slowSince = "slow_since", watch, tally
+             slowSince = "slow_since", nearMark = "near_mark", watch, tally
     }
 }
 
