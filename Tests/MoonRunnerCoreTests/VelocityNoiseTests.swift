@@ -55,22 +55,24 @@ struct VelocityNoiseTests {
     @Test("the variance is read from the middle of the last nine changes, whatever their order and ties")
     func medianOfNine() {
         // Changes of |Δv|² 0.01·k² for k in a shuffled order with a tie: the fifth smallest is the median.
-        let ks = [3.0, 9, 1, 7, 5, 5, 2, 8, 4]
+        let ks: [Double] = [3, 9, 1, 7, 5, 5, 2, 8, 4]
+        let medianOfMean: Double = 1.0 / 9 + 1.0 / 8 + 1.0 / 7 + 1.0 / 6 + 1.0 / 5
         var noise = VelocityNoise()
         var east = 0.0
         noise.observe(east: east, north: 0, at: 0)
         for (i, k) in ks.enumerated() {
-            east += (i % 2 == 0 ? 1 : -1) * 0.1 * k
+            let sign: Double = i % 2 == 0 ? 1 : -1
+            east += sign * 0.1 * k
             noise.observe(east: east, north: 0, at: Double(i + 1))
         }
-        let sorted = ks.map { 0.01 * $0 * $0 }.sorted()
-        let expected = sorted[4] / (4 * (1.0 / 9 + 1.0 / 8 + 1.0 / 7 + 1.0 / 6 + 1.0 / 5))
+        let changes: [Double] = ks.map { 0.01 * $0 * $0 }
+        let expected: Double = changes.sorted()[4] / (4 * medianOfMean)
         #expect(abs(noise.variance - expected) < 1e-12, "\(noise.variance) against \(expected)")
         // One more change, the largest yet, drops the oldest (k = 3): the middle moves up to k = 5.
         east += 0.1 * 10
         noise.observe(east: east, north: 0, at: 10)
-        let next = (ks.dropFirst().map { 0.01 * $0 * $0 } + [1.0]).sorted()[4]
-        #expect(abs(noise.variance - next / (4 * (1.0 / 9 + 1.0 / 8 + 1.0 / 7 + 1.0 / 6 + 1.0 / 5))) < 1e-12)
+        let next: Double = (Array(changes.dropFirst()) + [1.0]).sorted()[4] / (4 * medianOfMean)
+        #expect(abs(noise.variance - next) < 1e-12, "\(noise.variance) against \(next)")
     }
 
     /// A hiker at `speed` on switchbacks (legs of 50 m, turns of 120°) for `seconds`, with the shared

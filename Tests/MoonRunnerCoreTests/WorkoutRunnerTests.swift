@@ -67,7 +67,9 @@ struct WorkoutRunnerTests {
         f.run(1300, speed: 3.7)
         // Each mark falls between fixes; the steps still start every 800 m exactly.
         let starts = f.times(.workoutStep) + f.times(.workoutDone)
-        #expect(zip(starts.dropFirst(), (1...6).map { Double($0) * 800 / 3.7 }).allSatisfy { abs($0 - $1) < 1e-9 })
+        let marks: [Double] = (1...6).map { Double($0) * 800 / 3.7 }
+        let onTheMarks = zip(starts.dropFirst(), marks).allSatisfy { (start: Double, mark: Double) in abs(start - mark) < 1e-9 }
+        #expect(onTheMarks, "\(starts)")
         #expect(f.events.dropFirst().allSatisfy { $0.cause == "distance" })
         #expect(f.events.map(\.step.round) == [1, 2, 3, 4, 5, 6, 6])
     }
