@@ -56,7 +56,7 @@ struct VelocityNoiseTests {
     func medianOfNine() {
         // Changes of |Δv|² 0.01·k² for k in a shuffled order with a tie: the fifth smallest is the median.
         let ks: [Double] = [3, 9, 1, 7, 5, 5, 2, 8, 4]
-        let medianOfMean: Double = 1.0 / 9 + 1.0 / 8 + 1.0 / 7 + 1.0 / 6 + 1.0 / 5
+        let medianOfMean = [9.0, 8, 7, 6, 5].reduce(0.0) { $0 + 1 / $1 }
         var noise = VelocityNoise()
         var east = 0.0
         noise.observe(east: east, north: 0, at: 0)
@@ -71,7 +71,9 @@ struct VelocityNoiseTests {
         // One more change, the largest yet, drops the oldest (k = 3): the middle moves up to k = 5.
         east += 0.1 * 10
         noise.observe(east: east, north: 0, at: 10)
-        let next: Double = (Array(changes.dropFirst()) + [1.0]).sorted()[4] / (4 * medianOfMean)
+        var window = Array(changes.dropFirst())
+        window.append(1.0)
+        let next = window.sorted()[4] / (4 * medianOfMean)
         #expect(abs(noise.variance - next) < 1e-12, "\(noise.variance) against \(next)")
     }
 
