@@ -68,7 +68,7 @@ BUILD_ROOT_PACKAGES = [
     # The independent readers the export tests check the arm64 build's files with (run natively here).
     "gpsbabel", "librsvg2-bin", "libxml2-utils", "python3-pip",
 ]
-BUILD_ROOT_PIP = ["gpxpy", "garmin-fit-sdk"]
+BUILD_ROOT_PIP = ["gpxpy", "garmin-fit-sdk", "fit-tool"]
 SYSROOT_PACKAGES = [
     "libc6-dev", "libgcc-14-dev", "libstdc++-14-dev", "libgps-dev", "libi2c-dev", "libsystemd-dev",
     "libsqlite3-dev", "libgcrypt20-dev", "zlib1g-dev", "libyaml-dev", "libtiff-dev", "pkgconf",
