@@ -11,11 +11,9 @@
 public struct SessionWorkout: Sendable {
     public private(set) var runner: WorkoutRunner?
     private var lastUpdate = -Double.infinity
-    /// Started and not done, and the plan's length: kept apart so that the
-    /// checks at each input read two words rather than the runner (whose
-    /// state, read through the optional, may be copied whole).
+    /// Started and not done: kept apart so that the per-sample check reads a
+    /// flag rather than the runner (no copy of its plan per IMU sample).
     private var running = false
-    private var steps = 0
     /// Seconds between updates from the inputs (a fix at 1 Hz is one each).
     static let interval = 0.5
 
@@ -23,7 +21,6 @@ public struct SessionWorkout: Sendable {
 
     init(plan: WorkoutPlan?, config: WorkoutConfig) {
         runner = plan.map { WorkoutRunner(plan: $0, config: config) }
-        steps = plan?.steps.count ?? 0
     }
 
     /// A restarted session's workout, from its snapshot and the wearer's
@@ -32,7 +29,6 @@ public struct SessionWorkout: Sendable {
     init(restoring s: WorkoutSnapshot?, profile: HeartRateProfile, config: WorkoutConfig) {
         guard let s, let plan = try? WorkoutPlan(s.workout, heartRate: profile) else { return }
         runner = WorkoutRunner(restoring: s.state, plan: plan, config: config)
-        steps = plan.steps.count
         noteRunning()
     }
 
@@ -54,24 +50,21 @@ public struct SessionWorkout: Sendable {
     }
 
     mutating func start(_ x: WorkoutInput, state: SessionState, emit: (EngineOutput) -> Void) {
-        guard runner != nil else { return }
-        let steps = steps
+        guard let steps = runner?.plan.steps.count else { return }
         lastUpdate = x.time
         runner?.start(x) { emit(.event(Self.event($0, state: state, steps: steps))) }
         noteRunning()
     }
 
     mutating func update(_ x: WorkoutInput, state: SessionState, emit: (EngineOutput) -> Void) {
-        guard running else { return }
-        let steps = steps
+        guard running, let steps = runner?.plan.steps.count else { return }
         lastUpdate = x.time
         runner?.update(x) { emit(.event(Self.event($0, state: state, steps: steps))) }
         noteRunning()
     }
 
     mutating func lap(_ x: WorkoutInput, state: SessionState, emit: (EngineOutput) -> Void) {
-        guard runner != nil else { return }
-        let steps = steps
+        guard let steps = runner?.plan.steps.count else { return }
         lastUpdate = x.time
         runner?.lap(x) { emit(.event(Self.event($0, state: state, steps: steps))) }
         noteRunning()

@@ -40,6 +40,9 @@ public struct LapSummary: Sendable, Equatable, Codable {
 
 /// Laps from a session's lap events and its track.
 public enum Laps {
+    /// Seconds the last lap lasts at least.
+    static let minLast = 1.0
+
     /// The laps of a session that ran from `start` to `end` (engine clock).
     ///
     /// Lap boundaries are the `lap` events strictly inside (start, end) and,
@@ -50,9 +53,6 @@ public enum Laps {
     /// interval `[start, end)` holds its time (the last lap also takes the
     /// end instant). Steps are given per whole second: a second counts in
     /// the lap holding its middle, so that lap steps add up to the total.
-    /// Seconds the last lap lasts at least.
-    static let minLast = 1.0
-
     public static func compute(points: [TrackPoint], events: [SessionEvent], pauses: [PauseInterval],
                                stepSeconds: [StepSecondSample], start: Double, end: Double) -> [LapSummary] {
         let finish = max(start, end)

@@ -42,7 +42,7 @@ public struct WorkoutRunner: Sendable {
 
     /// The step being run; nil before the start and after the last.
     public var current: PlannedStep? {
-        state.started && !state.done ? plan.steps[state.index] : nil
+        isRunning ? plan.steps[state.index] : nil
     }
 
     /// Begins the first step with the session's figures at its start.
