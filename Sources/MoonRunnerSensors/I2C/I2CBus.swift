@@ -65,9 +65,21 @@ public protocol I2CBus: AnyObject, Sendable {
     func readStream(_ register: UInt8, into buffer: UnsafeMutableRawBufferPointer) throws(I2CError)
     /// Writes one register.
     func writeRegister(_ register: UInt8, value: UInt8) throws(I2CError)
+    /// Writes `bytes` from `register` on in one transfer: a 16-bit register (a fuel
+    /// gauge's, a current monitor's) takes its two bytes, most significant first,
+    /// and accepts no other way of writing them.
+    func writeRegisters(_ register: UInt8, bytes: UnsafeRawBufferPointer) throws(I2CError)
 }
 
 extension I2CBus {
+    /// Devices of 8-bit registers that auto-increment (the IMU's, the barometers')
+    /// take a multi-byte write as one write per register.
+    public func writeRegisters(_ register: UInt8, bytes: UnsafeRawBufferPointer) throws(I2CError) {
+        for (i, b) in bytes.enumerated() {
+            try writeRegister(register &+ UInt8(truncatingIfNeeded: i), value: b)
+        }
+    }
+
     /// Reads one register.
     public func readRegister(_ register: UInt8) throws(I2CError) -> UInt8 {
         var value: UInt8 = 0

@@ -62,6 +62,18 @@ public final class LinuxI2CBus: I2CBus {
         }
     }
 
+    public func writeRegisters(_ register: UInt8, bytes: UnsafeRawBufferPointer) throws(I2CError) {
+        guard let base = bytes.baseAddress, bytes.count > 0, bytes.count <= LinuxI2CBus.blockMax else {
+            throw .shortRead(expected: bytes.count, got: 0)
+        }
+        try state.withLock { (s) throws(I2CError) in
+            guard s.fd >= 0, let address = s.address else { throw .notReady }
+            let rc = i2c_smbus_write_i2c_block_data(s.fd, register, UInt8(bytes.count),
+                                                    base.assumingMemoryBound(to: UInt8.self))
+            if rc < 0 { throw LinuxI2CBus.error(fromResult: rc, address: address) }
+        }
+    }
+
     private func read(_ register: UInt8, into buffer: UnsafeMutableRawBufferPointer, advance: Bool) throws(I2CError) {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return }
         try state.withLock { (s) throws(I2CError) in

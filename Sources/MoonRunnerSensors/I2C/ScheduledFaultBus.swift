@@ -19,6 +19,8 @@ public struct ScheduledFault: Sendable, Equatable, CustomStringConvertible {
         case stuck
         /// The IMU's FIFO overflows once (instantaneous).
         case overflow
+        /// A fuel gauge's charge jumps far from the cell's for the duration.
+        case jump
     }
 
     public var kind: Kind
@@ -59,6 +61,12 @@ protocol FaultInjectableDevice: I2CBus {
     func setDataStuck(_ stuck: Bool)
     /// Loses data as if the host had stalled; nothing where the device has no FIFO.
     func forceOverflow()
+    /// Makes the reported value jump away from the truth (true) or back (a fuel gauge's; nothing elsewhere).
+    func setJumped(_ jumped: Bool)
+}
+
+extension FaultInjectableDevice {
+    func setJumped(_ jumped: Bool) {}
 }
 
 /// Wraps an emulated device and applies a fault plan on its clock.
@@ -72,6 +80,7 @@ final class ScheduledFaultBus<Device: FaultInjectableDevice>: I2CBus {
         var origin: Double?
         var overflowsDone: Set<Int> = []
         var stuckApplied = false
+        var jumpApplied = false
     }
 
     init(device: Device, plan: [ScheduledFault], clock now: @escaping @Sendable () -> Double) {
@@ -83,7 +92,7 @@ final class ScheduledFaultBus<Device: FaultInjectableDevice>: I2CBus {
     /// Applies the plan for this instant; throws the transfer's fault, if any.
     private func gate(readingIdentity: Bool = false) throws(I2CError) -> UInt8? {
         let t = now()
-        let (elapsed, overflow, stuck) = state.withLock { s -> (Double, Bool, Bool?) in
+        let (elapsed, overflow, stuck, jump) = state.withLock { s -> (Double, Bool, Bool?, Bool?) in
             let origin = s.origin ?? t
             s.origin = origin
             let e = t - origin
@@ -98,10 +107,17 @@ final class ScheduledFaultBus<Device: FaultInjectableDevice>: I2CBus {
                 s.stuckApplied = stuckNow
                 change = stuckNow
             }
-            return (e, overflow, change)
+            let jumpedNow = plan.contains { $0.kind == .jump && $0.isActive(at: e) }
+            var jump: Bool?
+            if jumpedNow != s.jumpApplied {
+                s.jumpApplied = jumpedNow
+                jump = jumpedNow
+            }
+            return (e, overflow, change, jump)
         }
         if overflow { device.forceOverflow() }
         if let stuck { device.setDataStuck(stuck) }
+        if let jump { device.setJumped(jump) }
         for f in plan where f.isActive(at: elapsed) {
             switch f.kind {
             case .eio: throw .eio
@@ -131,5 +147,10 @@ final class ScheduledFaultBus<Device: FaultInjectableDevice>: I2CBus {
     func writeRegister(_ register: UInt8, value: UInt8) throws(I2CError) {
         _ = try gate()
         try device.writeRegister(register, value: value)
+    }
+
+    func writeRegisters(_ register: UInt8, bytes: UnsafeRawBufferPointer) throws(I2CError) {
+        _ = try gate()
+        try device.writeRegisters(register, bytes: bytes)
     }
 }

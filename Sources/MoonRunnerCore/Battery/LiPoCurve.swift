@@ -1,0 +1,56 @@
+/// A one-cell lithium-polymer battery's charge from its voltage under load.
+///
+/// The table is the voltage of a LiCoO₂ pouch cell discharged at 0.2 C at
+/// room temperature against the charge left, as the makers of the
+/// 1000–3000 mAh cells sold for Pi UPS boards publish it (4.20 V at rest
+/// when full, a plateau around 3.7–3.8 V, the knee below 3.6 V, 3.0 V cut-off
+/// under load). A different current moves the whole curve by the cell's
+/// internal resistance: each 0.1 A more sags the terminal voltage by 10 mV at
+/// `internalResistance` = 0.1 Ω (a 2000 mAh pouch cell measures 60–150 mΩ, plus
+/// the protection FETs and the board's wiring), so the voltage is first
+/// brought back to what it would be at 0.2 C.
+///
+/// The plateau makes this coarse, about ±10 % of charge in the middle of the
+/// curve (a 20 mV error is 10 % there) and much better near the knee, which is
+/// where it matters; a gauge that counts charge (`ChargeEstimate`) uses the
+/// curve only for its start. Pure: a table and arithmetic.
+public enum LiPoCurve {
+    /// (percent, volts at 0.2 C), by falling charge.
+    public static let points: [(percent: Double, volts: Double)] = [
+        (100, 4.15), (95, 4.08), (90, 4.02), (80, 3.94), (70, 3.87), (60, 3.82), (50, 3.78),
+        (40, 3.75), (30, 3.72), (20, 3.69), (15, 3.66), (10, 3.62), (5, 3.52), (0, 3.30),
+    ]
+
+    /// Ω: the cell's and the board's resistance (see the type's comment).
+    public static let internalResistance = 0.1
+
+    /// The discharge rate the table was taken at, as a fraction of the capacity per hour.
+    public static let tableRate = 0.2
+
+    /// The charge (percent, 0–100) of a cell of `capacityAh` reading `volts`
+    /// while `current` A flows out of it (NaN: the table's own 0.2 C).
+    public static func percent(volts: Double, current: Double = .nan, capacityAh: Double) -> Double {
+        guard volts.isFinite else { return .nan }
+        let load = current.isFinite ? current : tableRate * capacityAh
+        let atTableRate = volts + (load - tableRate * capacityAh) * internalResistance
+        let p = points
+        if atTableRate >= p[0].volts { return 100 }
+        for i in 1..<p.count where atTableRate >= p[i].volts {
+            let (hi, lo) = (p[i - 1], p[i])
+            return lo.percent + (atTableRate - lo.volts) / (hi.volts - lo.volts) * (hi.percent - lo.percent)
+        }
+        return 0
+    }
+
+    /// The voltage under 0.2 C at `percent` (the inverse of `percent(volts:)`),
+    /// so that a critical level given in volts can be placed on the charge.
+    public static func volts(atPercent percent: Double) -> Double {
+        let p = points
+        let clamped = min(max(percent, 0), 100)
+        for i in 1..<p.count where clamped >= p[i].percent {
+            let (hi, lo) = (p[i - 1], p[i])
+            return lo.volts + (clamped - lo.percent) / (hi.percent - lo.percent) * (hi.volts - lo.volts)
+        }
+        return p[p.count - 1].volts
+    }
+}
