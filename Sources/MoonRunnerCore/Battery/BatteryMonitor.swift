@@ -59,21 +59,15 @@ public enum BatteryAlarm: Sendable, Equatable {
 
 /// The charge of the battery, how long it lasts, and when to say so.
 ///
-/// Readings come from whichever gauge is fitted; the monitor makes one
-/// charge of them (the gauge's own percentage, else `ChargeEstimate`), keeps
-/// the minutes left from the rate of the last `rateWindow` seconds
-/// (`DischargeTrend`), and raises each warning level once on the way down and
-/// the critical level once it has held for `confirm` seconds. A charger
-/// plugged in silences both.
-///
+/// One charge from whichever gauge is fitted (its own percentage, else
+/// `ChargeEstimate`), the minutes left from the last `rateWindow` seconds
+/// (`DischargeTrend`), each warning level once on the way down, the critical
+/// level once it has held `confirm` seconds; a charger silences both.
 /// A gauge can jump: a reading further from the last accepted one than the
-/// cell can move in the time between (`maxRate`, `jumpSlack`) is held back;
-/// the next reading decides: near it, the level was real (the trend starts
-/// over), otherwise it was a glitch and is dropped (`jumps` counts both).
-/// A gauge that stops answering sends nothing: no reading, no alarm, so a
-/// failed gauge can never stop a session.
-///
-/// Pure: time comes with the readings. O(1) state, no allocation per reading.
+/// cell can move (`maxRate`, `jumpSlack`) is held back and counted in `jumps`;
+/// the next reading decides whether the level was real (the trend starts
+/// over) or a glitch. A gauge that stops answering sends no reading, so a
+/// failed gauge can never stop a session. Pure: time comes with the readings.
 public struct BatteryMonitor: Sendable {
     public let policy: BatteryPolicy
     public private(set) var state: BatteryState?

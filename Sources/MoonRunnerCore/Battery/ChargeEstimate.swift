@@ -3,15 +3,12 @@ import Glibc
 /// The charge of a cell whose gauge reports no state of charge of its own
 /// (an INA219 on a UPS board; a power_supply driver with only a voltage).
 ///
-/// * With the current known, the charge is counted (coulomb counting): the
-///   LiPo curve places the start, from the mean of its estimates over the
-///   first `settle` seconds (one reading under a load spike would misplace
-///   it), and from then on every ampere-second out of the cell lowers the
-///   charge by its share of the capacity (trapezoids between readings). A
-///   full cell re-anchors the count at 100 %: the charger has stopped (under
-///   `fullCurrent` into a cell at `fullVolts`), the point every charge
-///   counter takes as its reference.
-/// * With the voltage alone, the curve's estimate is smoothed with a time
+/// * With the current: the LiPo curve places the start (the mean over the
+///   first `settle` seconds, since one reading under a load spike would
+///   misplace it), then every ampere-second out of the cell counts
+///   (trapezoids). A charger done with a full cell (`fullVolts`, under
+///   `fullCurrent`) re-anchors the count at 100 %.
+/// * With the voltage alone: the curve's estimate, smoothed with a time
 ///   constant of `smoothing` seconds, since each load change moves it.
 ///
 /// Pure: time is the readings'. O(1) state.

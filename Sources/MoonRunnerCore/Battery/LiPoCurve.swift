@@ -1,19 +1,12 @@
 /// A one-cell lithium-polymer battery's charge from its voltage under load.
 ///
-/// The table is the voltage of a LiCoO₂ pouch cell discharged at 0.2 C at
-/// room temperature against the charge left, as the makers of the
-/// 1000–3000 mAh cells sold for Pi UPS boards publish it (4.20 V at rest
-/// when full, a plateau around 3.7–3.8 V, the knee below 3.6 V, 3.0 V cut-off
-/// under load). A different current moves the whole curve by the cell's
-/// internal resistance: each 0.1 A more sags the terminal voltage by 10 mV at
-/// `internalResistance` = 0.1 Ω (a 2000 mAh pouch cell measures 60–150 mΩ, plus
-/// the protection FETs and the board's wiring), so the voltage is first
-/// brought back to what it would be at 0.2 C.
-///
-/// The plateau makes this coarse, about ±10 % of charge in the middle of the
-/// curve (a 20 mV error is 10 % there) and much better near the knee, which is
-/// where it matters; a gauge that counts charge (`ChargeEstimate`) uses the
-/// curve only for its start. Pure: a table and arithmetic.
+/// The table: a LiCoO₂ pouch cell (the 1000–3000 mAh cells of Pi UPS boards)
+/// discharged at 0.2 C at room temperature, as its makers publish it: 4.15 V
+/// full, a plateau around 3.7–3.8 V, the knee below 3.6 V, 3.30 V empty.
+/// Another current shifts the curve by `internalResistance` (0.1 Ω: cell,
+/// protection FETs and wiring), so the voltage is first brought back to 0.2 C.
+/// Coarse on the plateau (20 mV is 10 % there), good near the knee, where it
+/// matters; a gauge that counts charge uses it only for its start. Pure.
 public enum LiPoCurve {
     /// (percent, volts at 0.2 C), by falling charge.
     public static let points: [(percent: Double, volts: Double)] = [
