@@ -93,7 +93,8 @@ public struct BatteryMonitor: Sendable {
     /// Takes one reading; what it calls for.
     public mutating func take(_ r: BatteryReading) -> [BatteryAlarm] {
         guard r.isPlausible else { return [] }
-        let percent = r.percent.isFinite ? r.percent : estimate.update(r)
+        // A percentage outside 0–100 is a gauge's misread: the voltage made the reading plausible.
+        let percent = (0...100).contains(r.percent) ? r.percent : estimate.update(r)
         guard admit(percent, at: r.t) else {
             // Held back: what else it says (voltage, charger) is as doubtful.
             return []
@@ -125,7 +126,6 @@ public struct BatteryMonitor: Sendable {
             accepted = (t, percent)
             return true
         }
-        jumps += 1
         if let s = suspect, abs(percent - s) <= policy.jumpSlack {
             // Two readings agree on the new level: the cell is there.
             suspect = nil
@@ -134,6 +134,7 @@ public struct BatteryMonitor: Sendable {
             criticalSince = .nan
             return true
         }
+        jumps += 1
         suspect = percent
         return false
     }
