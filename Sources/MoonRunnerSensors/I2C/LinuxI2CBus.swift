@@ -63,9 +63,9 @@ public final class LinuxI2CBus: I2CBus {
     }
 
     public func writeRegisters(_ register: UInt8, bytes: UnsafeRawBufferPointer) throws(I2CError) {
-        guard let base = bytes.baseAddress, bytes.count > 0, bytes.count <= LinuxI2CBus.blockMax else {
-            throw .shortRead(expected: bytes.count, got: 0)
-        }
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+        // One SMBus block transfer carries at most 32 bytes.
+        guard bytes.count <= LinuxI2CBus.blockMax else { throw .io(errno: EINVAL) }
         try state.withLock { (s) throws(I2CError) in
             guard s.fd >= 0, let address = s.address else { throw .notReady }
             let rc = i2c_smbus_write_i2c_block_data(s.fd, register, UInt8(bytes.count),
