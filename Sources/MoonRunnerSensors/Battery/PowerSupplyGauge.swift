@@ -68,12 +68,14 @@ public final class PowerSupplyGauge: BatteryGauge {
         case "Discharging", "Not charging": false
         default: nil
         }
-        let magnitude = microamps.map { abs($0) / 1e6 } ?? .nan
+        let magnitude = microamps.map { abs(Double($0)) / 1e6 } ?? .nan
         let current = charging == true ? -magnitude : magnitude
-        let raw = UInt64(truncatingIfNeeded: Int64(capacity ?? 0)) << 48
-            ^ UInt64(truncatingIfNeeded: Int64(microvolts ?? 0)) << 16 ^ UInt64(truncatingIfNeeded: Int64(microamps ?? 0))
-        return GaugeSample(percent: capacity.map { min(max($0, 0), 100) } ?? .nan,
-                           volts: microvolts.map { $0 / 1e6 } ?? .nan, current: current, charging: charging, raw: raw)
+        // Integers all the way: a Double of a value near Int64.max does not convert back.
+        let raw = UInt64(truncatingIfNeeded: capacity ?? 0) << 48
+            ^ UInt64(truncatingIfNeeded: microvolts ?? 0) << 16 ^ UInt64(truncatingIfNeeded: microamps ?? 0)
+        return GaugeSample(percent: capacity.map { Double(min(max($0, 0), 100)) } ?? .nan,
+                           volts: microvolts.map { Double($0) / 1e6 } ?? .nan, current: current, charging: charging,
+                           raw: raw)
     }
 
     /// A sysfs attribute's text, without its newline.
@@ -88,9 +90,9 @@ public final class PowerSupplyGauge: BatteryGauge {
     }
 
     /// A sysfs attribute holding an integer.
-    static func number(_ path: String) throws(GaugeError) -> Double {
+    static func number(_ path: String) throws(GaugeError) -> Int64 {
         let t = try text(path)
         guard let v = Int64(t) else { throw .file("\(path) holds '\(t)', not a number") }
-        return Double(v)
+        return v
     }
 }
