@@ -34,17 +34,6 @@ import rig
 import trace_files
 
 
-def first_timed_fix(gpsd_json):
-    """UNIX time of the first TPV that carries a time (gpsd's first fix has none)."""
-    with open(gpsd_json) as f:
-        for line in f:
-            if '"TPV"' in line and '"time"' in line:
-                o = json.loads(line)
-                if o.get("mode", 0) >= 2:
-                    return int(trace_files.utc(o["time"][:19] + "Z"))
-    raise RuntimeError(f"{gpsd_json}: no fix with a time")
-
-
 def count_fixes(gpsd_json):
     """Epochs with a timed fix, as the daemon counts them (one per receiver time)."""
     times = set()
@@ -55,35 +44,6 @@ def count_fixes(gpsd_json):
                 if o.get("mode", 0) >= 2 and "lat" in o:
                     times.add(o["time"])
     return len(times)
-
-
-def compose(data, scenario, truth_path, seed, out, start_after):
-    """An IMU trace along the scenario's intervals, starting at `start_after` (UNIX s),
-    quantised to the emulated sensor's resolution at +-8 g (1/4096 g) so that the
-    emulator carries it bit for bit."""
-    truth = json.load(open(truth_path))
-    t0 = int(trace_files.utc(truth["first_fix_utc"]))
-    skip = start_after - t0
-    intervals = []
-    for iv in truth["intervals"]:
-        # On one 100 Hz grid from start to end: the emulated device samples on one.
-        s, e = round(max(float(iv["start_s"]), skip), 2), round(float(iv["end_s"]), 2)
-        if e > s:
-            intervals.append({"state": iv["state"], "start_s": s, "end_s": e})
-    steps = os.path.join(data, "steps")
-    raw = out + ".raw.csv"
-    subprocess.run([sys.executable, os.path.join(rig.HERE, "compose_imu.py"), "--intervals", json.dumps(intervals),
-                    "--t0", str(t0), "--moving", os.path.join(steps, "oxford_step_counter"),
-                    os.path.join(steps, "adept_outdoor_run_hip"), "--still",
-                    os.path.join(steps, "uci_chest_casale_nonwalk"), "--seed", str(seed), "--grid", "--out", raw],
-                   check=True, capture_output=True)
-    with open(raw) as src, open(out, "w") as dst:
-        dst.write(next(src))
-        for line in src:
-            t, ax, ay, az = line.split(",")[:4]
-            q = [round(float(v) * 4096) / 4096 for v in (ax, ay, az)]
-            dst.write(f"{t},{q[0]!r},{q[1]!r},{q[2]!r}\n")
-    os.remove(raw)
 
 
 class Recording:
@@ -174,7 +134,7 @@ def run(a):
     work = a.work or tempfile.mkdtemp(prefix=f"mr-live-{a.scenario}-")
     os.makedirs(work, exist_ok=True)
     imu = os.path.join(work, "imu.csv")
-    compose(a.data, a.scenario, truth_path, a.seed, imu, first_timed_fix(gpsd_json) + 15)
+    trace_files.compose_scenario_imu(a.data, truth_path, a.seed, imu, trace_files.first_timed_fix(gpsd_json) + 15)
     per_epoch = truth["nmea_sentences"] / truth["n_epochs_total"]
     run = Recording(a.bin, work, a.speed)
     try:

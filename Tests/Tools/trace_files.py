@@ -1,13 +1,18 @@
 """The shared data's files as the tools read them: where the recordings are, CSV and
 all-numeric traces (gzipped or not), labelled steps, the README's rule for a walk among
-standing, the truth files' times, and the demo walk repeated with its clock running on."""
+standing, the truth files' times, an IMU trace along a simulated run, and the demo walk
+repeated with its clock running on."""
 import csv
 import datetime
 import gzip
+import json
 import math
 import os
+import subprocess
+import sys
 
-DEMO = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "Fixtures", "demo")
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEMO = os.path.join(os.path.dirname(HERE), "Fixtures", "demo")
 
 
 def find_data(root, sub, *needed):
@@ -87,6 +92,48 @@ def walking_like(ts, rows, t0, t1):
 def utc(text):
     """UNIX seconds of an ISO 8601 time such as the truth files' `2024-06-01T07:00:00Z`."""
     return datetime.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+
+# A simulated run of gps/sim: its receiver's first time, and an IMU trace along it.
+
+def first_timed_fix(gpsd_json):
+    """UNIX time of the first TPV that carries a time (gpsd's first fix has none)."""
+    with open(gpsd_json) as f:
+        for line in f:
+            if '"TPV"' in line and '"time"' in line:
+                o = json.loads(line)
+                if o.get("mode", 0) >= 2:
+                    return int(utc(o["time"][:19] + "Z"))
+    raise RuntimeError(f"{gpsd_json}: no fix with a time")
+
+
+def compose_scenario_imu(data, truth_path, seed, out, start_after):
+    """An IMU trace along the scenario's intervals, starting at `start_after` (UNIX s),
+    quantised to the emulated sensor's resolution at +-8 g (1/4096 g) so that the
+    emulator carries it bit for bit."""
+    truth = json.load(open(truth_path))
+    t0 = int(utc(truth["first_fix_utc"]))
+    skip = start_after - t0
+    intervals = []
+    for iv in truth["intervals"]:
+        # On one 100 Hz grid from start to end: the emulated device samples on one.
+        s, e = round(max(float(iv["start_s"]), skip), 2), round(float(iv["end_s"]), 2)
+        if e > s:
+            intervals.append({"state": iv["state"], "start_s": s, "end_s": e})
+    steps = os.path.join(data, "steps")
+    raw = out + ".raw.csv"
+    subprocess.run([sys.executable, os.path.join(HERE, "compose_imu.py"), "--intervals", json.dumps(intervals),
+                    "--t0", str(t0), "--moving", os.path.join(steps, "oxford_step_counter"),
+                    os.path.join(steps, "adept_outdoor_run_hip"), "--still",
+                    os.path.join(steps, "uci_chest_casale_nonwalk"), "--seed", str(seed), "--grid", "--out", raw],
+                   check=True, capture_output=True)
+    with open(raw) as src, open(out, "w") as dst:
+        dst.write(next(src))
+        for line in src:
+            t, ax, ay, az = line.split(",")[:4]
+            q = [round(float(v) * 4096) / 4096 for v in (ax, ay, az)]
+            dst.write(f"{t},{q[0]!r},{q[1]!r},{q[2]!r}\n")
+    os.remove(raw)
 
 
 def repeated_walk(work, copies):

@@ -38,7 +38,6 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.parse
 
 import rig
 import web_stack
@@ -59,24 +58,6 @@ def rss_kb(pid, key="VmRSS"):
     return rig.proc_kb(pid).get(key, 0)
 
 
-def pair(stack):
-    """A device cookie, traded for a fresh code as a phone's form does."""
-    code = stack.pairing()["code"]
-    s = socket.create_connection(("127.0.0.1", stack.port))
-    body = urllib.parse.urlencode({"code": code, "name": "bench"}).encode()
-    s.sendall(f"POST /pair HTTP/1.1\r\nHost: 127.0.0.1:{stack.port}\r\nOrigin: {stack.url}\r\n"
-              f"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {len(body)}\r\n"
-              f"Connection: close\r\n\r\n".encode() + body)
-    head = b""
-    while b"\r\n\r\n" not in head:
-        head += s.recv(4096)
-    s.close()
-    for line in head.decode(errors="replace").split("\r\n"):
-        if line.lower().startswith("set-cookie: mr_device="):
-            return line.split(": ", 1)[1].split(";")[0]
-    raise RuntimeError("pairing failed: " + head.decode(errors="replace")[:200])
-
-
 def get(stack, path, cookie, extra=""):
     """Seconds to the last byte of a GET, the status and the body's size."""
     s = socket.create_connection(("127.0.0.1", stack.port))
@@ -86,37 +67,6 @@ def get(stack, path, cookie, extra=""):
     data = rig.read_to_end(s)
     elapsed = time.perf_counter() - start
     return elapsed, int(data.split(b" ", 2)[1]), len(data)
-
-
-class Watchers:
-    """`count` phones' live streams, each read to the end on its own thread."""
-
-    def __init__(self, stack, cookie, count):
-        self.sockets = []
-        self.received = [0] * count
-        for k in range(count):
-            s = socket.create_connection(("127.0.0.1", stack.port))
-            s.sendall(f"GET /live HTTP/1.1\r\nHost: 127.0.0.1:{stack.port}\r\nCookie: {cookie}\r\n"
-                      f"Accept: text/event-stream\r\n\r\n".encode())
-            self.sockets.append(s)
-            threading.Thread(target=self._read, args=(k, s), daemon=True).start()
-
-    def _read(self, k, s):
-        try:
-            while True:
-                chunk = s.recv(65536)
-                if not chunk:
-                    return
-                self.received[k] += len(chunk)
-        except OSError:
-            return
-
-    def close(self):
-        for s in self.sockets:
-            try:
-                s.close()
-            except OSError:
-                pass
 
 
 def session_view(stack, cookie, units, session):
@@ -224,7 +174,7 @@ def session_pages(bin_dir, targets):
                        stdout=subprocess.DEVNULL)
     stack = web_stack.Stack(bin_dir, speed=1, work=work, replay=False)
     try:
-        cookie = pair(stack)
+        cookie = web_stack.pair(stack)
         time.sleep(5)  # the newest session is read meanwhile
         newest = session_view(stack, cookie, "metric", 2)
         record(targets, "session page, 10 h, the newest session (page + 5 pictures)", newest[0] * 1000, "ms", "<= 250",
@@ -267,7 +217,7 @@ def live(bin_dir, window, targets):
     # No auto-pause: the transitions measured are the CLI's alone.
     stack = web_stack.Stack(bin_dir, speed=1, loop=True, daemon_config="auto_pause:\n  enabled: false\n")
     try:
-        cookie = pair(stack)
+        cookie = web_stack.pair(stack)
         stack.cli("start", "--activity", "walk")
         total, loaded = live_page_bytes(stack, cookie)
         record(targets, "live page, first load, transferred", total / 1024, "KB", "<= 60", total <= 60 * 1024)
@@ -278,7 +228,7 @@ def live(bin_dir, window, targets):
         print(f"    median {statistics.median(latencies):.3f} s, all {[round(x, 3) for x in latencies]}")
 
         web, daemon = stack.web.pid, stack.daemon.pid
-        phones = Watchers(stack, cookie, 5)
+        phones = web_stack.Watchers(stack, cookie, 5)
         time.sleep(5)
         web_cpu = cpu_percent(web, window)
         rss, peak = rss_kb(web) / 1024, rss_kb(web, "VmHWM") / 1024
@@ -296,7 +246,7 @@ def live(bin_dir, window, targets):
         time.sleep(3)
         third = window / 3
         none = [cpu_percent(daemon, third) for _ in range(3)]
-        phones = Watchers(stack, cookie, 20)
+        phones = web_stack.Watchers(stack, cookie, 20)
         time.sleep(3)
         twenty = [cpu_percent(daemon, third) for _ in range(3)]
         received = min(phones.received)

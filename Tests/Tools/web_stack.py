@@ -4,16 +4,20 @@ Real gpsd (gpsfake, with the private TMPDIR and teardown of rig.py)
 replays the demo walk; moonrunnerd runs with the emulated MPU-6050 replaying
 the demo IMU trace; moonrunner-web serves the pages on a free loopback port
 with its own state folder and admin socket; the real CLI pairs phones and
-reads what the pages should show. Every wait is bounded; one teardown ends
-every process this started, by its id.
+reads what the pages should show; `pair` and `Watchers` are phones paired
+and reading the live page. Every wait is bounded; one teardown ends every
+process this started, by its id.
 
 Also the Chromium (Debian's chromium + chromium-driver, Selenium offline)
 the suites drive, at a phone's size, with the DevTools performance log on.
 """
 import json
 import os
+import socket
 import subprocess
 import tempfile
+import threading
+import urllib.parse
 
 import rig
 
@@ -24,7 +28,7 @@ class Stack:
     """gpsfake + moonrunnerd + moonrunner-web, started in that order."""
 
     def __init__(self, bin_dir, speed=20.0, work=None, web_args=(), loop=False, replay=True, daemon_config=None,
-                 upload_socket=None):
+                 upload_socket=None, imu=None, daemon_args=()):
         self.bin = os.path.abspath(bin_dir)
         self.speed = speed
         self.work = work or tempfile.mkdtemp(prefix="mrweb-")
@@ -38,9 +42,10 @@ class Stack:
         with open(os.path.join(rig.DEMO, "walk.truth.json")) as f:
             self.duration = json.load(f)["duration_s"]
         self.gps_port = rig.free_port()
-        self.imu = rig.demo_imu(speed, loop)
+        self.imu = imu or rig.demo_imu(speed, loop)
         self.daemon_config = daemon_config
         self.upload_socket = upload_socket  # web.upload_socket, when set (moonrunner-upload's, for the uploads page)
+        self.daemon_args = tuple(daemon_args)
         try:
             if replay:
                 self.gps = rig.start_gpsfake(os.path.join(rig.DEMO, "walk.nmea"), self.gps_port, self.work,
@@ -75,7 +80,8 @@ class Stack:
 
     def start_daemon(self):
         self.daemon = rig.start_daemon(self.bin, self.socket, os.path.join(self.work, "state"), self.gps_port, self.imu,
-                                       "--log-level", "notice", config=self.daemon_config, log=self._log("moonrunnerd"))
+                                       "--log-level", "notice", *self.daemon_args, config=self.daemon_config,
+                                       log=self._log("moonrunnerd"))
 
     def stop_daemon(self):
         """SIGTERM, as systemd stops it."""
@@ -108,6 +114,55 @@ class Stack:
         rig.end_gpsfake(self.gps)
         for f in self.logs:
             f.close()
+
+
+def pair(stack):
+    """A device cookie, traded for a fresh code as a phone's form does."""
+    code = stack.pairing()["code"]
+    s = socket.create_connection(("127.0.0.1", stack.port))
+    body = urllib.parse.urlencode({"code": code, "name": "bench"}).encode()
+    s.sendall(f"POST /pair HTTP/1.1\r\nHost: 127.0.0.1:{stack.port}\r\nOrigin: {stack.url}\r\n"
+              f"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {len(body)}\r\n"
+              f"Connection: close\r\n\r\n".encode() + body)
+    head = b""
+    while b"\r\n\r\n" not in head:
+        head += s.recv(4096)
+    s.close()
+    for line in head.decode(errors="replace").split("\r\n"):
+        if line.lower().startswith("set-cookie: mr_device="):
+            return line.split(": ", 1)[1].split(";")[0]
+    raise RuntimeError("pairing failed: " + head.decode(errors="replace")[:200])
+
+
+class Watchers:
+    """`count` phones' live streams, each read to the end on its own thread."""
+
+    def __init__(self, stack, cookie, count):
+        self.sockets = []
+        self.received = [0] * count
+        for k in range(count):
+            s = socket.create_connection(("127.0.0.1", stack.port))
+            s.sendall(f"GET /live HTTP/1.1\r\nHost: 127.0.0.1:{stack.port}\r\nCookie: {cookie}\r\n"
+                      f"Accept: text/event-stream\r\n\r\n".encode())
+            self.sockets.append(s)
+            threading.Thread(target=self._read, args=(k, s), daemon=True).start()
+
+    def _read(self, k, s):
+        try:
+            while True:
+                chunk = s.recv(65536)
+                if not chunk:
+                    return
+                self.received[k] += len(chunk)
+        except OSError:
+            return
+
+    def close(self):
+        for s in self.sockets:
+            try:
+                s.close()
+            except OSError:
+                pass
 
 
 def browser(download_dir=None, lang="en-GB"):
