@@ -188,6 +188,7 @@ test: deps
 	  --no-parallel --xunit-output $(TEST_LOGS)/end-to-end.xml
 	python3 Tests/Tools/hr_e2e.py --bin $(DEBUG_BIN) --data $(DATA)
 	python3 Tests/Tools/upload_e2e.py --bin $(DEBUG_BIN)
+	python3 Tests/Tools/battery_e2e.py --bin $(DEBUG_BIN)
 	python3 Tests/Tools/avahi_check.py
 	$(MAKE) --no-print-directory web-browser BIN=$(DEBUG_BIN)
 	$(SWIFT) build $(RELEASE_FLAGS)

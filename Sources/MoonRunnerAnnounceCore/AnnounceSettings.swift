@@ -31,6 +31,8 @@ public struct AnnounceSettings: Sendable, Equatable {
     /// hr_connected, hr_lost and hr_zone.
     public var heartRate = true
     public var summary = true
+    /// "Battery 20 percent, about 40 minutes left." at each warning level.
+    public var battery = true
     /// "Run uploaded to Strava.", from the upload service's socket.
     public var uploads = true
     /// A short tone before the voice on auto-pause and auto-resume.
@@ -66,6 +68,7 @@ public enum AnnounceConfigReader {
         "announce.gps": { c, k, v throws(ConfigError) in c.gps = try ConfigChecks.bool(k, v) },
         "announce.heart_rate": { c, k, v throws(ConfigError) in c.heartRate = try ConfigChecks.bool(k, v) },
         "announce.summary": { c, k, v throws(ConfigError) in c.summary = try ConfigChecks.bool(k, v) },
+        "announce.battery": { c, k, v throws(ConfigError) in c.battery = try ConfigChecks.bool(k, v) },
         "announce.uploads": { c, k, v throws(ConfigError) in c.uploads = try ConfigChecks.bool(k, v) },
         "cues.auto_pause": { c, k, v throws(ConfigError) in c.autoPauseCue = try ConfigChecks.bool(k, v) },
     ]

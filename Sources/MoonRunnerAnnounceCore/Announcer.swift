@@ -132,6 +132,7 @@ public struct Announcer: Sendable {
         case .hrConnected, .hrLost, .hrZone: settings.heartRate
         case .fault, .terrainLost, .terrainRegained: false  // never said: see `silentKinds`
         case .workoutStep, .targetLow, .targetHigh, .targetOK, .workoutDone: true  // the plan the wearer chose to run
+        case .batteryLow: settings.battery
         }
     }
 
@@ -169,7 +170,7 @@ public struct Announcer: Sendable {
         case .autoresume: return settings.autoPause ? p.say(.autoresume) : nil
         case .lap: return p.say(.lap, ["number": e.detail.flatMap { Int($0) }.map(words.count) ?? ""])
         case .split: return inWorkout ? nil : split(e)
-        case .stop: return summary()
+        case .stop: return e.cause == "battery" ? p.say(.batteryStop) + words.sentenceBreak + summary() : summary()
         case .badge: return badge(e)
         case .offCourse: return wayBack()
         case .onCourse: return p.say(.onCourse)
@@ -189,8 +190,19 @@ public struct Announcer: Sendable {
         case .turnNow: return e.cue.flatMap { turnNow($0) }
         case .workoutStep, .targetLow, .targetHigh, .targetOK, .workoutDone:
             return e.workout.flatMap { WorkoutSpeech(phrases: p, units: units).sentence(kind, $0) }
+        case .batteryLow: return batteryLow(e)
         case .fault, .terrainLost, .terrainRegained: return nil  // never said: see `silentKinds`
         }
+    }
+
+    /// The charge the event tells, and the minutes left from the latest STATUS, to the minute.
+    private func batteryLow(_ e: EventReply) -> String? {
+        guard let percent = e.detail.flatMap({ Int($0) }) else { return nil }
+        if let minutes = status?.battery?.minutesLeft, minutes.isFinite, minutes >= 1 {
+            return phrases.say(.batteryLow, ["percent": words.count(percent),
+                                             "time": words.duration((minutes.rounded()) * 60)])
+        }
+        return phrases.say(.batteryLowOnly, ["percent": words.count(percent)])
     }
 
     /// A cue ahead: the turn and the street it leads onto, or the place.

@@ -56,7 +56,7 @@ public struct Daemon: Service {
         do {
             try await cancelWhenGracefulShutdown {
                 try await Self.serve(server, listenFD: listenFD, inputs: inputs, service: service, capture: capture,
-                                     notifier: notifier, logger: logger)
+                                     notifier: notifier, config: config, logger: logger)
             }
         } catch is CancellationError {
             // Graceful shutdown.
@@ -88,7 +88,8 @@ public struct Daemon: Service {
     /// Runs the control socket and every feed until one of them ends or the
     /// shutdown cancels them.
     private static func serve(_ server: ControlServer, listenFD: CInt?, inputs: InputAdapters, service: SessionService,
-                              capture: RawIMUCapture?, notifier: SystemdNotifier, logger: Logger) async throws {
+                              capture: RawIMUCapture?, notifier: SystemdNotifier, config: DaemonConfig,
+                              logger: Logger) async throws {
         // STATUS says what each adapter is doing from the first request (without an IMU: "none", not "lost").
         await service.refresh(inputs.readings)
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -99,6 +100,9 @@ public struct Daemon: Service {
             }
             if let baro = inputs.baro {
                 group.addTask { await feed(baro, to: service) }
+            }
+            if let battery = inputs.battery {
+                group.addTask { await feed(battery, to: service, delay: config.battery.powerOffDelay, logger: logger) }
             }
             if let heartRate = inputs.heartRate {
                 group.addTask { await relay(heartRate, to: service) }
@@ -131,6 +135,28 @@ public struct Daemon: Service {
     /// Hands the barometer's batches to the session service.
     private static func feed(_ baro: BaroService, to service: SessionService) async {
         for await batch in baro.batches { await service.ingest(baro: batch.samples) }
+    }
+
+    /// Hands the gauge's readings to the session service; when the critical
+    /// level asks for it, waits `delay` seconds (the announcer says why) and
+    /// asks logind to power off, once.
+    private static func feed(_ battery: BatteryService, to service: SessionService, delay: Double,
+                             logger: Logger) async {
+        var asked = false
+        for await reading in battery.readings {
+            guard await service.ingest(battery: reading), !asked else { continue }
+            asked = true
+            logger.critical("battery critical: powering off in \(Int(delay)) s")
+            // Off the cooperative pool: the call blocks until logind answers.
+            Thread.detachNewThread {
+                Thread.sleep(forTimeInterval: delay)
+                if let refused = LogindPowerOff.request() {
+                    logger.error("\(refused)")
+                } else {
+                    logger.notice("logind accepted the power-off")
+                }
+            }
+        }
     }
 
     /// Once a second: the adapters' health into `STATUS` (and the journal, when it

@@ -13,17 +13,21 @@ struct InputAdapters: Sendable {
     let imu: IMUService?
     let baro: BaroService?
     let heartRate: (any HeartRateSource)?
+    /// Nil without a gauge (`battery.source: none`, or `auto` finding none).
+    let battery: BatteryService?
 
     /// The configured sources, each validated.
     struct Specs: Sendable {
         let imu: IMUSourceSpec
         let baro: BaroSourceSpec
         let heartRate: HeartRateSourceSpec
+        let battery: BatterySourceSpec
 
         init(_ config: DaemonConfig) throws {
             imu = try DaemonConfigValidator.imuSpec(config)
             baro = try DaemonConfigValidator.baroSpec(config)
             heartRate = try DaemonConfigValidator.hrSpec(config)
+            battery = try DaemonConfigValidator.batterySpec(config)
         }
 
         /// A replay keeps pace with the GPS feed, whose speed gpsfake only approximates.
@@ -44,6 +48,13 @@ struct InputAdapters: Sendable {
         } catch {
             throw ConfigError(key: "baro.source", value: config.baroSource, allowed: "a barometer trace (\(error))")
         }
+        do {
+            battery = try BatteryService.make(spec: specs.battery,
+                                              config: BatteryServiceConfig(interval: config.battery.interval),
+                                              clock: .engine(clock), powerSupplyRoot: config.battery.powerSupplyDir)
+        } catch {
+            throw ConfigError(key: "battery.source", value: config.battery.source, allowed: error.description)
+        }
         switch specs.heartRate {
         case .none:
             heartRate = nil
@@ -62,6 +73,7 @@ struct InputAdapters: Sendable {
     /// once that clock is known (gpsd's first timed fix).
     func start(clock: EngineClock, logger: Logger) {
         gps.start()
+        battery?.start()
         if let imu, !imu.waitsForReceiver { imu.start() }
         if let baro, !baro.waitsForReceiver { baro.start() }
         if let heartRate, !heartRate.waitsForReceiver { heartRate.start() }
@@ -81,7 +93,7 @@ struct InputAdapters: Sendable {
     /// Each adapter's health as `STATUS` reports it, read now.
     var readings: AdapterReadings {
         AdapterReadings(gps: gps.health, gpsConnects: gps.connects, imu: imu.map { IMUStatus($0.status) } ?? .none,
-                        baro: baro.map { BaroStatus($0.status) }, heartRate: heartRate?.status)
+                        baro: baro.map { BaroStatus($0.status) }, heartRate: heartRate?.status, battery: battery?.status)
     }
 
     func stop() {
@@ -89,5 +101,6 @@ struct InputAdapters: Sendable {
         imu?.stop()
         baro?.stop()
         heartRate?.stop()
+        battery?.stop()
     }
 }

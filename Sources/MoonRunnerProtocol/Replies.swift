@@ -9,9 +9,10 @@ import MoonRunnerCore
 /// 1.7: `?EXPORT`'s `privacy` zones.
 /// 1.8: the workout events (`workout_step`, `target_low`, `target_high`,
 /// `target_ok`, `workout_done`) and `EVENT.workout`.
+/// 1.9: `STATUS.battery`, the `battery_low` event and the stop cause `battery`.
 public enum ProtocolVersion {
     public static let major = 1
-    public static let minor = 8
+    public static let minor = 9
 }
 
 /// `{"class":"VERSION",...}`, sent on connect and in reply to `?VERSION;`.
@@ -125,6 +126,8 @@ public struct StatusReply: Codable, Sendable, Equatable {
     public var hrState: HeartRateLinkState?
     /// The strap's health and counters (since protocol 1.2).
     public var hr: HeartRateStatus?
+    /// The battery, null without a gauge (since protocol 1.9; absent from older daemons).
+    @NullCoded public var battery: BatteryStatusReply?
     public var id: JSONValue?
 
     public init(time: Double, state: SessionState, session: Int64?, stats: SessionStats?, gps: GPSStatus,
@@ -134,7 +137,7 @@ public struct StatusReply: Codable, Sendable, Equatable {
                 home: HomeReply? = nil, destination: DestinationReply? = nil, quiet: Bool = false,
                 hrBpm: Double? = nil, hrZone: Int? = nil, hrState: HeartRateLinkState = .none, hr: HeartRateStatus = .none,
                 caloriesMethod: CalorieMethod? = nil, climbRate: Double? = nil, workout: WorkoutStatusReply? = nil,
-                id: JSONValue? = nil) {
+                battery: BatteryStatusReply? = nil, id: JSONValue? = nil) {
         self.time = time
         climbRateMPerH = climbRate
         self.state = state
@@ -173,6 +176,7 @@ public struct StatusReply: Codable, Sendable, Equatable {
         self.hrZone = hrZone
         self.hrState = hrState
         self.hr = hr
+        self.battery = battery
         self.id = id
     }
 
@@ -185,7 +189,7 @@ public struct StatusReply: Codable, Sendable, Equatable {
              elevationGainM = "elevation_gain_m", elevationLossM = "elevation_loss_m",
              climbRateMPerH = "climb_rate_m_per_h", laps, gps, imu, store,
              baro, altitudeSource = "altitude_source", altitudeShares = "altitude_shares",
-             lastTransition = "last_transition", units, course, workout, home, destination, id
+             lastTransition = "last_transition", units, course, workout, home, destination, battery, id
     }
 }
 

@@ -64,6 +64,8 @@ extension PhraseTable {
             .workoutOnTarget: "On target {percent} percent of the time.",
             .workoutEffortPace: "Efforts at {pace} per {unit} on average.",
             .distanceLeft: "{distance} left.", .timeLeft: "{time} left.", .getReady: "{time}, get ready.",
+            .batteryLow: "Battery {percent} percent, about {time} left.", .batteryLowOnly: "Battery {percent} percent.",
+            .batteryStop: "Battery critical: the session is stopped and saved.",
         ],
         badgeNames: [:],
         activityNames: [.run: "Run", .trailRun: "Trail run", .walk: "Walk", .hike: "Hike", .ride: "Ride"],

@@ -65,6 +65,8 @@ extension PhraseTable {
             .workoutOnTarget: "目标区间内时间占百分之{percent}。",
             .workoutEffortPace: "训练段平均配速每{unit}{pace}。",
             .distanceLeft: "还剩{distance}。", .timeLeft: "还剩{time}。", .getReady: "还有{time}，准备。",
+            .batteryLow: "电量百分之{percent}，大约还能用{time}。", .batteryLowOnly: "电量百分之{percent}。",
+            .batteryStop: "电量严重不足，本次记录已停止并保存。",
         ],
         badgeNames: [
             "Moon": "月球", "Mercury": "水星", "Venus": "金星", "Mars": "火星", "Ceres": "谷神星",

@@ -90,6 +90,12 @@ public enum PhraseKey: String, Sendable, CaseIterable {
     case workoutOnTarget, workoutEffortPace
     /// {distance} / {time}: what is left of an effort; {time}: a break's last seconds.
     case distanceLeft, timeLeft, getReady
+    /// {percent} {time}: the battery at a warning level, with the time it lasts.
+    case batteryLow
+    /// {percent}: the same while the time it lasts is unknown.
+    case batteryLowOnly
+    /// Said before the summary when a flat battery stopped the session.
+    case batteryStop
 }
 
 /// How each kind of cue is said: the turn as an instruction ("turn left",

@@ -163,7 +163,10 @@ public struct SessionEngine: Sendable {
         workout.lap(WorkoutInput(self), state: state, emit: emit)
     }
 
-    public mutating func stop(at t: Double, emit: (EngineOutput) -> Void) throws(SessionCommandError) {
+    /// Ends the session; `cause` says why ("command", or "battery" when a
+    /// flat cell would otherwise end it).
+    public mutating func stop(at t: Double, cause: String = "command",
+                              emit: (EngineOutput) -> Void) throws(SessionCommandError) {
         guard state.isActive else { throw SessionCommandError(command: "stop", state: state) }
         advance(to: t, emit: emit)
         if state == .recording && (hasIMU || hasGPS) {
@@ -175,7 +178,7 @@ public struct SessionEngine: Sendable {
         state = .stopped
         stats.speed = 0
         stats.cadence = 0
-        emit(.event(SessionEvent(kind: .stop, time: now, detectedAt: now, cause: "command", state: state)))
+        emit(.event(SessionEvent(kind: .stop, time: now, detectedAt: now, cause: cause, state: state)))
     }
 
     /// Carries on a session that a crash or restart interrupted. The time the

@@ -42,6 +42,8 @@ public enum SessionEventKind: String, Sendable, Codable, CaseIterable {
     /// and for the alerts the measure, are in `SessionEvent.workout`.
     case workoutStep = "workout_step", targetLow = "target_low", targetHigh = "target_high",
          targetOK = "target_ok", workoutDone = "workout_done"
+    /// The battery's charge fell to a warning level (detail: the charge, percent).
+    case batteryLow = "battery_low"
 
     /// True for the navigation events, which say where the wearer is, not what the session does.
     public var isNavigation: Bool {
@@ -55,7 +57,7 @@ public enum SessionEventKind: String, Sendable, Codable, CaseIterable {
     public var isTransition: Bool {
         switch self {
         case .lap, .badge, .split, .gpsLost, .gpsRegained, .hrConnected, .hrLost, .hrZone, .terrainLost,
-             .terrainRegained, .workoutStep, .targetLow, .targetHigh, .targetOK, .workoutDone: false
+             .terrainRegained, .workoutStep, .targetLow, .targetHigh, .targetOK, .workoutDone, .batteryLow: false
         default: !isNavigation
         }
     }

@@ -85,7 +85,7 @@ public enum ConfigLoader {
     public static let uploadSection = "upload."
 
     /// All documented keys, sorted (for messages and the config file test).
-    public static var knownKeys: [String] { keys.keys.sorted() }
+    public static var knownKeys: [String] { (Array(keys.keys) + Array(batteryKeys.keys)).sorted() }
 
     /// Loads a file on top of the defaults.
     public static func load(path: String, into base: DaemonConfig = DaemonConfig()) throws(ConfigError) -> DaemonConfig {
@@ -106,7 +106,7 @@ public enum ConfigLoader {
         for (key, value) in flat.sorted(by: { $0.0 < $1.0 }) {
             // `web:` is moonrunner-web's section, checked as strictly by its own reader.
             if key.hasPrefix(webSection) || key.hasPrefix(uploadSection) { continue }
-            guard let apply = keys[key] else {
+            guard let apply = keys[key] ?? batteryKeys[key] else {
                 let hint = ConfigChecks.nearest(key, in: knownKeys)
                 throw ConfigError(key: key, value: describe(value),
                                   allowed: "unknown key (did you mean \(hint)?)")

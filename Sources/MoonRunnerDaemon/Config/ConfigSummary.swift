@@ -38,6 +38,15 @@ enum ConfigSummary {
             "destination": .object(["arrive_radius_m": n(c.arriveRadius)]),
             "hooks": .object(["on_transition": s(c.hookCommand), "timeout_s": n(c.hookTimeout)]),
             "log_level": s(c.logLevel),
+            "battery": battery(c.battery),
         ])
+    }
+
+    private static func battery(_ b: BatterySettings) -> JSONValue {
+        .object(["source": .string(b.source), "power_supply_dir": .string(b.powerSupplyDir), "interval_s": .number(b.interval),
+                 "warn_percent": .array(b.warnPercent.map { .number($0) }), "critical_percent": .number(b.criticalPercent),
+                 "critical_volts": b.criticalVolts.map { .number($0) } ?? .null, "confirm_s": .number(b.confirm),
+                 "capacity_mah": .number(b.capacityMAh), "poweroff": .bool(b.powerOff),
+                 "poweroff_delay_s": .number(b.powerOffDelay)])
     }
 }

@@ -70,6 +70,7 @@ public struct DaemonConfig: Sendable, Equatable {
     public var hookCommand = ""
     public var hookTimeout = 5.0
     public var logLevel = "info"
+    public var battery = BatterySettings()
 
     public init() {}
 

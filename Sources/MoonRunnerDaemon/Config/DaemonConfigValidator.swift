@@ -29,6 +29,16 @@ public enum DaemonConfigValidator {
                               allowed: "a maximum heart rate at least 10 bpm above hr.resting_bpm (\(c.hrRestingBPM))")
         }
         _ = try replaySpeed(c)
+        _ = try batterySpec(c)
+    }
+
+    /// The parsed `battery.source`.
+    public static func batterySpec(_ c: DaemonConfig) throws(ConfigError) -> BatterySourceSpec {
+        do {
+            return try BatterySourceSpec.parse(c.battery.source)
+        } catch {
+            throw ConfigError(key: "battery.source", value: c.battery.source, allowed: error.reason)
+        }
     }
 
     /// The parsed `hr.source`.

@@ -11,6 +11,8 @@ public struct InputHealth: Sendable {
     /// The heart-rate strap's side (`none` without one); the engine's counters are added in `STATUS`.
     public var hr = HeartRateStatus.none
     public var hrState = HeartRateLinkState.none
+    /// The battery service's side (nil without a gauge); the monitor's figures are added in `STATUS`.
+    public var battery: BatteryServiceStatus?
     private var heartRateLink = HeartRateLinkWatch()
     public init() {}
 
@@ -22,6 +24,7 @@ public struct InputHealth: Sendable {
         gps.connects = r.gpsConnects
         imu = r.imu
         if let b = r.baro { baro = b }
+        battery = r.battery
         if let h = r.heartRate {
             var status = HeartRateStatus(h)
             status.health = hr.health
@@ -50,6 +53,8 @@ public struct AdapterReadings: Sendable {
     /// Nil without a barometer, or a heart-rate strap.
     public var baro: BaroStatus?
     public var heartRate: HeartRateSourceStatus?
+    /// Nil without a gauge.
+    public var battery: BatteryServiceStatus?
 }
 
 // The sensor services' own status, as `STATUS` reports it: the service's side

@@ -20,6 +20,8 @@ struct LiveStatus {
     let units: UnitSystem
     let calories: CalorieModel
     var ladder = BadgeLadder.solarSystem
+    /// `STATUS.battery`, nil without a gauge.
+    var battery: BatteryStatusReply? = nil
 
     /// The reply at engine time `now` (it leaves in UTC, as every time the daemon sends).
     func reply(at now: Double) -> StatusReply {
@@ -45,7 +47,8 @@ struct LiveStatus {
                            hrState: inputs.hrState, hr: hr,
                            caloriesMethod: shown.map { _ in heartRate?.calorieMethod ?? .acsm },
                            climbRate: shown.map { _ in engine.climbRate.metresPerHour },
-                           workout: shown == nil ? nil : engine.workout.progress.map(WorkoutStatusReply.init))
+                           workout: shown == nil ? nil : engine.workout.progress.map(WorkoutStatusReply.init),
+                           battery: battery)
     }
 
     /// A short status for systemd's STATUS= (shown by `systemctl status`).

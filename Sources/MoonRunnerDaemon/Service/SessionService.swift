@@ -43,6 +43,7 @@ public actor SessionService {
     /// Announcers are asked to keep silent (`?ANNOUNCE`); not kept across restarts.
     private var quiet = false
     private let terrain: TerrainFolder?
+    private var battery: BatteryWatch
 
     public init(config: DaemonConfig, store: SessionStore, clock: EngineClock, logger: Logger) {
         self.config = config
@@ -55,6 +56,7 @@ public actor SessionService {
         engine = SessionEngine(config: config.engineConfig, terrain: terrain)
         calories = CalorieModel(bodyMass: config.bodyMassKg)
         recording = SessionRecording(units: config.units)
+        battery = BatteryWatch(settings: config.battery)
         // A database found damaged at start was kept aside: say so in STATUS.
         commits = CommitScheduler(interval: config.commitInterval, damage: store.recoveredFromDamage.map { "\($0)" })
         recovery = SessionRecovery(store: store, library: library, logger: logger)
@@ -154,6 +156,34 @@ public actor SessionService {
         if fix.hasPosition && fix.time.isFinite { inputHealth.gps.fixes += 1 }
         collect { engine, emit in engine.ingest(fix, at: t, emit: emit) }
         await afterInput()
+    }
+
+    /// A reading of the battery gauge: `STATUS.battery`, the `battery_low`
+    /// warnings, and at the critical level the session stopped (cause
+    /// `battery`) and on disk. True when the daemon is then to power off.
+    public func ingest(battery reading: BatteryReading) async -> Bool {
+        var powerOff = false
+        for action in battery.take(reading, sessionActive: engine.state.isActive) {
+            switch action {
+            case let .warn(percent):
+                let e = SessionEvent(kind: .batteryLow, time: engine.now, detectedAt: engine.now, cause: "battery",
+                                     state: engine.state, detail: String(Int(percent.rounded())))
+                logger.warning("battery at \(Int(percent.rounded())) %")
+                if engine.state.isActive {
+                    record(e)
+                } else {
+                    watchers.send(EventReply(session: nil, event: e.shifted(by: engine.utcOffsetNow), split: nil))
+                }
+            case .stopSession:
+                logger.critical("battery critical (\(battery.monitor.policy.critical)): stopping and saving the session")
+                collect { engine, emit in try? engine.stop(at: clock.now(), cause: "battery", emit: emit) }
+            case .powerOff:
+                powerOff = true
+            }
+        }
+        await afterInput()
+        await commitsSettled()
+        return powerOff
     }
 
     /// The adapters' health, as the daemon's heartbeat reads it.
@@ -347,7 +377,8 @@ public actor SessionService {
         LiveStatus(engine: engine, inputs: inputHealth, session: sessionID, lastSession: lastSessionID,
                    lastTransition: recording.lastTransition,
                    store: commits.status(consolidationError: store.consolidationError), quiet: quiet,
-                   units: config.units, calories: calories, ladder: recording.badges.ladder)
+                   units: config.units, calories: calories, ladder: recording.badges.ladder,
+                   battery: battery.status(inputHealth.battery))
     }
 
     /// A read or write of a command failed: the store's health says so, and the client what to check.

@@ -1,3 +1,4 @@
+import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -18,15 +19,22 @@ public struct IMUClock: Sendable {
     /// Told after every read that everything due up to this time was taken (a
     /// replay's clock waits for a reader that fell behind).
     public var caughtUp: @Sendable (Double) -> Void
+    /// Blocks for `seconds` of this clock's time or until `signal` is
+    /// signalled (true), whichever comes first: a thread sleeps its whole
+    /// pause in one wait and still wakes at once for `stop()`. Nil where time
+    /// is stepped by `sleep` (tests' virtual clocks).
+    public var wait: (@Sendable (_ seconds: Double, _ signal: DispatchSemaphore) -> Bool)?
 
     public init(now: @escaping @Sendable () -> Double,
                 sleep: @escaping @Sendable (_ seconds: Double) -> Void,
                 receiverOffset: @escaping @Sendable () -> Double? = { nil },
-                caughtUp: @escaping @Sendable (Double) -> Void = { _ in }) {
+                caughtUp: @escaping @Sendable (Double) -> Void = { _ in },
+                wait: (@Sendable (_ seconds: Double, _ signal: DispatchSemaphore) -> Bool)? = nil) {
         self.now = now
         self.sleep = sleep
         self.receiverOffset = receiverOffset
         self.caughtUp = caughtUp
+        self.wait = wait
     }
 
     /// The daemon's engine clock; sleeps are scaled to real time by its speed.
@@ -37,6 +45,7 @@ public struct IMUClock: Sendable {
             var request = timespec(tv_sec: Int(real), tv_nsec: Int((real - Double(Int(real))) * 1e9))
             var remaining = timespec()
             while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
-        }, receiverOffset: { clock.receiverOffset }, caughtUp: { clock.readerCaughtUp(to: $0) })
+        }, receiverOffset: { clock.receiverOffset }, caughtUp: { clock.readerCaughtUp(to: $0) },
+        wait: { seconds, signal in signal.wait(timeout: .now() + max(0, seconds / clock.speed)) == .success })
     }
 }

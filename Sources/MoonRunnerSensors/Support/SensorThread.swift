@@ -58,13 +58,23 @@ final class SensorThread: Sendable {
         stopSignal.wait()
     }
 
-    /// Sleeps `seconds` of `clock` time in steps of at most `step`, so `stop()` is honoured promptly.
+    /// Sleeps `seconds` of `clock` time, returning at once on `stop()`: in one
+    /// wait on the stop signal where the clock can (one wakeup a pause), else
+    /// in steps of at most `step`.
     func pause(_ seconds: Double, clock: IMUClock, step: Double) {
         let deadline = clock.now() + seconds
         while !stopRequested {
             let remaining = deadline - clock.now()
             if remaining <= 0 { return }
-            clock.sleep(min(remaining, step))
+            guard let wait = clock.wait else {
+                clock.sleep(min(remaining, step))
+                continue
+            }
+            if wait(remaining, stopSignal) {
+                // Left signalled for `waitForStop()` and any later pause.
+                stopSignal.signal()
+                return
+            }
         }
     }
 

@@ -61,6 +61,7 @@ public enum EventWords {
         case .fault: return e.detail ?? e.event
         // The workout's own words for the phone are still to come: the wire name meanwhile.
         case .workoutStep, .targetLow, .targetHigh, .targetOK, .workoutDone: return e.event
+        case .batteryLow: return "\(p[.battery]) \(e.detail ?? "") %"
         case .hrConnected: return p[.hrConnected]
         case .hrLost: return p[.hrLost]
         case .hrZone: return "\(p[.heartRate]) · \(p[.hrZone]) \(e.detail ?? "")"

@@ -69,12 +69,15 @@ public struct LiveView: Sendable {
     public let home: Figure
     public let destination: Figure
     public let nextBadge: Figure
+    /// The charge and the time it lasts ("38 % · 1:12"), while a gauge is fitted.
+    public let battery: Figure
     /// The next cue of the course: its arrow, its words and how far it is.
     public let cue: NextCueView
     /// The planned workout's step, target and what is left of it.
     public let workout: WorkoutView
     public var extras: [Figure] {
-        [courseName, courseState, wayBack, home, destination, nextBadge, heartState, cue.arrow, cue.text, cue.distance]
+        [courseName, courseState, wayBack, home, destination, nextBadge, battery, heartState, cue.arrow, cue.text,
+         cue.distance]
             + workout.figures
     }
     /// Which optional blocks show (`data-if`).
@@ -110,6 +113,7 @@ public struct LiveView: Sendable {
         nextBadge = Figure(key: "next_badge.left_m", label: p[.nextBadge],
                            text: badge.map { "\($0) · " + p.format(.toGoShort, ["distance": left]) } ?? "",
                            value: status.number(at: "next_badge.left_m").map(FigureText.numberText) ?? "")
+        battery = Self.battery(status, p)
         let hrState = status.string(at: "hr_state") ?? HeartRateLinkState.none.rawValue
         let link = HeartRateLinkState(rawValue: hrState)
         heartState = Figure(key: "hr_state", label: p[.heartRate],
@@ -127,6 +131,7 @@ public struct LiveView: Sendable {
             "quiet": quiet,
             "hr": link != HeartRateLinkState.none,
             "workout": workout.shown,
+            "battery": status.at(path: "battery").map { $0 != .null } ?? false,
         ]
     }
 
@@ -138,6 +143,19 @@ public struct LiveView: Sendable {
             return p[.notOnCourseYet]
         }
         return p[.offCourse]
+    }
+
+    /// The charge, then "charging" or the hours and minutes it lasts; "–" until the gauge is read.
+    private static func battery(_ status: JSONValue, _ p: Phrases) -> Figure {
+        let percent = status.number(at: "battery.percent")
+        var text = percent.map { "\(Int($0.rounded())) %" } ?? "–"
+        if status.bool(at: "battery.charging") {
+            text += " · " + p[.batteryCharging]
+        } else if let minutes = status.number(at: "battery.minutes_left") {
+            text += " · " + Formatting.duration(minutes * 60)
+        }
+        return Figure(key: "battery.percent", label: p[.battery], text: text,
+                      value: percent.map(FigureText.numberText) ?? "")
     }
 
     /// Off course: the way back, as the announcer says it.

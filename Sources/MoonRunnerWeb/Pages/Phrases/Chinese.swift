@@ -21,6 +21,7 @@ extension Phrases {
             .offCourseBack: "路线在{direction}方{distance}（{bearing}°）", .onCourse: "在路线上",
             .courseFinished: "路线完成", .notOnCourseYet: "尚未到达路线",
             .home: "回起点", .destination: "目的地", .arrived: "已到达", .nextBadge: "下一枚徽章",
+            .battery: "电量", .batteryCharging: "充电中",
             .workout: "训练", .target: "目标", .now: "当前", .stepLeft: "剩余", .inTarget: "达标", .roundOf: "第{n}/{of}组",
             .speedUp: "加快", .easeOff: "放慢", .tooLow: "偏低", .tooHigh: "偏高", .onTarget: "在目标内",
             .runWorkout: "训练计划", .noWorkout: "不用训练计划",

@@ -19,6 +19,7 @@ extension Phrases {
             .offCourseBack: "The course is {distance} to the {direction} ({bearing}°)", .onCourse: "On course",
             .courseFinished: "Course finished", .notOnCourseYet: "Not on the course yet",
             .home: "To the start", .destination: "Destination", .arrived: "arrived", .nextBadge: "Next badge",
+            .battery: "Battery", .batteryCharging: "charging",
             .toGoShort: "{distance} to go",
             .workout: "Workout", .target: "Target", .now: "Now", .stepLeft: "Left", .inTarget: "In target", .roundOf: "{n} of {of}",
             .speedUp: "Speed up", .easeOff: "Ease off", .tooLow: "Too low", .tooHigh: "Too high", .onTarget: "On target",

@@ -15,7 +15,7 @@ public enum Phrase: String, Sendable, CaseIterable {
     case gradeBest, gradeBetter, gradeAverage, gradeBad, gradeNone
     case linkLost, daemonDown, live
     case course, progress, toGo, eta, offCourse, offCourseBack, onCourse, courseFinished, notOnCourseYet
-    case home, destination, arrived, nextBadge, toGoShort
+    case home, destination, arrived, nextBadge, toGoShort, battery, batteryCharging
     case heartRate, hrZone, hrSearching, hrLost, hrConnected, hrAverage, hrMaximum, hrZoneTime, trainingLoad
     case start, activity, run, walk, trailRun, hike, ride, followCourse, noCourse, headFor, headForHint
     case pause, resume, lap, stop, stopConfirm, stopReally, cancel
