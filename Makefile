@@ -261,7 +261,8 @@ text-order: release
 	python3 Tests/Tools/text_order.py --bin $(RELEASE_BIN) --out link/moonrunnerd.order
 
 ## Speed and footprint figures, release build (footprint.py: sizes, READY=1, Pss, growth
-## over a 6-hour session replayed at 30x; the .deb figures when `make deb` has run).
+## over a 6-hour session replayed at 30x; the .deb figures when `make deb` has run;
+## wakeups.py: wakeups a second recording and idle over 10 minutes each at 1x, 25 minutes).
 bench: release
 	$(RELEASE_BIN)/moonrunner-bench --bin $(RELEASE_BIN)/moonrunner
 	python3 Tests/Tools/socket_load.py --bin $(RELEASE_BIN) --check
@@ -272,6 +273,7 @@ bench: release
 	python3 Tests/Tools/hr_cpu.py --bin $(RELEASE_BIN) --data $(DATA) --reps 3 --window 20 --check
 	python3 Tests/Tools/footprint.py --bin $(RELEASE_BIN) --deb-dir .build/deb --check
 	python3 Tests/Tools/web_bench.py --bin $(RELEASE_BIN) --check
+	python3 Tests/Tools/wakeups.py --bin $(RELEASE_BIN) --data $(DATA) --window 600 --check
 
 ## Long-running proofs (more trials than `make test`).
 soak: deps
@@ -318,6 +320,8 @@ install-files: man
 	for u in $(UNITS); do \
 	  sed -e 's|^ExecStart=/usr/sbin/|ExecStart=$(SBINDIR)/|' -e 's|^ExecStart=/usr/bin/|ExecStart=$(PREFIX)/bin/|' \
 	    systemd/$$u > $(DESTDIR)$(UNITDIR)/$$u && chmod 0644 $(DESTDIR)$(UNITDIR)/$$u || exit 1; done
+	install -d $(DESTDIR)/usr/share/polkit-1/rules.d
+	install -m 0644 polkit/50-moonrunner-poweroff.rules $(DESTDIR)/usr/share/polkit-1/rules.d/
 	install -m 0644 .build/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 0644 .build/man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 	install -m 0644 .build/man/*.7 $(DESTDIR)$(PREFIX)/share/man/man7/
@@ -356,7 +360,8 @@ uninstall:
 	  $(addprefix $(DESTDIR)$(PREFIX)/share/man/man1/,$(addsuffix .1,$(COMMANDS) $(LINKS))) \
 	  $(addprefix $(DESTDIR)$(PREFIX)/share/man/man8/,$(addsuffix .8,$(DAEMONS) $(DAEMON_LINKS))) \
 	  $(DESTDIR)$(PREFIX)/share/man/man5/moonrunner.yaml.5 $(DESTDIR)$(PREFIX)/share/man/man7/moonrunner-protocol.7 \
-	  $(DESTDIR)/etc/avahi/services/moonrunner-web.service
+	  $(DESTDIR)/etc/avahi/services/moonrunner-web.service \
+	  $(DESTDIR)/usr/share/polkit-1/rules.d/50-moonrunner-poweroff.rules
 
 ## The Debian package, in .build/deb/. Of this machine's architecture (needs the Swift
 ## toolchain on PATH; see debian/rules), or with ARCH=arm64 cross-built for Debian 13
@@ -381,7 +386,7 @@ DEB_VERSION = $(shell dpkg-parsechangelog -S Version)
 ## What the build and the packaging read besides Sources/ and Package.swift: deb_check.py
 ## lays these over an older source to build the previous version, so a file the build
 ## comes to need is carried with the Makefile that needs it.
-BUILD_FILES := Makefile debian man systemd link cross avahi
+BUILD_FILES := Makefile debian man systemd link cross avahi polkit
 print-build-files:
 	@echo $(BUILD_FILES)
 

@@ -138,13 +138,18 @@ public struct Announcer: Sendable {
 
     private func waitsForStatus(_ e: EventReply) -> Bool {
         guard let kind = SessionEventKind(rawValue: e.event) else { return false }
-        return Self.saidWithNextStatus.contains(kind) && enabled(kind)
+        return Self.saidWithNextStatus.contains(kind) && enabled(kind, e)
+    }
+
+    /// `enabled(kind)`, but for a stop the battery forced, which the battery's setting allows too.
+    private func enabled(_ kind: SessionEventKind, _ e: EventReply) -> Bool {
+        enabled(kind) || (kind == .stop && e.cause == "battery" && settings.battery)
     }
 
     /// What is said for an event, with the auto-pause's tone; nothing for a
     /// kind this announcer does not know (a newer daemon's).
     private func say(_ e: EventReply, receivedAt: Double) -> [Announcement] {
-        guard let kind = SessionEventKind(rawValue: e.event), enabled(kind) else { return [] }
+        guard let kind = SessionEventKind(rawValue: e.event), enabled(kind, e) else { return [] }
         let text = sentence(kind, e) ?? ""
         let cue = self.cue(for: kind)
         guard !text.isEmpty || cue != nil else { return [] }
@@ -170,7 +175,9 @@ public struct Announcer: Sendable {
         case .autoresume: return settings.autoPause ? p.say(.autoresume) : nil
         case .lap: return p.say(.lap, ["number": e.detail.flatMap { Int($0) }.map(words.count) ?? ""])
         case .split: return inWorkout ? nil : split(e)
-        case .stop: return e.cause == "battery" ? p.say(.batteryStop) + words.sentenceBreak + summary() : summary()
+        case .stop:
+            guard e.cause == "battery", settings.battery else { return summary() }
+            return settings.summary ? p.say(.batteryStop) + words.sentenceBreak + summary() : p.say(.batteryStop)
         case .badge: return badge(e)
         case .offCourse: return wayBack()
         case .onCourse: return p.say(.onCourse)

@@ -275,6 +275,7 @@ struct AnnouncerTests {
         .targetHigh: (try? WorkoutLines.event(.targetHigh, step: 1, time: 1, measure: .pace, value: 4.5)) ?? "",
         .targetOK: (try? WorkoutLines.event(.targetOK, step: 1, time: 1, measure: .pace, value: 4.2)) ?? "",
         .workoutDone: (try? WorkoutLines.event(.workoutDone, step: 13, time: 1)) ?? "",
+        .batteryLow: Lines.event("battery_low", time: 1, cause: "battery", detail: "20"),
         .turnAhead: Lines.cue(.turnAhead, time: 1, CueEvent(kind: .left, name: nil, courseM: 500, distanceM: 60)),
         .turnNow: Lines.cue(.turnNow, time: 1, CueEvent(kind: .left, name: nil, courseM: 500, distanceM: 8)),
     ]
@@ -305,7 +306,7 @@ struct AnnouncerTests {
             (\.start, [.start]), (\.pauseResume, [.pause, .resume]), (\.laps, [.lap]), (\.splits, [.split]),
             (\.summary, [.stop]), (\.badges, [.badge]), (\.course, [.offCourse, .onCourse, .courseToGo, .courseFinished, .arrived]),
             (\.gps, [.gpsLost, .gpsRegained]), (\.heartRate, [.hrConnected, .hrLost, .hrZone]),
-            (\.turns, [.turnAhead, .turnNow]),
+            (\.turns, [.turnAhead, .turnNow]), (\.battery, [.batteryLow]),
         ]
         for (setting, kinds) in off {
             var s = all

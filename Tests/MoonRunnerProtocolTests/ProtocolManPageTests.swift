@@ -188,7 +188,7 @@ struct ProtocolManPageTests {
         "home":{"distance_m":900,"bearing_deg":180},"destination":{"lat":41.4,"lon":2.1,"distance_m":3000,"bearing_deg":45,"arrived":false},
         "quiet":false,"calories_method":"acsm","hr_bpm":150,"hr_zone":3,"hr_state":"connected",
         "hr":{"health":"ok","device":"Polar H10","notifications":600,"malformed":0,"samples":600,"missing":0,"rejected":0,
-              "rr_intervals":900,"rr_rejected":0,"connects":1,"last_error":"the strap disconnected"},"id":"s"}
+              "rr_intervals":900,"rr_rejected":0,"connects":1,"last_error":"the strap disconnected"},"battery":{"health":"ok","percent":38.4,"volts":3.71,"current_a":0.62,"charging":false,"minutes_left":72,"critical":"5 %","source":"auto","device":"MAX17048 at 0x36 on /dev/i2c-1","readings":40,"jumps":1,"bus_errors":2,"reinitializations":1,"last_error":"x"},"id":"s"}
         """#
     static let sessionReply = #"""
         {"class":"SESSION","session":\#(session),

@@ -366,6 +366,13 @@ def main():
                   f"{units}/moonrunner-web.service", "/etc/moonrunner/moonrunner.yaml",
                   "/etc/moonrunner/announce.yaml"):
             check(os.path.exists(root.path(f)), f"{f} installed")
+        # The polkit rule that lets the daemon's user power off through logind (battery.poweroff), and nothing
+        # else; polkitd only reads it: the daemon runs without, so the package does not depend on it.
+        rule = "/usr/share/polkit-1/rules.d/50-moonrunner-poweroff.rules"
+        mode = os.stat(root.path(rule)).st_mode & 0o7777 if os.path.exists(root.path(rule)) else None
+        check(mode == 0o644, f"{rule} installed, mode 0644 ({oct(mode) if mode is not None else 'missing'})")
+        check(not {"polkitd", "policykit-1", "polkitd-pkla"} & set(depends(new)),
+              f"polkitd is not a Depends: {depends(new)}")
         conffiles = root.sh("cat /var/lib/dpkg/info/moonrunner.conffiles", check=False, capture=True).stdout.split()
         # The Avahi service file too: the port it announces is the web app's, which the admin may change.
         check(sorted(conffiles) == ["/etc/avahi/services/moonrunner-web.service", "/etc/moonrunner/announce.yaml",

@@ -24,18 +24,22 @@ struct BatteryWatch: Sendable {
         monitor = BatteryMonitor(policy: settings.policy)
     }
 
-    /// Takes a reading; what to do about it, in order.
+    /// Takes a reading; what to do about it, in order. A session is stopped
+    /// at any reading while the cell is critical, not only at the alarm: one
+    /// started on a flat cell is stopped and saved at once.
     mutating func take(_ reading: BatteryReading, sessionActive: Bool) -> [Action] {
         var actions: [Action] = []
+        var critical = false
         for alarm in monitor.take(reading) {
             switch alarm {
             case let .low(_, percent):
                 actions.append(.warn(percent: percent))
             case .critical:
-                if sessionActive { actions.append(.stopSession) }
-                if settings.powerOff { actions.append(.powerOff) }
+                critical = true
             }
         }
+        if sessionActive && monitor.isCritical { actions.append(.stopSession) }
+        if critical && settings.powerOff { actions.append(.powerOff) }
         return actions
     }
 

@@ -84,6 +84,9 @@ public enum BatterySourceSpec: Sendable, Equatable, CustomStringConvertible {
                 continue
             }
             let kv = option.split(separator: "=", maxSplits: 1).map(String.init)
+            guard ["percent", "load", "capacity"].contains(kv.first ?? "") else {
+                throw SourceSpecGrammar.Failure("unknown option '\(option)': use percent=, load=, capacity= or fault=")
+            }
             guard kv.count == 2, let v = Double(kv[1]), v.isFinite else {
                 throw SourceSpecGrammar.Failure("'\(option)' must be percent=, load=, capacity= with a number, or fault=")
             }

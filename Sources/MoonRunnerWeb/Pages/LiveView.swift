@@ -151,8 +151,10 @@ public struct LiveView: Sendable {
         var text = percent.map { "\(Int($0.rounded())) %" } ?? "–"
         if status.bool(at: "battery.charging") {
             text += " · " + p[.batteryCharging]
-        } else if let minutes = status.number(at: "battery.minutes_left") {
-            text += " · " + Formatting.duration(minutes * 60)
+        } else if let minutes = status.number(at: "battery.minutes_left"), minutes.isFinite, minutes >= 0 {
+            // An estimate: hours and minutes, no seconds.
+            let m = Int(minutes.rounded())
+            text += " · \(m / 60):\((m % 60).zeroPadded(2))"
         }
         return Figure(key: "battery.percent", label: p[.battery], text: text,
                       value: percent.map(FigureText.numberText) ?? "")
