@@ -266,7 +266,7 @@ text-order: release
 bench: release
 	$(RELEASE_BIN)/moonrunner-bench --bin $(RELEASE_BIN)/moonrunner
 	python3 Tests/Tools/socket_load.py --bin $(RELEASE_BIN) --check
-	python3 Tests/Tools/store_writes.py --bin $(RELEASE_BIN) --speed 10 --minutes 10 --check
+	python3 Tests/Tools/store_writes.py --bin $(RELEASE_BIN) --speed 10 --minutes 60 --check
 	python3 Tests/Tools/hr_live.py --bin $(RELEASE_BIN) --trace $(DATA)/hr/fenix5_run_rr.hr.csv --seconds 10 --faults --check
 	python3 Tests/Tools/hr_live.py --bin $(RELEASE_BIN) --trace $(DATA)/hr/fenix5_run_rr.hr.csv --rate 4 --seconds 20 --check
 	python3 Tests/Tools/hr_live.py --bin $(RELEASE_BIN) --trace $(DATA)/hr/fenix2_run.hr.csv --seconds 5 --cycles 1000 --check

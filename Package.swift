@@ -33,6 +33,7 @@ let package = Package(
         .systemLibrary(name: "CProcessFD"),
         .systemLibrary(name: "CThreadName"),
         .systemLibrary(name: "CMalloc"),
+        .systemLibrary(name: "CDirectIO"),
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         .systemLibrary(name: "CTIFF", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"])]),
 
@@ -60,7 +61,8 @@ let package = Package(
         ]),
         // SQLite (WAL) store.
         .target(name: "MoonRunnerStore", dependencies: [
-            "MoonRunnerCore", "MoonRunnerSystem", "CZlib", "CMalloc", .product(name: "GRDB", package: "GRDB.swift"),
+            "MoonRunnerCore", "MoonRunnerSystem", "CZlib", "CMalloc", "CDirectIO",
+            .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         // File writers (GPX, TCX, FIT, GeoJSON, CSV, SVG).
         .target(name: "MoonRunnerExport", dependencies: ["MoonRunnerCore"]),

@@ -38,6 +38,10 @@ public struct Daemon: Service {
         if listenFD == nil { try SocketDirectory.prepare(socketPath: config.socketPath, logger: logger) }
         let store = try openStore()
         if let damage = store.recoveredFromDamage { logger.critical("\(damage)") }
+        // Buffered commits write 4 KB each where direct ones write 512 bytes: worth a notice.
+        if let mode = store.journalWriteMode {
+            logger.log(level: mode.hasPrefix("direct") ? .info : .notice, "store journal: \(mode)")
+        }
         // After a restart the clock must not run behind what is already stored.
         let clock = EngineClock(speed: try DaemonConfigValidator.replaySpeed(config),
                                 offset: try await Self.clockOffset(store), followReceiver: specs.replaying)

@@ -8,8 +8,8 @@ import Synchronization
 
 /// The on-disk journal of sessions, gentle on an SD card.
 ///
-/// A commit is one record appended to a journal file and `fdatasync`ed
-/// (`JournalFile`): durable at once, about one page written. The SQLite
+/// A commit is one record appended to a journal file and made durable at
+/// once (`JournalFile`: direct I/O, one 512-byte block written). The SQLite
 /// database (WAL, `synchronous=FULL`, GRDB) takes the journal in at a
 /// session's end, on shutdown and every `consolidationInterval` seconds, in
 /// one transaction that records the last record taken; the journal is then
@@ -57,7 +57,7 @@ public final class SessionStore: Sendable {
         }
         if writerWait > 0 && !file.isWriter { throw StoreError.readOnly(path: journalPath) }
         let applied = try pool.read { db in try UInt64.fetchOne(db, sql: "SELECT applied_seq FROM journal_state") ?? 0 }
-        let entries = file.readAll().compactMap { try? JournalEntry.decode($0) }.filter { $0.seq > applied }
+        let entries = JournalEntry.decodeAll(file.readAll()).filter { $0.seq > applied }
         var state = HeldCommits()
         state.nextSeq = max(applied, entries.last?.seq ?? 0) + 1
         if file.isWriter {
@@ -97,8 +97,12 @@ public final class SessionStore: Sendable {
     public func commit(_ batch: CommitBatch) async throws {
         guard let journal else { throw StoreError.readOnly(path: path) }
         let seq = held.withLock { $0.nextSeq }
-        let payload = try JournalEntry(seq: seq, batch: batch).encoded()
-        try await onJournalQueue { try journal.append(payload) }
+        let raw = try JournalEntry(seq: seq, batch: batch).json()
+        try await onJournalQueue {
+            // Deflated against the record before it, which only the journal's queue knows.
+            let payload = try JournalCodec.deflate(raw, dictionary: journal.chain)
+            try journal.append(payload, seq: seq, raw: raw)
+        }
         let due = held.withLock { h -> Bool in
             h.hold(batch)
             h.nextSeq = seq + 1
@@ -129,8 +133,9 @@ public final class SessionStore: Sendable {
                 h.since = MonotonicClock.now()
                 h.consolidationError = nil
             }
-            // Already in the database: a journal that fails to empty is taken in again, skipped by number.
-            try await onJournalQueue { try journal.reset() }
+            // Already in the database: a journal that fails to empty is taken in again, skipped by
+            // number. A commit appended meanwhile keeps it from being emptied until the next time.
+            try await onJournalQueue { try journal.reset(through: upTo) }
         } catch {
             held.withLock { h in
                 h.inFlight = 0
@@ -138,6 +143,9 @@ public final class SessionStore: Sendable {
             }
         }
     }
+
+    /// How commits reach the disk (direct I/O, or buffered where the file system refuses it), for the log.
+    public var journalWriteMode: String? { journal?.writeMode }
 
     /// Why the database could not take the journal in (it keeps every commit meanwhile); nil when it could.
     public var consolidationError: String? { held.withLock { $0.consolidationError } }

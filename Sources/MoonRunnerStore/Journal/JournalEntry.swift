@@ -1,10 +1,9 @@
-import CZlib
 import Foundation
 import MoonRunnerCore
 
 /// One commit as the journal keeps it: the batch, numbered. Encoded as JSON
-/// (new fields of the snapshot need no format change) and deflated: a
-/// two-second batch takes a few hundred bytes.
+/// (new fields of the snapshot need no format change) and deflated against
+/// the record before it (`JournalCodec`): a two-second batch takes about 300 bytes.
 struct JournalEntry: Codable, Sendable {
     /// Increasing over the journal's life; the database remembers the last it took in.
     var seq: UInt64
@@ -66,51 +65,46 @@ struct JournalEntry: Codable, Sendable {
         return b
     }
 
-    func encoded() throws -> Data {
+    /// The entry's JSON (what the next record is deflated against).
+    func json() throws -> Data {
         let e = JSONEncoder()
         e.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
-        return try Self.deflate(e.encode(self))
+        e.outputFormatting = [.sortedKeys]  // the same order in every record: more of it matches the one before
+        return try e.encode(self)
+    }
+
+    /// Deflated alone (`JournalCodec`); `SessionStore` deflates against the previous record.
+    func encoded() throws -> Data {
+        try JournalCodec.deflate(json())
     }
 
     static func decode(_ data: Data) throws -> JournalEntry {
+        try decode(json: inflate(data))
+    }
+
+    static func decode(json: Data) throws -> JournalEntry {
         let d = JSONDecoder()
         d.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
-        return try d.decode(JournalEntry.self, from: inflate(data))
+        return try d.decode(JournalEntry.self, from: json)
     }
 
-    struct CodecError: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    /// The raw size (4 bytes, little-endian), then zlib's stream.
-    static func deflate(_ raw: Data) throws -> Data {
-        var size = compressBound(uLong(raw.count))
-        var out = [UInt8](repeating: 0, count: Int(size) + 4)
-        let rc = raw.withUnsafeBytes { src in
-            out.withUnsafeMutableBufferPointer { dst in
-                compress2(dst.baseAddress.map { $0 + 4 }, &size, src.bindMemory(to: Bytef.self).baseAddress,
-                          uLong(raw.count), 6)
+    /// The payloads of a journal's records in order, each inflated against the one before
+    /// (`JournalCodec`); a record that does not read is left out, and so are those that need it.
+    static func decodeAll(_ payloads: [Data]) -> [JournalEntry] {
+        var previous: Data?
+        var out: [JournalEntry] = []
+        for payload in payloads {
+            guard let raw = try? JournalCodec.inflate(payload, dictionary: previous) else {
+                previous = nil
+                continue
             }
+            previous = raw
+            if let entry = try? decode(json: raw) { out.append(entry) }
         }
-        guard rc == Z_OK else { throw CodecError(description: "deflate failed (\(rc))") }
-        let n = UInt32(raw.count)
-        out[0] = UInt8(n & 0xFF); out[1] = UInt8(n >> 8 & 0xFF); out[2] = UInt8(n >> 16 & 0xFF); out[3] = UInt8(n >> 24)
-        return Data(out[0..<(Int(size) + 4)])
+        return out
     }
 
-    static func inflate(_ data: Data) throws -> Data {
-        let b = [UInt8](data)
-        guard b.count >= 4 else { throw CodecError(description: "a journal record too short to hold its size") }
-        let n = Int(b[0]) | Int(b[1]) << 8 | Int(b[2]) << 16 | Int(b[3]) << 24
-        guard n <= JournalFile.maxRecord * 16 else { throw CodecError(description: "a journal record claims \(n) bytes") }
-        var out = [UInt8](repeating: 0, count: n)
-        var size = uLong(n)
-        let rc = b.withUnsafeBufferPointer { src in
-            out.withUnsafeMutableBufferPointer { dst in
-                uncompress(dst.baseAddress, &size, src.baseAddress.map { $0 + 4 }, uLong(b.count - 4))
-            }
-        }
-        guard rc == Z_OK, Int(size) == n else { throw CodecError(description: "inflate failed (\(rc))") }
-        return Data(out)
-    }
+    static func deflate(_ raw: Data) throws -> Data { try JournalCodec.deflate(raw) }
+
+    static func inflate(_ data: Data) throws -> Data { try JournalCodec.inflate(data) }
 }
