@@ -11,8 +11,9 @@ import MoonRunnerSystem
 struct WatchLoop {
     let socket: String
     let shared: Shared
-    /// A watcher gets a STATUS every second: this long without a line means the daemon is stuck.
-    static let silence = 5.0
+    /// A watcher gets a STATUS every second during a session and every 10 s
+    /// while idle: this long without a line means the daemon is stuck.
+    static let silence = 31.0
 
     func run() -> Never {
         var backoff = 0.25

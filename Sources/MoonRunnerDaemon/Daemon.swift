@@ -96,14 +96,22 @@ public struct Daemon: Service {
                               logger: Logger) async throws {
         // STATUS says what each adapter is doing from the first request (without an IMU: "none", not "lost").
         await service.refresh(inputs.readings)
+        // The sensors' batches wait for the next fix (or ring after 1.5 s): one wake a second.
+        inputs.imu?.hold(upTo: 1.5)
+        inputs.baro?.hold(upTo: 1.5)
+        await service.connect(readings: { inputs.readings }, want: { inputs.want($0) }, held: {
+            let imu = inputs.imu?.takeHeld() ?? []
+            for batch in imu { capture?.append(batch.samples) }
+            return HeldInputs(imu: imu, baro: inputs.baro?.takeHeld() ?? [])
+        })
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await server.run(listenFD: listenFD) }
-            group.addTask { await feed(inputs.gps, to: service) }
+            group.addTask { await service.consume(gps: inputs.gps) }
             if let imu = inputs.imu {
-                group.addTask { await feed(imu, to: service, capture: capture) }
+                group.addTask { await service.consume(rings: imu.batches) }
             }
             if let baro = inputs.baro {
-                group.addTask { await feed(baro, to: service) }
+                group.addTask { await service.consume(rings: baro.batches) }
             }
             if let battery = inputs.battery {
                 group.addTask { await feed(battery, to: service, delay: config.battery.powerOffDelay, logger: logger) }
@@ -116,29 +124,6 @@ public struct Daemon: Service {
             try await group.next()
             group.cancelAll()
         }
-    }
-
-    /// Hands gpsd's fixes to the session service (its health is sampled by the heartbeat).
-    private static func feed(_ gps: GPSDClient, to service: SessionService) async {
-        for await update in gps.updates {
-            switch update {
-            case let .fix(fix, at): await service.ingest(fix: fix, at: at)
-            case .health: break
-            }
-        }
-    }
-
-    /// Hands the IMU's batches to the session service, and to the raw capture when on.
-    private static func feed(_ imu: IMUService, to service: SessionService, capture: RawIMUCapture?) async {
-        for await batch in imu.batches {
-            capture?.append(batch.samples)
-            await service.ingest(samples: batch.samples)
-        }
-    }
-
-    /// Hands the barometer's batches to the session service.
-    private static func feed(_ baro: BaroService, to service: SessionService) async {
-        for await batch in baro.batches { await service.ingest(baro: batch.samples) }
     }
 
     /// Hands the gauge's readings to the session service; when the critical
@@ -163,9 +148,13 @@ public struct Daemon: Service {
         }
     }
 
-    /// Once a second: the adapters' health into `STATUS` (and the journal, when it
-    /// changes), time passes for the session, and systemd hears that the daemon is
-    /// alive (and how it does).
+    /// While a session is active, once a second (every 5 s while nobody
+    /// watches): the adapters' health into `STATUS` (and the journal, when it
+    /// changes), time passes for the session, watchers get `STATUS`. Idle,
+    /// every `idleStatusInterval` while watched (what changes in between is
+    /// pushed as it comes), else only for systemd's watchdog; a session
+    /// starting or a watcher joining wakes it. systemd hears that the daemon
+    /// is alive (and how it does).
     private static func heartbeat(_ inputs: InputAdapters, service: SessionService,
                                   notifier: SystemdNotifier, logger: Logger) async throws {
         notifier.ready(status: "recording ready")
@@ -173,11 +162,21 @@ public struct Daemon: Service {
         var lastPing = 0.0
         var healthLog = DeviceHealthLog()
         while !Task.isCancelled {
-            try await Task.sleep(for: .seconds(1))
+            let active = await service.isActive
+            let watched = !service.watchers.isEmpty
+            if active && watched {
+                // Watched sessions tick with their fixes (`ingest(fix:)`); this is the fallback,
+                // a plain sleep: the doorbell's two tasks would cost the pool more than it saves.
+                try await Task.sleep(for: .seconds(2.5))
+            } else {
+                await service.bell.wait(upTo: active || watched ? SessionService.idleStatusInterval : watchdog ?? 3600)
+                try Task.checkCancellation()
+            }
             let readings = inputs.readings
             await service.refresh(readings)
             healthLog.observe(readings, at: MonotonicClock.now(), to: logger)
-            await service.tick()
+            let lastTick = await service.lastTick
+            if !(active && watched) || MonotonicClock.now() - lastTick >= 2 { await service.tick() }
             if let w = watchdog, MonotonicClock.now() - lastPing >= w {
                 notifier.watchdog()
                 lastPing = MonotonicClock.now()

@@ -96,6 +96,14 @@ struct InputAdapters: Sendable {
                         baro: baro.map { BaroStatus($0.status) }, heartRate: heartRate?.status, battery: battery?.status)
     }
 
+    /// Whether a session needs the sensors: without one the IMU and the
+    /// barometer sleep and gpsd's fixes are taken every 15 s.
+    func want(_ active: Bool) {
+        gps.want(active)
+        imu?.want(active)
+        baro?.want(active)
+    }
+
     func stop() {
         gps.stop()
         imu?.stop()

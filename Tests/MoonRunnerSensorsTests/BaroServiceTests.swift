@@ -17,12 +17,13 @@ struct BaroServiceTests {
 
     static let start = 1_000.0
 
-    static func service(_ clock: IMUManualClock, seconds: Int = 600, faults: [ScheduledFault] = [])
-        -> (BaroService, BMP280Emulator) {
+    /// Reading every measurement (`readInterval` 0), as the fault tests need; the daemon's default reads once a second.
+    static func service(_ clock: IMUManualClock, seconds: Int = 600, faults: [ScheduledFault] = [],
+                        config: BaroServiceConfig = BaroServiceConfig(readInterval: 0)) -> (BaroService, BMP280Emulator) {
         let emulator = BMP280Emulator(clock: { clock.now }, trace: BaroDriverTests.trace(seconds: seconds))
         let bus: any I2CBus = faults.isEmpty ? emulator : ScheduledFaultBus(device: emulator, plan: faults, clock: { clock.now })
-        let service = BaroService(bus: { () throws(I2CError) -> any I2CBus in bus }, address: 0x76, clock: clock.imuClock,
-                                  source: "test", traceEnd: { emulator.endOfTraceTime })
+        let service = BaroService(bus: { () throws(I2CError) -> any I2CBus in bus }, address: 0x76, config: config,
+                                  clock: clock.imuClock, source: "test", traceEnd: { emulator.endOfTraceTime })
         return (service, emulator)
     }
 
@@ -43,6 +44,18 @@ struct BaroServiceTests {
         #expect(status.counters.droppedBatches == 0)
         #expect(batches.reduce(0) { $0 + $1.samples.count } == status.counters.samples)
         return Run(batches: batches, status: status)
+    }
+
+    @Test("by default one reading a second, in order: the CPU sleeps between reads")
+    func defaultReadsOnceASecond() async throws {
+        let clock = IMUManualClock(start: Self.start, realPause: 0.0001)
+        let (service, _) = Self.service(clock, config: BaroServiceConfig())
+        let run = await Self.run(service, clock, until: Self.start + 60)
+        let s = run.samples
+        #expect(s.count >= 58 && s.count <= 61, "\(s.count) readings")
+        let gaps = zip(s, s.dropFirst()).map { $0.1.t - $0.0.t }
+        #expect(gaps.allSatisfy { $0 > 0.9 && $0 < 1.2 }, "\(gaps.min() ?? 0)…\(gaps.max() ?? 0) s apart")
+        #expect(run.status.health == .ok)
     }
 
     @Test func replayedTraceArrivesOncePerMeasurementInOrder() async throws {

@@ -27,8 +27,8 @@ final class ControlServer: Sendable {
 
     /// Replies queued for one client before its requests wait (it pipelines faster than it reads).
     static let replyLimit = 64
-    /// Watcher lines queued beyond that before the client counts as not reading and is dropped.
-    static let watcherHeadroom = 64
+    /// Bytes of watcher lines not yet taken by the kernel before the watcher counts as not reading.
+    static let watcherBacklogBytes = 64 * 1024
     /// Refused state changes logged per connection; the rest are counted.
     static let refusalsLogged = 3
 
@@ -118,7 +118,7 @@ final class ControlServer: Sendable {
         let channel = connection.channel
         let peerText = connection.peer.map(\.description) ?? "unknown peer"
         logger.debug("client \(id) connected (\(peerText))")
-        let queue = OutboundQueue(replyLimit: Self.replyLimit, watcherHeadroom: Self.watcherHeadroom)
+        let queue = OutboundQueue(replyLimit: Self.replyLimit)
         var state = ClientState(id: id, peer: connection.peer,
                                 limiter: RateLimiter(perSecond: Double(config.maxRequestsPerSecond)),
                                 requests: RequestRouter.Client(id: id, watcher: watcher(id, queue: queue, channel: channel)))
@@ -244,15 +244,16 @@ final class ControlServer: Sendable {
             + "read-only requests such as ?STATUS; work", id: request.id))))
     }
 
-    /// Where a client's `?WATCH` lines go: its queue, without waiting; a
-    /// watcher that does not read them is dropped rather than slowing the daemon.
+    /// Where a client's `?WATCH` lines go: straight to its channel, without
+    /// waiting (`WatcherLines`); a watcher that does not read them is dropped
+    /// rather than slowing the daemon.
     private func watcher(_ id: UInt64, queue: OutboundQueue, channel: any Channel) -> Watchers.Sink {
         let logger = logger
+        let lines = WatcherLines(channel: channel, limit: Self.watcherBacklogBytes)
         return { line in
-            if case .full = queue.offer(.line(line)) {
+            if !lines.isDropped, !lines.send(line) {
                 logger.warning("watcher \(id) does not read its updates; closing it")
                 queue.finish()
-                channel.close(promise: nil)
             }
         }
     }

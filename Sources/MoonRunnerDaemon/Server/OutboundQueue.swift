@@ -1,11 +1,10 @@
 import NIOCore
 import Synchronization
 
-/// The lines waiting for one client's writer. Replies to the client's own
-/// requests wait for room (a client that pipelines faster than it reads is
-/// slowed down: the daemon stops reading its requests); watcher lines never
-/// wait: when a client is this far behind it is not reading, and the caller
-/// drops it. Either way memory per client is bounded.
+/// The lines waiting for one client's writer: replies to the client's own
+/// requests, which wait for room (a client that pipelines faster than it
+/// reads is slowed down: the daemon stops reading its requests), so memory
+/// per client is bounded. Watcher lines do not pass here (`WatcherLines`).
 final class OutboundQueue: Sendable {
     enum Offer { case queued, full, finished }
 
@@ -19,28 +18,9 @@ final class OutboundQueue: Sendable {
     private let state = Mutex(State())
     /// Replies wait while this many lines are queued.
     let replyLimit: Int
-    /// Watcher lines are refused beyond this many.
-    let totalLimit: Int
 
-    init(replyLimit: Int, watcherHeadroom: Int) {
+    init(replyLimit: Int) {
         self.replyLimit = replyLimit
-        totalLimit = replyLimit + watcherHeadroom
-    }
-
-    /// Queues a watcher line without waiting.
-    func offer(_ item: Outgoing) -> Offer {
-        let (result, writer): (Offer, CheckedContinuation<Outgoing?, Never>?) = state.withLock { s in
-            if s.finished { return (.finished, nil) }
-            if let w = s.writer {
-                s.writer = nil
-                return (.queued, w)
-            }
-            guard s.items.count < totalLimit else { return (.full, nil) }
-            s.items.append(item)
-            return (.queued, nil)
-        }
-        writer?.resume(returning: item)
-        return result
     }
 
     /// Queues a reply, waiting while the queue is full. False once finished.

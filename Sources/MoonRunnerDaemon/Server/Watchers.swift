@@ -8,12 +8,20 @@ import Synchronization
 final class Watchers: Sendable {
     typealias Sink = @Sendable (String) -> Void
     private let sinks = Mutex<[UInt64: Sink]>([:])
+    /// Rung when a watcher joins (the heartbeat waits on it).
+    private let bell: Doorbell
 
-    init() {}
+    init(bell: Doorbell = Doorbell()) {
+        self.bell = bell
+    }
 
     func add(_ client: UInt64, sink: @escaping Sink) {
         sinks.withLock { $0[client] = sink }
+        bell.ring()
     }
+
+    /// Anyone is watching.
+    var isEmpty: Bool { sinks.withLock { $0.isEmpty } }
 
     func remove(_ client: UInt64) {
         _ = sinks.withLock { $0.removeValue(forKey: client) }

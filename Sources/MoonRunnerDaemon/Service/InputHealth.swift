@@ -2,6 +2,12 @@ import MoonRunnerCore
 import MoonRunnerProtocol
 import MoonRunnerSensors
 
+/// The sensors' batches held for the session service (`IMUService.hold`), oldest first.
+public struct HeldInputs: Sendable {
+    public var imu: [IMUBatch]
+    public var baro: [BaroBatch]
+}
+
 /// Health of the input adapters, sampled for `STATUS`.
 public struct InputHealth: Sendable {
     public var gps = GPSStatus(health: .connecting, grade: SignalGrade.none, fixes: 0, connects: 0)

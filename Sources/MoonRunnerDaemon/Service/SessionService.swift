@@ -3,6 +3,7 @@ import MoonRunnerCore
 import MoonRunnerProtocol
 import MoonRunnerSensors
 import MoonRunnerStore
+import MoonRunnerSystem
 import MoonRunnerTerrain
 
 /// The serialiser: every input and every command on the live session goes
@@ -30,8 +31,10 @@ public actor SessionService {
     /// Reused between calls so that the IMU path does not allocate per sample.
     private var outputs: [EngineOutput] = []
 
+    /// Rung when the heartbeat is wanted again: a session starts or ends, a watcher joins.
+    nonisolated let bell = Doorbell()
     /// The clients watching: every `STATUS` and `EVENT` is sent to them.
-    nonisolated let watchers = Watchers()
+    nonisolated let watchers: Watchers
     private var inputHealth = InputHealth()
     private let calories: CalorieModel
     private var lastRetention = -Double.infinity
@@ -44,6 +47,17 @@ public actor SessionService {
     private var quiet = false
     private let terrain: TerrainFolder?
     private var battery: BatteryWatch
+    /// The input adapters' health, read when `STATUS` is made (set by the daemon).
+    private var readings: (@Sendable () -> AdapterReadings)?
+    /// Told whether a session needs the sensors, at each change (they park without one).
+    private var wantSensors: (@Sendable (Bool) -> Void)?
+    private var toldActive: Bool?
+    /// The last STATUS pushed to watchers while idle (no heartbeat then: a change is pushed).
+    private var idleStatus: StatusReply?
+    /// The sensors' batches held for the next fix (see `IMUService.hold`).
+    private var held: (@Sendable () -> HeldInputs)?
+    /// When watchers last got `STATUS` (monotonic): a fix ticks when a second has passed.
+    public private(set) var lastTick = -Double.infinity
 
     public init(config: DaemonConfig, store: SessionStore, clock: EngineClock, logger: Logger) {
         self.config = config
@@ -57,6 +71,7 @@ public actor SessionService {
         calories = CalorieModel(bodyMass: config.bodyMassKg)
         recording = SessionRecording(units: config.units)
         battery = BatteryWatch(settings: config.battery)
+        watchers = Watchers(bell: bell)
         // A database found damaged at start was kept aside: say so in STATUS.
         commits = CommitScheduler(interval: config.commitInterval, damage: store.recoveredFromDamage.map { "\($0)" })
         recovery = SessionRecovery(store: store, library: library, logger: logger)
@@ -151,11 +166,50 @@ public actor SessionService {
     }
 
     public func ingest(fix: GPSFix, at t: Double) async {
+        takeHeld()
         // Counted here, as each fix arrives, so that STATUS is never behind
         // what the engine has seen.
         if fix.hasPosition && fix.time.isFinite { inputHealth.gps.fixes += 1 }
         collect { engine, emit in engine.ingest(fix, at: t, emit: emit) }
         await afterInput()
+        // The heartbeat rides on the fixes while they come (one wake, not two).
+        if engine.state.isActive, !watchers.isEmpty, MonotonicClock.now() - lastTick >= 0.95 { await tick() }
+    }
+
+    /// gpsd's fixes as they come, taken on the actor itself: a fix costs one
+    /// job on the cooperative pool, not a task's wake and then the actor's.
+    public func consume(gps: GPSDClient) async {
+        for await update in gps.updates {
+            if case let .fix(fix, at) = update { await ingest(fix: fix, at: at) }
+        }
+    }
+
+    /// A sensor's doorbell (`IMUService.hold`): its batches are taken on the
+    /// actor, as the fixes are; the last ones when it stops.
+    public func consume(rings: AsyncStream<some Sendable>) async {
+        for await _ in rings { await ingestHeld() }
+        await ingestHeld()
+    }
+
+    /// The sensors rang: their held batches are taken (no fix came to take them).
+    public func ingestHeld() async {
+        takeHeld()
+        await afterInput()
+    }
+
+    /// The IMU's and the barometer's batches held since the last call, in order.
+    private func takeHeld() {
+        guard let held else { return }
+        let inputs = held()
+        guard !inputs.imu.isEmpty || !inputs.baro.isEmpty else { return }
+        collect { engine, emit in
+            for batch in inputs.imu {
+                for s in batch.samples { engine.ingest(s, emit: emit) }
+            }
+            for batch in inputs.baro {
+                for s in batch.samples { engine.ingest(s, emit: emit) }
+            }
+        }
     }
 
     /// A reading of the battery gauge: `STATUS.battery`, the `battery_low`
@@ -191,11 +245,43 @@ public actor SessionService {
         inputHealth.refresh(adapters)
     }
 
-    /// The 1 Hz heartbeat: time passes, watchers get `STATUS`, batches commit.
+    /// Wires the adapters: `readings` is read for every `STATUS`, `want` told
+    /// at once and at every change whether a session needs the sensors.
+    public func connect(readings: @escaping @Sendable () -> AdapterReadings, want: @escaping @Sendable (Bool) -> Void,
+                        held: @escaping @Sendable () -> HeldInputs) {
+        self.readings = readings
+        wantSensors = want
+        self.held = held
+        toldActive = nil
+        tellActivity()
+    }
+
+    /// A session is active: the heartbeat ticks (1 Hz while watched).
+    public var isActive: Bool { engine.state.isActive }
+
+    private func tellActivity() {
+        let active = engine.state.isActive
+        guard active != toldActive, let want = wantSensors else { return }
+        toldActive = active
+        idleStatus = nil
+        want(active)
+        bell.ring()
+    }
+
+    /// Seconds between the STATUS lines an idle daemon sends its watchers
+    /// (and a session's heartbeat while nobody watches): a watcher that hears
+    /// nothing for three of them may take the daemon for stuck.
+    public static let idleStatusInterval = 10.0
+
+    /// The heartbeat: time passes, watchers get `STATUS`, batches commit.
     public func tick() async {
         let now = clock.now()
+        lastTick = MonotonicClock.now()
+        takeHeld()
         collect { engine, emit in engine.advance(to: now, emit: emit) }
-        watchers.send(status())
+        let s = status()
+        watchers.send(s)
+        if !engine.state.isActive { idleStatus = s }
         await afterInput()
         if now - lastRetention >= 3600 { await applyRetention() }
     }
@@ -216,7 +302,8 @@ public actor SessionService {
     /// at its peak size for as long as it is open.
     @inline(never)
     public func status() -> StatusReply {
-        liveStatus.reply(at: clock.now())
+        if let readings { inputHealth.refresh(readings()) }
+        return liveStatus.reply(at: clock.now())
     }
 
     /// `?START`: a session of `activity` (the configured one when nil),
@@ -338,6 +425,22 @@ public actor SessionService {
         } else if commits.isDue(at: clock.now()) {
             await commit(force: false)
         }
+        tellActivity()
+        if !engine.state.isActive { pushIdleStatus() }
+    }
+
+
+    /// Idle, the heartbeat sleeps: watchers get a STATUS when it says
+    /// something new (its time aside), after the input that changed it.
+    private func pushIdleStatus() {
+        guard !watchers.isEmpty else { return }
+        var s = status()
+        let time = s.time
+        s.time = idleStatus?.time ?? time
+        guard s != idleStatus else { return }
+        s.time = time
+        idleStatus = s
+        watchers.send(s)
     }
 
     /// Writes the batch the scheduler hands out. On failure its rows stay

@@ -19,12 +19,18 @@ public struct BaroServiceConfig: Sendable, Equatable {
     public var stuckAfter: Double
     /// Readings are handed over in batches this many engine seconds apart.
     public var batchInterval: Double
+    /// Engine seconds between reads (at least half the device's measurement
+    /// period): one a second, as the fixes come. The device keeps measuring at
+    /// its own rate (a BMP280 at 10 Hz with its IIR filter), so each read
+    /// takes a filtered value; reading every measurement would wake the CPU
+    /// twenty times a second for the last centimetres of noise.
+    public var readInterval: Double
     /// Batches kept for a slow consumer before the oldest are dropped (and counted).
     public var bufferedBatches: Int
 
     public init(initialBackoff: Double = 0.5, maxBackoff: Double = 8, degradedHold: Double = 5, lostAfter: Double = 2,
                 maxConsecutiveFaults: Int = 3, stuckAfter: Double = 2, batchInterval: Double = 0.5,
-                bufferedBatches: Int = 600) {
+                bufferedBatches: Int = 600, readInterval: Double = 1) {
         self.initialBackoff = initialBackoff
         self.maxBackoff = maxBackoff
         self.degradedHold = degradedHold
@@ -33,6 +39,7 @@ public struct BaroServiceConfig: Sendable, Equatable {
         self.stuckAfter = stuckAfter
         self.batchInterval = batchInterval
         self.bufferedBatches = bufferedBatches
+        self.readInterval = readInterval
     }
 
     var recovery: DeviceRecovery.Policy {
@@ -104,6 +111,7 @@ public final class BaroService: Sendable {
     private let traceEnd: @Sendable () -> Double?
     private let shared: SensorStatusBox<BaroServiceStatus>
     private let thread = SensorThread()
+    private let held = BatchHold<BaroBatch>()
 
     /// The daemon's entry point: nil for `none`. Throws `TraceFileError` at once
     /// when a replay file cannot be read (a configuration mistake, not a sensor fault).
@@ -169,6 +177,8 @@ public final class BaroService: Sendable {
         var lastFlush: Double
         /// The health the last batch carried.
         var lastHealth: IMUHealth?
+        /// Brought up, then put to sleep because no session needs it.
+        var parked = false
     }
 
     private var stopRequested: Bool { thread.stopRequested }
@@ -186,6 +196,11 @@ public final class BaroService: Sendable {
                 thread.waitForStop()
                 continue
             }
+            if !thread.isWanted, p.parked || p.device.driver != nil {
+                park(&p)
+                continue
+            }
+            p.parked = false
             if p.device.driver == nil {
                 if let wait = p.device.recovery.wait(at: clock.now()) {
                     pause(wait)
@@ -202,13 +217,30 @@ public final class BaroService: Sendable {
                 continue
             }
             flush(&p, at: t)
-            pause(period / 2)
+            pause(max(period / 2, config.readInterval))
         }
         p.device.driver?.sleepDevice()
         flush(&p, at: clock.now(), force: !p.pending.isEmpty)
         shared.update { $0.running = false }
         continuation.finish()
         thread.finish()
+    }
+
+    /// No session needs the barometer: what was read is handed over, the
+    /// device sleeps and the thread blocks until a session does (see `IMUService`).
+    private func park(_ p: inout Poll) {
+        if p.device.driver != nil {
+            flush(&p, at: clock.now(), force: !p.pending.isEmpty)
+            p.device.release()?.sleepDevice()
+            p.parked = true
+            shared.update { $0.health = .ok }
+        }
+        thread.waitUntilWanted()
+    }
+
+    /// Whether a session needs the readings (the daemon says so); the thread parks while not.
+    public func want(_ wanted: Bool) {
+        thread.want(wanted)
     }
 
     /// Finds and initialises the device (opening the bus first if it has to); false when that failed.
@@ -284,12 +316,26 @@ public final class BaroService: Sendable {
         shared.update { $0.health = h }
         guard force || h != p.lastHealth || t - p.lastFlush >= config.batchInterval else { return }
         guard !p.pending.isEmpty || h != p.lastHealth || force else { return }
+        let urgent = force || h != p.lastHealth
         p.lastHealth = h
         p.lastFlush = t
-        if case .dropped = continuation.yield(BaroBatch(samples: p.pending, health: h)) {
+        let batch = BaroBatch(samples: p.pending, health: h)
+        p.pending.removeAll(keepingCapacity: true)
+        // Held (see `hold`): the stream only rings when the batches waited long enough.
+        if held.isEnabled, !held.keep(batch, at: t, urgent: urgent) { return }
+        if case .dropped = continuation.yield(held.isEnabled ? BaroBatch(samples: [], health: h) : batch) {
             shared.update { $0.counters.droppedBatches += 1 }
         }
-        p.pending.removeAll(keepingCapacity: true)
+    }
+
+    /// From now on batches wait (up to `seconds` of engine time) for `takeHeld()` (see `IMUService.hold`).
+    public func hold(upTo seconds: Double) {
+        held.enable(hold: seconds)
+    }
+
+    /// The batches held since the last call, oldest first.
+    public func takeHeld() -> [BaroBatch] {
+        held.take()
     }
 }
 

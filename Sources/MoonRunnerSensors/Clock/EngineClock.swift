@@ -61,6 +61,12 @@ public final class EngineClock: Sendable {
                             pacing: followReceiver ? ReceiverPacing() : nil))
     }
 
+    /// The engine time of a moment `MonotonicClock` gave a little while ago
+    /// (when a report arrived, read later).
+    public func time(atMonotonic mono: Double) -> Double {
+        now() - max(0, MonotonicClock.now() - mono) * speed
+    }
+
     /// Engine-clock seconds now.
     public func now() -> Double {
         let mono = MonotonicClock.now()

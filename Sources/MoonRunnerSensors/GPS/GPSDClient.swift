@@ -27,10 +27,18 @@ public final class GPSDClient: Sendable {
     /// Seconds without a TPV before the GPS is reported lost.
     public static let silenceLimit = 5.0
 
+    /// Seconds between the fixes handed over while no session needs them:
+    /// enough for `STATUS.gps` and the receiver's clock, and the thread sleeps
+    /// through the epochs in between (gpsd's reports wait in the socket).
+    public static let idleInterval = 15.0
+    /// Seconds an epoch's reports are given to arrive after its first, at 1x.
+    public static let gather = 0.7
+
     private struct State: Sendable {
         var stopped = false
         var health = GPSHealth.connecting
         var connects = 0
+        var wanted = true
     }
 
     public init(host: String, port: Int, clock: EngineClock) {
@@ -56,6 +64,16 @@ public final class GPSDClient: Sendable {
     }
 
     private var stopped: Bool { state.withLock { $0.stopped } }
+    private var wanted: Bool { state.withLock { $0.wanted } }
+
+    /// Whether a session needs every fix; while not, one is handed over every `idleInterval`.
+    public func want(_ wanted: Bool) {
+        let woken = state.withLock { s -> Bool in
+            defer { s.wanted = wanted }
+            return wanted && !s.wanted
+        }
+        if woken { wake.signal() }
+    }
 
     private func setHealth(_ h: GPSHealth) {
         let changed = state.withLock { s -> Bool in
@@ -90,37 +108,78 @@ public final class GPSDClient: Sendable {
         var assembler = GPSEpochAssembler()
         var lastTPV = MonotonicClock.now()
         var delivered = false
-        var sawFix = false
-        while !stopped {
-            if gps_waiting(&data, 250_000) {
-                data.set = 0
-                guard gps_read(&data, nil, 0) != -1 else { break }
-                delivered = true
-                let set = data.set
-                if set & GPSMask.gst != 0 {
-                    let g = data.gst
-                    assembler.addGST(time: seconds(g.utctime), lat: g.lat_err_deviation,
-                                     lon: g.lon_err_deviation, alt: g.alt_err_deviation)
+        var lastIdleFix = -Double.infinity
+        var handedOut = Double.nan
+        var open = true
+        while open && !stopped {
+            // Wake for data; without any, only when the silence runs out.
+            let silence = Self.silenceLimit * max(1, 1 / clock.speed)
+            let quiet = max(0.25, silence - (MonotonicClock.now() - lastTPV))
+            if gps_waiting(&data, Int32(quiet * 1e6)) {
+                // An epoch's reports come over a few hundred ms (a receiver's NMEA at 9600
+                // baud, gpsd's TPV, SKY, GST): let them all come, then read them at once.
+                let arrived = MonotonicClock.now()
+                _ = wake.wait(timeout: .now() + Self.gather / max(1, clock.speed))
+                while open && !stopped && gps_waiting(&data, 0) {
+                    data.set = 0
+                    guard gps_read(&data, nil, 0) != -1 else {
+                        open = false
+                        break
+                    }
+                    delivered = true
+                    if take(data, arrived: arrived, after: handedOut, &assembler) { lastTPV = MonotonicClock.now() }
                 }
-                // A TPV always carries the mode; other reports (SKY, DEVICE...) do not.
-                guard set & GPSMask.mode != 0 else { continue }
-                lastTPV = MonotonicClock.now()
-                let fix = makeFix(data.fix, hasTime: set & GPSMask.time != 0)
-                // A replay's clock keeps pace with the receiver (see ReceiverPacing).
-                let at = fix.time.isFinite && fix.mode >= 2 ? clock.observeReceiver(time: fix.time) : clock.now()
-                sawFix = sawFix || fix.hasPosition
-                setHealth(fix.hasPosition ? .ok : .noFix)
-                for e in assembler.addTPV(fix, at: at) { deliver(e.fix, at: e.at) }
-            } else {
-                // gpsd is quiet between epochs: the epoch is complete.
-                if let e = assembler.flush() { deliver(e.fix, at: e.at) }
-                if MonotonicClock.now() - lastTPV > Self.silenceLimit * max(1, 1 / clock.speed) {
-                    setHealth(.lost)
+                // The epoch is complete (a late report of it is dropped: see `take`).
+                if let e = assembler.flush() {
+                    handedOut = e.fix.time
+                    deliver(e.fix, at: e.at)
+                    if !wanted, e.fix.hasPosition { lastIdleFix = MonotonicClock.now() }
                 }
+                // No session: sleep through the next epochs (stop or a session wakes it).
+                let rest = Self.idleInterval / max(1, clock.speed) - (MonotonicClock.now() - lastIdleFix)
+                if open, !wanted, rest > 0 {
+                    _ = wake.wait(timeout: .now() + rest)
+                    lastTPV = MonotonicClock.now()
+                    skipBuffered(&data)
+                }
+            } else if MonotonicClock.now() - lastTPV > silence {
+                setHealth(.lost)
             }
         }
         if let e = assembler.flush() { deliver(e.fix, at: e.at) }
         return delivered
+    }
+
+    /// Takes one report into the epoch being assembled; true for a TPV.
+    /// `arrived` (monotonic) is when the epoch's first report came; a TPV of
+    /// the epoch handed out last (`after`, come after its gather) is dropped,
+    /// not handed out twice.
+    private func take(_ data: gps_data_t, arrived: Double, after: Double,
+                      _ assembler: inout GPSEpochAssembler) -> Bool {
+        let set = data.set
+        if set & GPSMask.gst != 0 {
+            let g = data.gst
+            assembler.addGST(time: seconds(g.utctime), lat: g.lat_err_deviation,
+                             lon: g.lon_err_deviation, alt: g.alt_err_deviation)
+        }
+        // A TPV always carries the mode; other reports (SKY, DEVICE...) do not.
+        guard set & GPSMask.mode != 0 else { return false }
+        let fix = makeFix(data.fix, hasTime: set & GPSMask.time != 0)
+        if fix.time == after { return true }
+        // A replay's clock keeps pace with the receiver (see ReceiverPacing).
+        let at = fix.time.isFinite && fix.mode >= 2 ? clock.observeReceiver(time: fix.time)
+            : clock.time(atMonotonic: arrived)
+        setHealth(fix.hasPosition ? .ok : .noFix)
+        for e in assembler.addTPV(fix, at: at) { deliver(e.fix, at: e.at) }
+        return true
+    }
+
+    /// Reads and drops what gpsd sent while the thread slept: those epochs are
+    /// past, and the next one to come is handed over.
+    private func skipBuffered(_ data: inout gps_data_t) {
+        while !stopped, gps_waiting(&data, 0) {
+            guard gps_read(&data, nil, 0) != -1 else { return }
+        }
     }
 
     private func deliver(_ fix: GPSFix, at: Double) {

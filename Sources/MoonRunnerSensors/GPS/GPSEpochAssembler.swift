@@ -45,6 +45,9 @@ public struct GPSEpochAssembler: Sendable {
         }
     }
 
+    /// An epoch is in progress (a TPV not yet handed out).
+    public var isPending: Bool { pending != nil }
+
     /// Hands out the epoch in progress (when gpsd has gone quiet, or at the end of a trace).
     public mutating func flush() -> (fix: GPSFix, at: Double)? {
         defer { pending = nil }

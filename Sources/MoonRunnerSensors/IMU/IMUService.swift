@@ -9,9 +9,11 @@ public struct IMUServiceConfig: Sendable, Equatable {
     public var sampleRate: Double
     public var accelRange: AccelRange
     public var gyroRange: GyroRange
-    /// Engine seconds between FIFO reads; the FIFO (85 frames at 12 bytes) must not fill
-    /// in between: 0.05 s is 5 frames at 100 Hz.
-    public var pollInterval: Double
+    /// Engine seconds between FIFO reads; nil (the default): a burst read at
+    /// `burstFill` of the time the FIFO takes to fill (0.51 s at 100 Hz with the
+    /// gyroscope: an MPU-6050's 1024 bytes hold 85 frames of 12), so the CPU
+    /// sleeps between reads and the FIFO still never fills.
+    public var pollInterval: Double?
     /// First and longest wait before re-initialising after a failure (doubles in between).
     public var initialBackoff: Double
     public var maxBackoff: Double
@@ -25,7 +27,7 @@ public struct IMUServiceConfig: Sendable, Equatable {
     public var bufferedBatches: Int
 
     public init(sampleRate: Double = 100, accelRange: AccelRange = .g8, gyroRange: GyroRange = .dps1000,
-                pollInterval: Double = 0.05, initialBackoff: Double = 0.5, maxBackoff: Double = 8,
+                pollInterval: Double? = nil, initialBackoff: Double = 0.5, maxBackoff: Double = 8,
                 degradedHold: Double = 5, lostAfter: Double = 2, maxConsecutiveFaults: Int = 3,
                 bufferedBatches: Int = 1200) {
         self.sampleRate = sampleRate
@@ -44,10 +46,20 @@ public struct IMUServiceConfig: Sendable, Equatable {
         .init(initialBackoff: initialBackoff, maxBackoff: maxBackoff, degradedHold: degradedHold,
               lostAfter: lostAfter, maxConsecutiveFaults: maxConsecutiveFaults)
     }
+
+    /// The share of the FIFO's fill time between burst reads: the rest is the
+    /// margin for a late read (a busy CPU, a slow bus) before it overflows.
+    public static let burstFill = 0.6
+
+    /// Seconds between reads for a FIFO of `capacity` bytes filling with
+    /// `frameSize`-byte frames every `period` seconds.
+    func interval(capacity: Int, frameSize: Int, period: Double) -> Double {
+        pollInterval ?? Self.burstFill * Double(capacity / max(1, frameSize)) * period
+    }
 }
 
 /// Runs the IMU driver on its own thread (the bus is blocking C), reading the
-/// FIFO every `pollInterval` of engine time; batches go out through `batches`.
+/// FIFO in bursts (`IMUServiceConfig.interval`) of engine time; batches go out through `batches`.
 /// Bus errors and untrustworthy FIFOs are counted and the device re-initialised
 /// with exponential back-off; health (`ok`/`degraded`/`lost`) and counters can be
 /// read from any thread. The thread keeps the service alive: always stop it.
@@ -75,6 +87,7 @@ public final class IMUService: Sendable {
     private let deviceLabel: String
     private let shared: SensorStatusBox<IMUServiceStatus>
     private let thread = SensorThread()
+    private let held = BatchHold<IMUBatch>()
 
     /// The daemon's entry point: the service for a configured IMU, nil for `none` (a
     /// GPS-only set-up, nothing to read).
@@ -161,8 +174,12 @@ public final class IMUService: Sendable {
         var device: SensorDevice<MPU6050Driver>
         /// Seconds between samples at the configured rate.
         let period: Double
-        /// Room for one read's samples, with margin for a late read, so that a read never reallocates.
+        /// Room for a whole FIFO's samples, so that a read never reallocates.
         let reserve: Int
+        /// Engine seconds between reads (`IMUServiceConfig.interval`), set at each bring-up.
+        var interval: Double
+        /// The device was brought up and put to sleep because no session needs it.
+        var parked = false
         /// Samples lost since the last batch went out (the next batch's `lostBefore`).
         var pendingLost = 0
         /// The health the last batch carried.
@@ -171,15 +188,17 @@ public final class IMUService: Sendable {
 
     private var stopRequested: Bool { thread.stopRequested }
 
-    /// Sleeps `seconds` of engine time in poll-sized steps, so `stop()` is honoured promptly.
+    /// Sleeps `seconds` of engine time; `stop()` ends it at once.
     private func pause(_ seconds: Double) {
-        thread.pause(seconds, clock: clock, step: config.pollInterval)
+        thread.pause(seconds, clock: clock, step: 0.05)
     }
 
     private func run() {
         let period = 1 / MPU6050RateSettings(rate: config.sampleRate).sampleRate
+        // The largest FIFO (1024 bytes) in the smallest frames (accelerometer only, 6 bytes).
+        let most = max(Int((config.pollInterval ?? 0) / period * 1.5), 1024 / 6) + 16
         var p = Poll(device: SensorDevice(openBus: openBus, policy: config.recovery, clock: clock), period: period,
-                     reserve: Int(config.pollInterval / period * 1.5) + 16)
+                     reserve: most, interval: config.interval(capacity: 512, frameSize: 12, period: period))
         while !stopRequested {
             if p.device.ended {
                 // The trace is played out and the device asleep: nothing can happen until
@@ -187,6 +206,11 @@ public final class IMUService: Sendable {
                 thread.waitForStop()
                 continue
             }
+            if !thread.isWanted, p.parked || p.device.driver != nil {
+                park(&p)
+                continue
+            }
+            p.parked = false
             if p.device.driver == nil {
                 if let wait = p.device.recovery.wait(at: clock.now()) {
                     pause(wait)
@@ -200,12 +224,31 @@ public final class IMUService: Sendable {
                 p.device.release()?.sleepDevice()
                 continue
             }
-            pause(config.pollInterval)
+            pause(p.interval)
         }
         p.device.driver?.sleepDevice()
         shared.update { $0.running = false }
         continuation.finish()
         thread.finish()
+    }
+
+    /// No session needs the IMU: the device sleeps (its FIFO stops) and the
+    /// thread blocks until one does; health stays as the last bring-up left it.
+    /// A device that never came up is not parked: its bring-up goes on, so
+    /// that `STATUS` says why it fails before a session starts.
+    private func park(_ p: inout Poll) {
+        if let d = p.device.release() {
+            d.sleepDevice()
+            p.parked = true
+            p.pendingLost = 0
+            shared.update { $0.health = .ok }
+        }
+        thread.waitUntilWanted()
+    }
+
+    /// Whether a session needs the readings (the daemon says so); the thread parks while not.
+    public func want(_ wanted: Bool) {
+        thread.want(wanted)
     }
 
     /// Initialises the device (opening the bus first if it has to); false when that failed.
@@ -217,6 +260,7 @@ public final class IMUService: Sendable {
                 return d
             }
             let label = "\(d.model.map { "\($0)" } ?? "IMU") \(deviceLabel)"
+            p.interval = config.interval(capacity: d.model?.fifoCapacity ?? 512, frameSize: d.frameSize, period: p.period)
             shared.update {
                 $0.counters.initializations += 1
                 $0.device = label
@@ -316,12 +360,34 @@ public final class IMUService: Sendable {
         let h = p.device.health(at: t)
         shared.update { $0.health = h }
         guard !samples.isEmpty || h != p.lastHealth || p.device.ended else { return }
-        p.lastHealth = h
         let batch = IMUBatch(samples: samples, health: h, lostBefore: p.pendingLost, endOfTrace: p.device.ended)
         p.pendingLost = 0
+        if held.isEnabled {
+            // The stream then carries only a doorbell: the batches wait in `takeHeld`.
+            let urgent = h != p.lastHealth || p.device.ended
+            guard held.keep(batch, at: t, urgent: urgent) else { return }
+            p.lastHealth = h
+            if case .dropped = continuation.yield(IMUBatch(samples: [], health: h)) {
+                shared.update { $0.counters.droppedBatches += 1 }
+            }
+            return
+        }
+        p.lastHealth = h
         if case .dropped = continuation.yield(batch) {
             shared.update { $0.counters.droppedBatches += 1 }
         }
+    }
+
+    /// From now on batches wait (up to `seconds` of engine time) for
+    /// `takeHeld()`, and `batches` only rings when they waited that long or
+    /// something is urgent: one wake of the daemon a second, not one a read.
+    public func hold(upTo seconds: Double) {
+        held.enable(hold: seconds)
+    }
+
+    /// The batches held since the last call, oldest first.
+    public func takeHeld() -> [IMUBatch] {
+        held.take()
     }
 }
 

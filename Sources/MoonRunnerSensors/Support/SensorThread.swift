@@ -12,16 +12,37 @@ final class SensorThread: Sendable {
         var started = false
         var stopRequested = false
         var finished = false
+        /// Someone needs the readings (a session records); false: the thread may park its device.
+        var wanted = true
     }
 
     private let flags = Mutex(Flags())
     private let exited = DispatchSemaphore(value: 0)
     /// Signalled by `stop()`: what an idle thread (trace played out) blocks on.
     private let stopSignal = DispatchSemaphore(value: 0)
+    /// Signalled by `stop()` and by `want(true)`: what a parked thread blocks on.
+    private let wakeSignal = DispatchSemaphore(value: 0)
 
     init() {}
 
     var stopRequested: Bool { flags.withLock { $0.stopRequested } }
+
+    /// False while nobody needs the readings (no session): the thread parks.
+    var isWanted: Bool { flags.withLock { $0.wanted } }
+
+    /// Whether the readings are needed; a parked thread wakes when they are again.
+    func want(_ wanted: Bool) {
+        let changed = flags.withLock { f -> Bool in
+            defer { f.wanted = wanted }
+            return f.wanted != wanted
+        }
+        if changed && wanted { wakeSignal.signal() }
+    }
+
+    /// For the thread: blocks while the readings are not wanted and no stop is asked for.
+    func waitUntilWanted() {
+        while !stopRequested && !isWanted { wakeSignal.wait() }
+    }
 
     /// Runs `body` on a new thread named `name`, once; false when it was already
     /// started or stopped before it could start.
@@ -46,6 +67,7 @@ final class SensorThread: Sendable {
             return f.started && !f.finished
         }
         stopSignal.signal()
+        wakeSignal.signal()
         guard wait else { return false }
         if exited.wait(timeout: .now() + timeout) == .success {
             exited.signal()   // let any other caller of stop() through as well

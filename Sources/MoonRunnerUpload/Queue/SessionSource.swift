@@ -73,7 +73,7 @@ public struct DaemonSource: SessionSource {
             let answered = Answered()
             do {
                 logger.debug("watching the daemon")
-                try await link.converse([DaemonRequest(command: .watch(enable: true)).line], silence: .seconds(5)) { line in
+                try await link.converse([DaemonRequest(command: .watch(enable: true)).line], silence: .seconds(31)) { line in
                     let cls = ReplyEncoder.replyClass(of: line)
                     if cls == "STATUS", await answered.first() { await stopped() }
                     if cls == "EVENT", let e = try? ReplyEncoder.decode(EventReply.self, from: line), e.event == "stop" {

@@ -35,7 +35,7 @@ public struct DaemonFacts: Sendable, Equatable {
 
 /// One `?WATCH` connection to the daemon for every phone (the daemon's cost
 /// does not grow with the phones), fanned out to each live view. A daemon
-/// that is not there, restarts or goes silent for 5 s is reconnected with
+/// that is not there, restarts or goes silent for 31 s is reconnected with
 /// back-off (0.25 s doubling to 5 s, as the announcer's `WatchLoop`); the
 /// phones are told the link is down meanwhile and get the truth again with
 /// the first STATUS after it. A slow phone drops old updates (each STATUS
@@ -57,8 +57,10 @@ public actor StatusFeed: Service {
     public private(set) var lastStatus: FeedItem?
     public private(set) var linkState = FeedItem.link(up: false, reason: "connecting to moonrunnerd")
     public private(set) var facts = DaemonFacts()
-    /// A watcher gets a STATUS every second: this long without a line means the daemon is stuck.
-    static let silence = Duration.seconds(5)
+    /// A watcher gets a STATUS every second during a session and every 10 s
+    /// while idle (`SessionService.idleStatusInterval`): this long without a
+    /// line means the daemon is stuck.
+    static let silence = Duration.seconds(31)
     /// Updates a phone may fall behind by before the oldest are dropped.
     static let backlog = 16
 
