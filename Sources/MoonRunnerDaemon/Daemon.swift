@@ -169,7 +169,7 @@ public struct Daemon: Service {
                 // a plain sleep: the doorbell's two tasks would cost the pool more than it saves.
                 try await Task.sleep(for: .seconds(2.5))
             } else {
-                await service.bell.wait(upTo: active || watched ? SessionService.idleStatusInterval : watchdog ?? 3600)
+                await service.bell.wait(upTo: active || watched ? service.idleStatusInterval : watchdog ?? 3600)
                 try Task.checkCancellation()
             }
             let readings = inputs.readings

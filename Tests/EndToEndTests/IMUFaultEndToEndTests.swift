@@ -10,8 +10,9 @@ struct IMUFaultEndToEndTests {
     @Test("EIO, NACK, a wrong WHO_AM_I, a stuck FIFO count and an overflow: reported, recovered, nothing lost", arguments: [
         ("fault=eio@12+4", "bus_errors"),
         ("fault=nack@12+4", "bus_errors"),
-        // WHO_AM_I is read when the device is (re)initialised: an EIO burst forces that.
-        ("fault=eio@12+1,fault=whoami@12+5", "reinit"),
+        // WHO_AM_I is read when the device is (re)initialised: an EIO burst forces that
+        // (three failed reads in a row: 2 s at the burst reads' 0.51 s).
+        ("fault=eio@12+2,fault=whoami@12+5", "reinit"),
         ("fault=stuck@12+4", "fifo"),
         ("fault=overflow@12", "overflow"),
     ])

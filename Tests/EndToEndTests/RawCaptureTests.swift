@@ -9,12 +9,15 @@ struct RawCaptureTests {
         let rig = try Rig("raw")
         try rig.startGPS(epochsPerSecond: 10, loop: true)
         try rig.startDaemon(speed: 10)
+        // The IMU is read while a session records (it sleeps without one).
+        #expect(try rig.cli("start").status == 0)
         _ = try rig.waitFor(timeout: 20, "samples") { $0.imu.samples > 1000 }
         let dir = rig.state.appendingPathComponent("raw-imu").path
         #expect(!FileManager.default.fileExists(atPath: dir), "raw capture must be off by default")
         rig.daemon?.signal(SIGTERM)
         _ = rig.daemon?.wait(timeout: 10)
 
+        // The session of the first daemon is resumed: the IMU is read again.
         try rig.startDaemon(speed: 10, config: "store:\n  raw_imu_capture_mb: 0.05\n")
         _ = try rig.waitFor(timeout: 20, "samples") { $0.imu.samples > 4000 }
         let files = try FileManager.default.contentsOfDirectory(atPath: dir)

@@ -11,15 +11,16 @@ struct ReceiverPacingTests {
         #expect(p.observe(receiverTime: 1000, engine: 10, real: 0) == 10)
         #expect(p.offset == 990)
         #expect(p.engineTime(of: 1003) == 13)
-        // The clock may run one report interval past the receiver, no further...
+        // The clock may run one report interval past the receiver (and the client's read lead), no further...
+        let lead = ReceiverPacing.readLead
         #expect(p.limit(10.5, real: 0.05) == 10.5)
-        #expect(p.limit(12, real: 0.1) == 11)
+        #expect(p.limit(12, real: 0.1) == 11 + lead)
         // ...until the feed has been silent for maxStall (it stopped: the daemon goes on).
         #expect(p.limit(12, real: ReceiverPacing.maxStall + 0.01) == 12)
         // The next report lifts the ceiling.
         #expect(p.observe(receiverTime: 1001, engine: 11, real: 0.2) == 11)
         #expect(p.limit(11.9, real: 0.25) == 11.9)
-        #expect(p.limit(12.5, real: 0.25) == 12)
+        #expect(p.limit(13, real: 0.25) == 12 + lead)
         // A report that comes early pulls the clock forward, maxStep at a time.
         #expect(p.observe(receiverTime: 1003, engine: 11.5, real: 0.3) == 11.5 + ReceiverPacing.maxStep)
     }

@@ -72,6 +72,7 @@ public actor SessionService {
         recording = SessionRecording(units: config.units)
         battery = BatteryWatch(settings: config.battery)
         watchers = Watchers(bell: bell)
+        idleStatusInterval = min(10, config.idleTimeout / 2)
         // A database found damaged at start was kept aside: say so in STATUS.
         commits = CommitScheduler(interval: config.commitInterval, damage: store.recoveredFromDamage.map { "\($0)" })
         recovery = SessionRecovery(store: store, library: library, logger: logger)
@@ -269,9 +270,11 @@ public actor SessionService {
     }
 
     /// Seconds between the STATUS lines an idle daemon sends its watchers
-    /// (and a session's heartbeat while nobody watches): a watcher that hears
-    /// nothing for three of them may take the daemon for stuck.
-    public static let idleStatusInterval = 10.0
+    /// (and a session's heartbeat while nobody watches): 10 s, or half of
+    /// `socket.idle_timeout_s` when that is shorter, so a watcher is never
+    /// taken for idle. A watcher that hears nothing for three may take the
+    /// daemon for stuck.
+    public nonisolated let idleStatusInterval: Double
 
     /// The heartbeat: time passes, watchers get `STATUS`, batches commit.
     public func tick() async {

@@ -191,11 +191,16 @@ public final class BMP280Driver: BarometerDriver {
             throw .unknownDevice(chipID: id, address: address)
         }
         // Power-on reset, then wait for the trim to be copied from NVM (start-up 2 ms).
+        // A chip still starting does not acknowledge: asked again, up to 10 times.
         try io.write(BMP280Register.reset, BMP280Register.resetCommand)
         clock.sleep(0.002)
         var copying = true
-        for _ in 0..<10 where copying {
-            copying = try io.read(BMP280Register.status) & BMP280Register.statusImUpdate != 0
+        for attempt in 0..<10 where copying {
+            do {
+                copying = try io.read(BMP280Register.status) & BMP280Register.statusImUpdate != 0
+            } catch let error {
+                guard case .bus(.nack) = error, attempt < 9 else { throw error }
+            }
             if copying { clock.sleep(0.001) }
         }
         try io.readRegisters(BMP280Register.calibration, count: BMP280Register.calibrationLength)

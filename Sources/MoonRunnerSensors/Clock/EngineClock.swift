@@ -17,8 +17,8 @@ public final class EngineClock: Sendable {
     private let state: Mutex<State>
 
     /// How far a replay may run ahead of what its sensor reader has taken
-    /// (engine seconds: well inside the emulated FIFO's 0.85 s at 100 Hz with gyro).
-    static let readerLead = 0.5
+    /// (engine seconds) until the reader says (`readerCaughtUp`).
+    public static let readerLead = 0.5
     /// A reader silent for this long (real seconds) no longer holds the replay back.
     static let readerStall = 1.0
 
@@ -31,6 +31,7 @@ public final class EngineClock: Sendable {
         /// Engine time up to which the sensor reader has taken samples, and when (real).
         var readerMark = -Double.infinity
         var readerMarkAt = -Double.infinity
+        var readerLead = EngineClock.readerLead
         /// Called once, when a following clock first learns the receiver's time.
         var onReceiverKnown: (@Sendable () -> Void)?
 
@@ -39,7 +40,7 @@ public final class EngineClock: Sendable {
             if let p = pacing {
                 var limited = p.limit(t, real: mono)
                 if mono - readerMarkAt < EngineClock.readerStall {
-                    limited = min(limited, max(readerMark + EngineClock.readerLead, last))
+                    limited = min(limited, max(readerMark + readerLead, last))
                 }
                 if limited < t {
                     // Waiting for the receiver: time stands still meanwhile.
@@ -113,12 +114,19 @@ public final class EngineClock: Sendable {
     /// that follows the receiver waits for a reader that fell behind (a busy
     /// machine) instead of overflowing the emulated FIFO: a replay loses
     /// nothing to the machine's load. A live clock ignores it.
-    public func readerCaughtUp(to t: Double) {
+    public func readerCaughtUp(to t: Double, lead: Double = EngineClock.readerLead) {
         let mono = MonotonicClock.now()
         state.withLock { s in
             guard s.pacing != nil else { return }
+            if t == -Double.infinity {
+                // The reader let go (its device sleeps): nothing of it holds the clock.
+                s.readerMark = -Double.infinity
+                s.readerMarkAt = -Double.infinity
+                return
+            }
             s.readerMark = max(s.readerMark, t)
             s.readerMarkAt = mono
+            s.readerLead = lead
         }
     }
 

@@ -4,8 +4,8 @@
 /// own, slower pace (18.2× for a nominal 20×, measured here), so a free clock
 /// drifts ahead of the receiver and the replayed IMU trace with it (94 s over
 /// a 16-minute run): steps and fixes disagree. So the first timed report sets
-/// `offset`; the clock runs at most one report interval past the receiver
-/// (`ceiling`), waiting at most `maxStall` real seconds for a slow feed; an
+/// `offset`; the clock runs at most one report interval past the receiver,
+/// plus `readLead` (`ceiling`), waiting at most `maxStall` real seconds for a slow feed; an
 /// early report pulls it forward by at most `maxStep` (the emulated FIFO keeps
 /// under 2 s); and each fix is stamped with the engine time of its receiver
 /// time (`engineTime(of:)`), not its arrival, so fixes and steps stay as
@@ -20,6 +20,9 @@ public struct ReceiverPacing: Sendable, Equatable {
     /// Receiver seconds between reports (1 Hz unless seen otherwise).
     private var interval = 1.0
 
+    /// How late a report may be seen: the gpsd client reads an epoch's
+    /// reports together, `GPSDClient.gather` after the first came.
+    public static let readLead = 1.0
     public static let maxStall = 0.5
     public static let maxStep = 0.5
     /// Receiver seconds without a report after which its time is taken afresh.
@@ -37,7 +40,7 @@ public struct ReceiverPacing: Sendable, Equatable {
             // again from its start, a week roll-over): take its clock afresh.
             self.offset = time - engine
             lastReceiverTime = time
-            ceiling = engine + interval
+            ceiling = engine + interval + Self.readLead
             ceilingSetAt = real
             return engine
         }
@@ -46,7 +49,7 @@ public struct ReceiverPacing: Sendable, Equatable {
             lastReceiverTime = time
         }
         let target = lastReceiverTime - offset
-        ceiling = target + interval
+        ceiling = target + interval + Self.readLead
         ceilingSetAt = real
         return target > engine ? min(target, engine + Self.maxStep) : engine
     }

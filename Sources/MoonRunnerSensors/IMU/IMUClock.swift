@@ -16,9 +16,12 @@ public struct IMUClock: Sendable {
     /// Receiver (GPS) time minus this clock's time, once known: a replayed trace
     /// recorded on the receiver's clock is placed with it. Nil when unknown.
     public var receiverOffset: @Sendable () -> Double?
-    /// Told after every read that everything due up to this time was taken (a
-    /// replay's clock waits for a reader that fell behind).
-    public var caughtUp: @Sendable (Double) -> Void
+    /// Told after every read that everything due up to `through` was taken
+    /// and how far the clock may run past it before the reader's FIFO fills
+    /// (`lead`): a replay's clock waits for a reader that fell behind.
+    /// `through` is `-infinity` when the reader parks its device, so that it
+    /// holds nothing back meanwhile.
+    public var caughtUp: @Sendable (_ through: Double, _ lead: Double) -> Void
     /// Blocks for `seconds` of this clock's time or until `signal` is
     /// signalled (true), whichever comes first: a thread sleeps its whole
     /// pause in one wait and still wakes at once for `stop()`. Nil where time
@@ -28,7 +31,7 @@ public struct IMUClock: Sendable {
     public init(now: @escaping @Sendable () -> Double,
                 sleep: @escaping @Sendable (_ seconds: Double) -> Void,
                 receiverOffset: @escaping @Sendable () -> Double? = { nil },
-                caughtUp: @escaping @Sendable (Double) -> Void = { _ in },
+                caughtUp: @escaping @Sendable (Double, Double) -> Void = { _, _ in },
                 wait: (@Sendable (_ seconds: Double, _ signal: DispatchSemaphore) -> Bool)? = nil) {
         self.now = now
         self.sleep = sleep
@@ -45,7 +48,7 @@ public struct IMUClock: Sendable {
             var request = timespec(tv_sec: Int(real), tv_nsec: Int((real - Double(Int(real))) * 1e9))
             var remaining = timespec()
             while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
-        }, receiverOffset: { clock.receiverOffset }, caughtUp: { clock.readerCaughtUp(to: $0) },
+        }, receiverOffset: { clock.receiverOffset }, caughtUp: { clock.readerCaughtUp(to: $0, lead: $1) },
         wait: { seconds, signal in signal.wait(timeout: .now() + max(0, seconds / clock.speed)) == .success })
     }
 }

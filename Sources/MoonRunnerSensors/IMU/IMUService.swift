@@ -180,6 +180,8 @@ public final class IMUService: Sendable {
         var interval: Double
         /// The device was brought up and put to sleep because no session needs it.
         var parked = false
+        /// When the last read began: the next begins `interval` after it, however long this one took.
+        var readStart = -Double.infinity
         /// Samples lost since the last batch went out (the next batch's `lostBefore`).
         var pendingLost = 0
         /// The health the last batch carried.
@@ -224,7 +226,7 @@ public final class IMUService: Sendable {
                 p.device.release()?.sleepDevice()
                 continue
             }
-            pause(p.interval)
+            pause(p.interval - (clock.now() - p.readStart))
         }
         p.device.driver?.sleepDevice()
         shared.update { $0.running = false }
@@ -242,6 +244,7 @@ public final class IMUService: Sendable {
             p.parked = true
             p.pendingLost = 0
             shared.update { $0.health = .ok }
+            clock.caughtUp(-Double.infinity, 0)
         }
         thread.waitUntilWanted()
     }
@@ -301,9 +304,11 @@ public final class IMUService: Sendable {
     private func read(_ d: MPU6050Driver, into samples: inout [IMUSample], _ p: inout Poll) -> Bool {
         do {
             let before = clock.now()
+            p.readStart = before
             let report = try d.readFIFO(into: &samples)
             let t = clock.now()
-            clock.caughtUp(before)
+            // The clock may run on until the FIFO is 90 % full (0.77 s at 100 Hz with the gyroscope).
+            clock.caughtUp(before, 0.9 * p.interval / IMUServiceConfig.burstFill)
             p.pendingLost += report.lostSamples
             guard let anomaly = report.anomaly else {
                 p.device.recovery.readSucceeded()
