@@ -28,7 +28,7 @@ final class ControlServer: Sendable {
     /// Replies queued for one client before its requests wait (it pipelines faster than it reads).
     static let replyLimit = 64
     /// Bytes of watcher lines not yet taken by the kernel before the watcher counts as not reading.
-    static let watcherBacklogBytes = 64 * 1024
+    static let watcherBacklogBytes = 32 * 1024
     /// Refused state changes logged per connection; the rest are counted.
     static let refusalsLogged = 3
 

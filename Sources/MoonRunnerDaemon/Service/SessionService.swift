@@ -15,11 +15,11 @@ import MoonRunnerTerrain
 /// replies or throw a `RequestError`: the wire is the `RequestRouter`'s, and
 /// recorded sessions are the `SessionArchive`'s.
 public actor SessionService {
-    private var engine: SessionEngine
+    var engine: SessionEngine
     private let store: SessionStore
-    private let clock: EngineClock
+    let clock: EngineClock
     private let config: DaemonConfig
-    private let logger: Logger
+    let logger: Logger
 
     /// The last session started: `STATUS` shows it while the engine rests stopped after it.
     private var lastSessionID: Int64?
@@ -35,7 +35,7 @@ public actor SessionService {
     nonisolated let bell = Doorbell()
     /// The clients watching: every `STATUS` and `EVENT` is sent to them.
     nonisolated let watchers: Watchers
-    private var inputHealth = InputHealth()
+    var inputHealth = InputHealth()
     private let calories: CalorieModel
     private var lastRetention = -Double.infinity
     private let hook: TransitionHook?
@@ -46,7 +46,7 @@ public actor SessionService {
     /// Announcers are asked to keep silent (`?ANNOUNCE`); not kept across restarts.
     private var quiet = false
     private let terrain: TerrainFolder?
-    private var battery: BatteryWatch
+    var battery: BatteryWatch
     /// The input adapters' health, read when `STATUS` is made (set by the daemon).
     private var readings: (@Sendable () -> AdapterReadings)?
     /// Told whether a session needs the sensors, at each change (they park without one).
@@ -55,7 +55,7 @@ public actor SessionService {
     /// The last STATUS pushed to watchers while idle (no heartbeat then: a change is pushed).
     private var idleStatus: StatusReply?
     /// The sensors' batches held for the next fix (see `IMUService.hold`).
-    private var held: (@Sendable () -> HeldInputs)?
+    var held: (@Sendable () -> HeldInputs)?
     /// When watchers last got `STATUS` (monotonic): a fix ticks when a second has passed.
     public private(set) var lastTick = -Double.infinity
 
@@ -132,113 +132,6 @@ public actor SessionService {
         } catch {
             storeFailed(error)
         }
-    }
-
-    // MARK: Inputs
-
-    public func ingest(samples: [IMUSample]) async {
-        collect { engine, emit in
-            for s in samples { engine.ingest(s, emit: emit) }
-        }
-        await afterInput()
-    }
-
-    /// Barometer readings, in time order.
-    public func ingest(baro samples: [BaroSample]) async {
-        collect { engine, emit in
-            for s in samples { engine.ingest(s, emit: emit) }
-        }
-        await afterInput()
-    }
-
-    /// A heart-rate reading (a strap's notification or a replayed row).
-    public func ingest(heartRate sample: HeartRateSample) async {
-        collect { engine, emit in engine.ingest(sample, emit: emit) }
-        await afterInput()
-    }
-
-    /// The strap's link and health changed (its source's stream, in order); a
-    /// change of link is an `hr_connected` or `hr_lost` event (detail: the strap, or why).
-    public func update(heartRate s: HeartRateSourceStatus, detail: String?) async {
-        guard let kind = inputHealth.heartRateChanged(s) else { return }
-        record(SessionEvent(kind: kind, time: engine.now, detectedAt: engine.now, cause: "heart_rate",
-                            state: engine.state, detail: detail))
-        await afterInput()
-    }
-
-    public func ingest(fix: GPSFix, at t: Double) async {
-        takeHeld()
-        // Counted here, as each fix arrives, so that STATUS is never behind
-        // what the engine has seen.
-        if fix.hasPosition && fix.time.isFinite { inputHealth.gps.fixes += 1 }
-        collect { engine, emit in engine.ingest(fix, at: t, emit: emit) }
-        await afterInput()
-        // The heartbeat rides on the fixes while they come (one wake, not two).
-        if engine.state.isActive, !watchers.isEmpty, MonotonicClock.now() - lastTick >= 0.95 { await tick() }
-    }
-
-    /// gpsd's fixes as they come, taken on the actor itself: a fix costs one
-    /// job on the cooperative pool, not a task's wake and then the actor's.
-    public func consume(gps: GPSDClient) async {
-        for await update in gps.updates {
-            if case let .fix(fix, at) = update { await ingest(fix: fix, at: at) }
-        }
-    }
-
-    /// A sensor's doorbell (`IMUService.hold`): its batches are taken on the
-    /// actor, as the fixes are; the last ones when it stops.
-    public func consume(rings: AsyncStream<some Sendable>) async {
-        for await _ in rings { await ingestHeld() }
-        await ingestHeld()
-    }
-
-    /// The sensors rang: their held batches are taken (no fix came to take them).
-    public func ingestHeld() async {
-        takeHeld()
-        await afterInput()
-    }
-
-    /// The IMU's and the barometer's batches held since the last call, in order.
-    private func takeHeld() {
-        guard let held else { return }
-        let inputs = held()
-        guard !inputs.imu.isEmpty || !inputs.baro.isEmpty else { return }
-        collect { engine, emit in
-            for batch in inputs.imu {
-                for s in batch.samples { engine.ingest(s, emit: emit) }
-            }
-            for batch in inputs.baro {
-                for s in batch.samples { engine.ingest(s, emit: emit) }
-            }
-        }
-    }
-
-    /// A reading of the battery gauge: `STATUS.battery`, the `battery_low`
-    /// warnings, and at the critical level the session stopped (cause
-    /// `battery`) and on disk. True when the daemon is then to power off.
-    public func ingest(battery reading: BatteryReading) async -> Bool {
-        var powerOff = false
-        for action in battery.take(reading, sessionActive: engine.state.isActive) {
-            switch action {
-            case let .warn(percent):
-                let e = SessionEvent(kind: .batteryLow, time: engine.now, detectedAt: engine.now, cause: "battery",
-                                     state: engine.state, detail: String(Int(percent.rounded())))
-                logger.warning("battery at \(Int(percent.rounded())) %")
-                if engine.state.isActive {
-                    record(e)
-                } else {
-                    watchers.send(EventReply(session: nil, event: e.shifted(by: engine.utcOffsetNow), split: nil))
-                }
-            case .stopSession:
-                logger.critical("battery critical (\(battery.monitor.policy.critical)): stopping and saving the session")
-                collect { engine, emit in try? engine.stop(at: clock.now(), cause: "battery", emit: emit) }
-            case .powerOff:
-                powerOff = true
-            }
-        }
-        await afterInput()
-        await commitsSettled()
-        return powerOff
     }
 
     /// The adapters' health, as the daemon's heartbeat reads it.
@@ -384,14 +277,14 @@ public actor SessionService {
     // MARK: Internals
 
     /// Returns once no commit is in flight or queued.
-    private func commitsSettled() async {
+    func commitsSettled() async {
         guard commits.isBusy else { return }
         await withCheckedContinuation { commits.wait($0) }
     }
 
     /// Runs the engine with a buffer for its outputs, then handles them. The
     /// buffer is kept between calls, so a sample costs no allocation.
-    private func collect(_ body: (inout SessionEngine, (EngineOutput) -> Void) -> Void) {
+    func collect(_ body: (inout SessionEngine, (EngineOutput) -> Void) -> Void) {
         var buffer = outputs
         outputs = []
         buffer.removeAll(keepingCapacity: true)
@@ -405,7 +298,7 @@ public actor SessionService {
         tell(recording.take(output, from: engine, into: &commits.pending))
     }
 
-    private func record(_ event: SessionEvent) {
+    func record(_ event: SessionEvent) {
         tell(recording.record(event, from: engine, into: &commits.pending))
     }
 
@@ -420,7 +313,7 @@ public actor SessionService {
     }
 
     /// After every input and command: the moments it brought, then a commit when one is due.
-    private func afterInput() async {
+    func afterInput() async {
         tell(recording.look(at: engine, into: &commits.pending))
         if recording.eventJournaled {
             recording.eventJournaled = false

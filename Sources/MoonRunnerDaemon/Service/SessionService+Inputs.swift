@@ -1,0 +1,115 @@
+import MoonRunnerCore
+import MoonRunnerProtocol
+import MoonRunnerSensors
+import MoonRunnerSystem
+
+/// The inputs of the session service: the sensors' samples, gpsd's fixes,
+/// the strap's readings and link, the battery gauge's readings. Each goes
+/// through the engine, then `afterInput` (the moments it brought, a commit
+/// when one is due).
+extension SessionService {
+    public func ingest(samples: [IMUSample]) async {
+        collect { engine, emit in
+            for s in samples { engine.ingest(s, emit: emit) }
+        }
+        await afterInput()
+    }
+
+    /// Barometer readings, in time order.
+    public func ingest(baro samples: [BaroSample]) async {
+        collect { engine, emit in
+            for s in samples { engine.ingest(s, emit: emit) }
+        }
+        await afterInput()
+    }
+
+    /// A heart-rate reading (a strap's notification or a replayed row).
+    public func ingest(heartRate sample: HeartRateSample) async {
+        collect { engine, emit in engine.ingest(sample, emit: emit) }
+        await afterInput()
+    }
+
+    /// The strap's link and health changed (its source's stream, in order); a
+    /// change of link is an `hr_connected` or `hr_lost` event (detail: the strap, or why).
+    public func update(heartRate s: HeartRateSourceStatus, detail: String?) async {
+        guard let kind = inputHealth.heartRateChanged(s) else { return }
+        record(SessionEvent(kind: kind, time: engine.now, detectedAt: engine.now, cause: "heart_rate",
+                            state: engine.state, detail: detail))
+        await afterInput()
+    }
+
+    public func ingest(fix: GPSFix, at t: Double) async {
+        takeHeld()
+        // Counted here, as each fix arrives, so that STATUS is never behind
+        // what the engine has seen.
+        if fix.hasPosition && fix.time.isFinite { inputHealth.gps.fixes += 1 }
+        collect { engine, emit in engine.ingest(fix, at: t, emit: emit) }
+        await afterInput()
+        // The heartbeat rides on the fixes while they come (one wake, not two).
+        if engine.state.isActive, !watchers.isEmpty, MonotonicClock.now() - lastTick >= 0.95 { await tick() }
+    }
+
+    /// gpsd's fixes as they come, taken on the actor itself: a fix costs one
+    /// job on the cooperative pool, not a task's wake and then the actor's.
+    public func consume(gps: GPSDClient) async {
+        for await update in gps.updates {
+            if case let .fix(fix, at) = update { await ingest(fix: fix, at: at) }
+        }
+    }
+
+    /// A sensor's doorbell (`IMUService.hold`): its batches are taken on the
+    /// actor, as the fixes are; the last ones when it stops.
+    public func consume(rings: AsyncStream<some Sendable>) async {
+        for await _ in rings { await ingestHeld() }
+        await ingestHeld()
+    }
+
+    /// The sensors rang: their held batches are taken (no fix came to take them).
+    public func ingestHeld() async {
+        takeHeld()
+        await afterInput()
+    }
+
+    /// The IMU's and the barometer's batches held since the last call, in order.
+    func takeHeld() {
+        guard let held else { return }
+        let inputs = held()
+        guard !inputs.imu.isEmpty || !inputs.baro.isEmpty else { return }
+        collect { engine, emit in
+            for batch in inputs.imu {
+                for s in batch.samples { engine.ingest(s, emit: emit) }
+            }
+            for batch in inputs.baro {
+                for s in batch.samples { engine.ingest(s, emit: emit) }
+            }
+        }
+    }
+
+    /// A reading of the battery gauge: `STATUS.battery`, the `battery_low`
+    /// warnings, and at the critical level the session stopped (cause
+    /// `battery`) and on disk. True when the daemon is then to power off.
+    public func ingest(battery reading: BatteryReading) async -> Bool {
+        var powerOff = false
+        for action in battery.take(reading, sessionActive: engine.state.isActive) {
+            switch action {
+            case let .warn(percent):
+                let e = SessionEvent(kind: .batteryLow, time: engine.now, detectedAt: engine.now, cause: "battery",
+                                     state: engine.state, detail: String(Int(percent.rounded())))
+                logger.warning("battery at \(Int(percent.rounded())) %")
+                if engine.state.isActive {
+                    record(e)
+                } else {
+                    watchers.send(EventReply(session: nil, event: e.shifted(by: engine.utcOffsetNow), split: nil))
+                }
+            case .stopSession:
+                logger.critical("battery critical (\(battery.monitor.policy.critical)): stopping and saving the session")
+                collect { engine, emit in try? engine.stop(at: clock.now(), cause: "battery", emit: emit) }
+            case .powerOff:
+                powerOff = true
+            }
+        }
+        await afterInput()
+        await commitsSettled()
+        return powerOff
+    }
+}
