@@ -39,11 +39,11 @@ extension SessionService {
     }
 
     public func ingest(fix: GPSFix, at t: Double) async {
-        takeHeld()
         // Counted here, as each fix arrives, so that STATUS is never behind
         // what the engine has seen.
         if fix.hasPosition && fix.time.isFinite { inputHealth.gps.fixes += 1 }
-        collect { engine, emit in engine.ingest(fix, at: t, emit: emit) }
+        order.add(fix: fix, at: t)
+        takeHeld()
         await afterInput()
         // The heartbeat rides on the fixes while they come (one wake, not two).
         if engine.state.isActive, !watchers.isEmpty, MonotonicClock.now() - lastTick >= 0.95 { await tick() }
@@ -70,19 +70,24 @@ extension SessionService {
         await afterInput()
     }
 
-    /// The IMU's and the barometer's batches held since the last call, in order.
-    func takeHeld() {
-        guard let held else { return }
-        let inputs = held()
-        guard !inputs.imu.isEmpty || !inputs.baro.isEmpty else { return }
+    /// The IMU's and the barometer's batches held since the last call and
+    /// gpsd's fixes, in the order of their times (`InputOrder`); with `flush`
+    /// (before a command) no fix is left waiting for the IMU.
+    func takeHeld(flush: Bool = false) {
+        let inputs = held?() ?? HeldInputs(imu: [], baro: [])
+        guard !inputs.imu.isEmpty || !inputs.baro.isEmpty || order.waitingSince != nil else { return }
+        var order = self.order
+        self.order = InputOrder.empty
         collect { engine, emit in
-            for batch in inputs.imu {
-                for s in batch.samples { engine.ingest(s, emit: emit) }
-            }
-            for batch in inputs.baro {
-                for s in batch.samples { engine.ingest(s, emit: emit) }
+            order.release(imu: inputs.imu, baro: inputs.baro, flush: flush) { input in
+                switch input {
+                case let .imu(s): engine.ingest(s, emit: emit)
+                case let .baro(s): engine.ingest(s, emit: emit)
+                case let .fix(f, t): engine.ingest(f, at: t, emit: emit)
+                }
             }
         }
+        self.order = order
     }
 
     /// A reading of the battery gauge: `STATUS.battery`, the `battery_low`
@@ -103,6 +108,7 @@ extension SessionService {
                 }
             case .stopSession:
                 logger.critical("battery critical (\(battery.monitor.policy.critical)): stopping and saving the session")
+                takeHeld(flush: true)
                 collect { engine, emit in try? engine.stop(at: clock.now(), cause: "battery", emit: emit) }
             case .powerOff:
                 powerOff = true

@@ -56,6 +56,8 @@ public actor SessionService {
     private var idleStatus: StatusReply?
     /// The sensors' batches held for the next fix (see `IMUService.hold`).
     var held: (@Sendable () -> HeldInputs)?
+    /// The fixes waiting for the IMU's samples of their instant.
+    var order = InputOrder()
     /// When watchers last got `STATUS` (monotonic): a fix ticks when a second has passed.
     public private(set) var lastTick = -Double.infinity
 
@@ -174,7 +176,9 @@ public actor SessionService {
         let now = clock.now()
         lastTick = MonotonicClock.now()
         takeHeld()
-        collect { engine, emit in engine.advance(to: now, emit: emit) }
+        // Not past a fix still waiting: auto-pause would judge that second without it.
+        let through = min(now, order.waitingSince ?? now)
+        collect { engine, emit in engine.advance(to: through, emit: emit) }
         let s = status()
         watchers.send(s)
         if !engine.state.isActive { idleStatus = s }
@@ -214,6 +218,7 @@ public actor SessionService {
         starting = true
         defer { starting = false }
         TerrainTiles.reload(terrain, logger: logger)
+        takeHeld(flush: true)
         let t = clock.now()
         var probe = engine
         do throws(SessionCommandError) {
@@ -241,6 +246,7 @@ public actor SessionService {
     /// is on disk (a commit already in flight when the command came would
     /// otherwise still be writing its batch).
     public func run(_ command: SessionCommand) async throws(RequestError) -> StatusReply {
+        takeHeld(flush: true)
         let t = clock.now()
         var failure: SessionCommandError?
         var produced: [EngineOutput] = []

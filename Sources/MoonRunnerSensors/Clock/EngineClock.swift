@@ -84,8 +84,12 @@ public final class EngineClock: Sendable {
             let t = s.read(at: mono, speed: speed)
             guard var pacing = s.pacing else { return (t, nil) }
             let first = pacing.offset == nil
-            let target = pacing.observe(receiverTime: time, engine: t, real: mono)
+            var target = pacing.observe(receiverTime: time, engine: t, real: mono)
             s.pacing = pacing
+            // Pulled forward no further than the sensor reader can follow.
+            if mono - s.readerMarkAt < EngineClock.readerStall {
+                target = min(target, max(s.readerMark + s.readerLead, t))
+            }
             if target > t {
                 s.engineBase = target
                 s.monoBase = mono

@@ -21,7 +21,7 @@ public struct ReceiverPacing: Sendable, Equatable {
     private var interval = 1.0
 
     /// How late a report may be seen: the gpsd client reads an epoch's
-    /// reports together, `GPSDClient.gather` after the first came.
+    /// reports together, `EpochGather` after the first came (under a second).
     public static let readLead = 1.0
     public static let maxStall = 0.5
     public static let maxStep = 0.5

@@ -31,8 +31,6 @@ public final class GPSDClient: Sendable {
     /// enough for `STATUS.gps` and the receiver's clock, and the thread sleeps
     /// through the epochs in between (gpsd's reports wait in the socket).
     public static let idleInterval = 15.0
-    /// Seconds an epoch's reports are given to arrive after its first, at 1x.
-    public static let gather = 0.7
 
     private struct State: Sendable {
         var stopped = false
@@ -110,28 +108,28 @@ public final class GPSDClient: Sendable {
         var delivered = false
         var lastIdleFix = -Double.infinity
         var handedOut = Double.nan
+        var handedCount = 0
+        var gather = EpochGather(speed: clock.speed)
         var open = true
         while open && !stopped {
             // Wake for data; without any, only when the silence runs out.
             let silence = Self.silenceLimit * max(1, 1 / clock.speed)
             let quiet = max(0.25, silence - (MonotonicClock.now() - lastTPV))
             if gps_waiting(&data, Int32(quiet * 1e6)) {
-                // An epoch's reports come over a few hundred ms (a receiver's NMEA at 9600
-                // baud, gpsd's TPV, SKY, GST): let them all come, then read them at once.
                 let arrived = MonotonicClock.now()
-                _ = wake.wait(timeout: .now() + Self.gather / max(1, clock.speed))
-                while open && !stopped && gps_waiting(&data, 0) {
-                    data.set = 0
-                    guard gps_read(&data, nil, 0) != -1 else {
-                        open = false
-                        break
-                    }
-                    delivered = true
-                    if take(data, arrived: arrived, after: handedOut, &assembler) { lastTPV = MonotonicClock.now() }
+                var read = readAvailable(&data, arrived: arrived, after: handedOut, &assembler)
+                if assembler.isPending {
+                    gatherEpoch(&data, arrived: arrived, after: handedOut, &assembler, &gather, &read)
                 }
+                if read.late > 0 { gather.late(read.late, after: handedCount) }
+                open = !read.closed
+                delivered = delivered || read.any
+                if read.tpv { lastTPV = MonotonicClock.now() }
                 // The epoch is complete (a late report of it is dropped: see `take`).
+                let count = assembler.pendingReports
                 if let e = assembler.flush() {
                     handedOut = e.fix.time
+                    handedCount = count
                     deliver(e.fix, at: e.at)
                     if !wanted, e.fix.hasPosition { lastIdleFix = MonotonicClock.now() }
                 }
@@ -150,12 +148,70 @@ public final class GPSDClient: Sendable {
         return delivered
     }
 
-    /// Takes one report into the epoch being assembled; true for a TPV.
-    /// `arrived` (monotonic) is when the epoch's first report came; a TPV of
-    /// the epoch handed out last (`after`, come after its gather) is dropped,
-    /// not handed out twice.
+    /// What one read of the socket brought.
+    private struct Read {
+        var any = false
+        var tpv = false
+        /// TPVs of the epoch already handed over (dropped): it left too soon.
+        var late = 0
+        /// gpsd closed the connection.
+        var closed = false
+
+        mutating func merge(_ other: Read) {
+            any = any || other.any
+            tpv = tpv || other.tpv
+            late += other.late
+            closed = closed || other.closed
+        }
+    }
+
+    /// An epoch's first TPV is here: sleeps while the rest come (`EpochGather`),
+    /// then reads them; waits on for those still missing, up to the deadline.
+    private func gatherEpoch(_ data: inout gps_data_t, arrived: Double, after: Double,
+                             _ assembler: inout GPSEpochAssembler, _ gather: inout EpochGather, _ read: inout Read) {
+        var waited = false
+        if !gather.complete(assembler.pendingReports) {
+            _ = wake.wait(timeout: .now() + max(0, gather.sleep - (MonotonicClock.now() - arrived)))
+            read.merge(readAvailable(&data, arrived: arrived, after: after, &assembler))
+        }
+        while !read.closed, !stopped, assembler.isPending, !gather.complete(assembler.pendingReports) {
+            let left = gather.deadline - (MonotonicClock.now() - arrived)
+            guard left > 0, gps_waiting(&data, Int32(left * 1e6)) else { return }
+            waited = true
+            read.merge(readAvailable(&data, arrived: arrived, after: after, &assembler))
+        }
+        if waited { gather.took(MonotonicClock.now() - arrived) }
+    }
+
+    /// Reads every report that is waiting, without blocking.
+    private func readAvailable(_ data: inout gps_data_t, arrived: Double, after: Double,
+                               _ assembler: inout GPSEpochAssembler) -> Read {
+        var read = Read()
+        while !stopped && gps_waiting(&data, 0) {
+            data.set = 0
+            guard gps_read(&data, nil, 0) != -1 else {
+                read.closed = true
+                break
+            }
+            read.any = true
+            switch take(data, arrived: arrived, after: after, &assembler) {
+            case .other: break
+            case .tpv: read.tpv = true
+            case .late:
+                read.tpv = true
+                read.late += 1
+            }
+        }
+        return read
+    }
+
+    private enum Taken { case other, tpv, late }
+
+    /// Takes one report into the epoch being assembled. `arrived` (monotonic)
+    /// is when the epoch's first report came; a TPV of the epoch handed out
+    /// last (`after`, come after its gather) is dropped, not handed out twice.
     private func take(_ data: gps_data_t, arrived: Double, after: Double,
-                      _ assembler: inout GPSEpochAssembler) -> Bool {
+                      _ assembler: inout GPSEpochAssembler) -> Taken {
         let set = data.set
         if set & GPSMask.gst != 0 {
             let g = data.gst
@@ -163,15 +219,15 @@ public final class GPSDClient: Sendable {
                              lon: g.lon_err_deviation, alt: g.alt_err_deviation)
         }
         // A TPV always carries the mode; other reports (SKY, DEVICE...) do not.
-        guard set & GPSMask.mode != 0 else { return false }
+        guard set & GPSMask.mode != 0 else { return .other }
         let fix = makeFix(data.fix, hasTime: set & GPSMask.time != 0)
-        if fix.time == after { return true }
+        if fix.time == after { return .late }
         // A replay's clock keeps pace with the receiver (see ReceiverPacing).
         let at = fix.time.isFinite && fix.mode >= 2 ? clock.observeReceiver(time: fix.time)
             : clock.time(atMonotonic: arrived)
         setHealth(fix.hasPosition ? .ok : .noFix)
         for e in assembler.addTPV(fix, at: at) { deliver(e.fix, at: e.at) }
-        return true
+        return .tpv
     }
 
     /// Reads and drops what gpsd sent while the thread slept: those epochs are
@@ -205,3 +261,4 @@ enum GPSMask {
     static let mode: UInt64 = moonrunner_gps_mode_set()
     static let gst: UInt64 = moonrunner_gps_gst_set()
 }
+

@@ -12,6 +12,8 @@ import MoonRunnerCore
 /// the trace reader so both see the same fixes.
 public struct GPSEpochAssembler: Sendable {
     private var pending: (fix: GPSFix, at: Double)?
+    /// TPVs of the pending epoch so far.
+    public private(set) var pendingReports = 0
     private var gst: (time: Double, lat: Double, lon: Double, alt: Double)?
 
     public init() {}
@@ -23,13 +25,16 @@ public struct GPSEpochAssembler: Sendable {
             if fix.time.isFinite && p.fix.time == fix.time {
                 // The epoch arrived with its first report: later ones only refine it.
                 pending = (merged(fix), p.at)
+                pendingReports += 1
                 return done
             }
             done.append(p)
             pending = nil
+            pendingReports = 0
         }
         if fix.time.isFinite {
             pending = (merged(fix), at)
+            pendingReports = 1
         } else {
             // No time (no fix yet, or gpsd's first fix): nothing to pair it with.
             done.append((fix, at))
@@ -50,7 +55,10 @@ public struct GPSEpochAssembler: Sendable {
 
     /// Hands out the epoch in progress (when gpsd has gone quiet, or at the end of a trace).
     public mutating func flush() -> (fix: GPSFix, at: Double)? {
-        defer { pending = nil }
+        defer {
+            pending = nil
+            pendingReports = 0
+        }
         return pending
     }
 
