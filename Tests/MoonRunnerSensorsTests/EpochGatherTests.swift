@@ -35,6 +35,24 @@ struct EpochGatherTests {
     }
 }
 
+extension EpochGatherTests {
+    @Test("a receiver of 5 epochs a second gets a sleep under its interval; gaps and repeats teach nothing")
+    func fasterReceiver() {
+        var g = EpochGather(speed: 1)
+        g.handedOver(receiverTime: 100.0)
+        g.handedOver(receiverTime: 100.0)
+        g.handedOver(receiverTime: 103.0)
+        #expect(g.interval == 1)
+        #expect(g.sleep == EpochGather.initial)
+        for i in 1...5 { g.handedOver(receiverTime: 103.0 + 0.2 * Double(i)) }
+        #expect(abs(g.interval - 0.2) < 1e-9)
+        #expect(g.sleep <= EpochGather.longest * 0.2 + 1e-12)
+        #expect(abs(g.deadline - EpochGather.patience * 0.2) < 1e-9)
+        g.took(5)
+        #expect(g.sleep <= EpochGather.longest * 0.2 + 1e-12)
+    }
+}
+
 /// The replay's clock never runs further ahead of the IMU reader than its FIFO holds.
 @Suite("Engine clock and reader")
 struct EngineClockReaderTests {

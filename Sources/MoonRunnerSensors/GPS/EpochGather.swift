@@ -11,33 +11,53 @@
 /// through them and read them at once (one wake an epoch, not one a report).
 /// Times are monotonic seconds, scaled for a replay's speed.
 public struct EpochGather: Sendable, Equatable {
-    /// The sleep at 1x before anything is learned.
+    /// The sleep at 1x before anything is learned, in epoch intervals.
     public static let initial = 0.5
-    /// The longest sleep at 1x: the next epoch's first report should come after it.
+    /// The longest sleep, in epoch intervals: the next epoch's first report should come after it.
     public static let longest = 0.92
-    /// How long at 1x an epoch waits for its missing TPVs (the next epoch's
-    /// first also completes it, as the end of the connection does).
+    /// How long an epoch waits for its missing TPVs, in epoch intervals (the
+    /// next epoch's first also completes it, as the end of the connection does).
     public static let patience = 1.5
+    /// The shortest epoch interval taken for one (a 10 Hz receiver's), receiver seconds.
+    public static let shortestInterval = 0.1
     /// The least patience in seconds, whatever the replay's speed.
     public static let leastPatience = 0.25
 
     /// How long to sleep once an epoch's first TPV is here.
     public private(set) var sleep: Double
     /// How long after its first TPV an epoch is handed over, complete or not.
-    public let deadline: Double
-    private let longestSleep: Double
+    public private(set) var deadline: Double
     /// TPVs an epoch brings.
     public private(set) var reports = 1
+    /// Receiver seconds between epochs: 1 until a faster receiver shows otherwise.
+    public private(set) var interval = 1.0
+    private var lastEpoch = Double.nan
     private let scale: Double
 
     /// `speed`: a replay's speed (1 for a receiver); the times shrink with it.
     public init(speed: Double) {
         scale = 1 / max(1, speed)
         sleep = Self.initial * scale
-        // A fast replay's feed stalls for a few milliseconds when the machine is
-        // busy: epochs 25 ms apart are given as long as a busy scheduler takes.
-        deadline = max(Self.patience * scale, Self.leastPatience)
-        longestSleep = Self.longest * scale
+        deadline = Self.deadline(interval: 1, scale: scale)
+    }
+
+    /// A fast replay's feed stalls for a few milliseconds when the machine is
+    /// busy: epochs 25 ms apart are given as long as a busy scheduler takes.
+    private static func deadline(interval: Double, scale: Double) -> Double {
+        max(patience * interval * scale, leastPatience)
+    }
+
+    /// An epoch of receiver time `time` was handed over. A receiver sending
+    /// 5 or 10 epochs a second shortens the sleep to under its interval, so
+    /// that no epoch waits for the next and each keeps its own arrival.
+    public mutating func handedOver(receiverTime time: Double) {
+        defer { if time.isFinite { lastEpoch = time } }
+        guard time.isFinite, lastEpoch.isFinite, time > lastEpoch else { return }
+        let d = max(Self.shortestInterval, time - lastEpoch)
+        guard d < interval else { return }
+        interval = d
+        sleep = min(sleep, Self.longest * interval * scale)
+        deadline = Self.deadline(interval: interval, scale: scale)
     }
 
     /// Whether an epoch with `count` TPVs has them all.
@@ -51,6 +71,6 @@ public struct EpochGather: Sendable, Equatable {
     /// An epoch's last TPV came `seconds` after its first, past the sleep.
     public mutating func took(_ seconds: Double) {
         guard seconds.isFinite else { return }
-        sleep = min(longestSleep, max(sleep, seconds * 1.1))
+        sleep = min(Self.longest * interval * scale, max(sleep, seconds * 1.1))
     }
 }

@@ -117,7 +117,7 @@ public final class GPSDClient: Sendable {
             let quiet = max(0.25, silence - (MonotonicClock.now() - lastTPV))
             if gps_waiting(&data, Int32(quiet * 1e6)) {
                 let arrived = MonotonicClock.now()
-                var read = readAvailable(&data, arrived: arrived, after: handedOut, &assembler)
+                var read = readAvailable(&data, arrived: arrived, after: handedOut, &assembler, &gather)
                 if assembler.isPending {
                     gatherEpoch(&data, arrived: arrived, after: handedOut, &assembler, &gather, &read)
                 }
@@ -130,6 +130,7 @@ public final class GPSDClient: Sendable {
                 if let e = assembler.flush() {
                     handedOut = e.fix.time
                     handedCount = count
+                    gather.handedOver(receiverTime: e.fix.time)
                     deliver(e.fix, at: e.at)
                     if !wanted, e.fix.hasPosition { lastIdleFix = MonotonicClock.now() }
                 }
@@ -172,20 +173,20 @@ public final class GPSDClient: Sendable {
         var waited = false
         if !gather.complete(assembler.pendingReports) {
             _ = wake.wait(timeout: .now() + max(0, gather.sleep - (MonotonicClock.now() - arrived)))
-            read.merge(readAvailable(&data, arrived: arrived, after: after, &assembler))
+            read.merge(readAvailable(&data, arrived: arrived, after: after, &assembler, &gather))
         }
         while !read.closed, !stopped, assembler.isPending, !gather.complete(assembler.pendingReports) {
             let left = gather.deadline - (MonotonicClock.now() - arrived)
             guard left > 0, gps_waiting(&data, Int32(left * 1e6)) else { return }
             waited = true
-            read.merge(readAvailable(&data, arrived: arrived, after: after, &assembler))
+            read.merge(readAvailable(&data, arrived: arrived, after: after, &assembler, &gather))
         }
         if waited { gather.took(MonotonicClock.now() - arrived) }
     }
 
     /// Reads every report that is waiting, without blocking.
     private func readAvailable(_ data: inout gps_data_t, arrived: Double, after: Double,
-                               _ assembler: inout GPSEpochAssembler) -> Read {
+                               _ assembler: inout GPSEpochAssembler, _ gather: inout EpochGather) -> Read {
         var read = Read()
         while !stopped && gps_waiting(&data, 0) {
             data.set = 0
@@ -194,7 +195,7 @@ public final class GPSDClient: Sendable {
                 break
             }
             read.any = true
-            switch take(data, arrived: arrived, after: after, &assembler) {
+            switch take(data, arrived: arrived, after: after, &assembler, &gather) {
             case .other: break
             case .tpv: read.tpv = true
             case .late:
@@ -211,7 +212,7 @@ public final class GPSDClient: Sendable {
     /// is when the epoch's first report came; a TPV of the epoch handed out
     /// last (`after`, come after its gather) is dropped, not handed out twice.
     private func take(_ data: gps_data_t, arrived: Double, after: Double,
-                      _ assembler: inout GPSEpochAssembler) -> Taken {
+                      _ assembler: inout GPSEpochAssembler, _ gather: inout EpochGather) -> Taken {
         let set = data.set
         if set & GPSMask.gst != 0 {
             let g = data.gst
@@ -226,7 +227,10 @@ public final class GPSDClient: Sendable {
         let at = fix.time.isFinite && fix.mode >= 2 ? clock.observeReceiver(time: fix.time)
             : clock.time(atMonotonic: arrived)
         setHealth(fix.hasPosition ? .ok : .noFix)
-        for e in assembler.addTPV(fix, at: at) { deliver(e.fix, at: e.at) }
+        for e in assembler.addTPV(fix, at: at) {
+            gather.handedOver(receiverTime: e.fix.time)
+            deliver(e.fix, at: e.at)
+        }
         return .tpv
     }
 
