@@ -21,6 +21,12 @@ struct DiskFullTests {
         // Commits of a few hundred bytes each (the journal's): many of them fill the disk soon.
         try rig.startDaemon(speed: 20, config: "store:\n  commit_interval_s: 0.1\n", loop: true)
         #expect(try rig.cli("start").status == 0)
+        // The commits come with the fixes (20 a second here): a filler leaves
+        // them a few dozen kilobytes, so that the disk is full in seconds.
+        let free = try #require(try FileManager.default.attributesOfFileSystem(forPath: rig.state.path)[.systemFreeSize]
+            as? Int)
+        let filler = rig.state.appendingPathComponent("filler")
+        try Data(count: max(0, free - 48 * 1024)).write(to: filler)
         let full = try rig.waitFor(timeout: 120, "the store to fill up") { $0.store.health == .error }
         #expect(full.store.lastError?.contains("full") == true, "\(String(describing: full.store.lastError))")
         // Still recording while the disk is full.
@@ -31,6 +37,7 @@ struct DiskFullTests {
         #expect(rig.daemon?.isRunning == true)
 
         // Space returns.
+        try FileManager.default.removeItem(at: filler)
         let grow = try run("/bin/mount", ["-o", "remount,size=64m", rig.state.path])
         try #require(grow.status == 0, "remount failed: \(grow.err)")
         _ = try rig.waitFor(timeout: 30, "the store to recover") { $0.store.health == .ok }
