@@ -160,7 +160,6 @@ public struct Daemon: Service {
         notifier.ready(status: "recording ready")
         let watchdog = notifier.watchdogPingInterval
         var lastPing = 0.0
-        var healthLog = DeviceHealthLog()
         while !Task.isCancelled {
             let active = await service.isActive
             let watched = !service.watchers.isEmpty
@@ -174,7 +173,6 @@ public struct Daemon: Service {
             }
             let readings = inputs.readings
             await service.refresh(readings)
-            healthLog.observe(readings, at: MonotonicClock.now(), to: logger)
             let lastTick = await service.lastTick
             if !(active && watched) || MonotonicClock.now() - lastTick >= 2 { await service.tick() }
             if let w = watchdog, MonotonicClock.now() - lastPing >= w {

@@ -57,4 +57,19 @@ struct IMUFaultEndToEndTests {
         #expect(later.gps.health == .ok)
         #expect(later.imu.health == .ok)
     }
+
+    @Test("a fault is in the daemon's log by the time STATUS shows it")
+    func faultLoggedWithStatus() throws {
+        let rig = try Rig("imulog")
+        try rig.startGPS(epochsPerSecond: 4, loop: true)
+        let trace = Paths.demo.appendingPathComponent("walk-imu.csv.gz").path
+        try rig.startDaemon(speed: 4, imu: "replay:\(trace),speed=4,loop,fault=eio@12+60")
+        #expect(try rig.cli("start").status == 0)
+        _ = try rig.waitFor(timeout: 10, "the IMU healthy") { $0.imu.health == .ok && $0.imu.samples > 0 }
+        // Nobody watches, so no heartbeat comes in the meantime: the STATUS that shows the fault logs it.
+        let st = try rig.waitFor(timeout: 20, "the IMU's fault") { $0.imu.health != .ok }
+        let error = try #require(st.imu.lastError)
+        let log = rig.daemon?.log ?? ""
+        #expect(log.contains("imu: \(st.imu.health.rawValue): \(error)"), "the log has not said it: \(log.suffix(800))")
+    }
 }

@@ -53,7 +53,11 @@ extension SessionService {
     /// job on the cooperative pool, not a task's wake and then the actor's.
     public func consume(gps: GPSDClient) async {
         for await update in gps.updates {
-            if case let .fix(fix, at) = update { await ingest(fix: fix, at: at) }
+            switch update {
+            case let .fix(fix, at): await ingest(fix: fix, at: at)
+            // gpsd lost or back: the journal hears it now, not at the next heartbeat.
+            case .health: if let readings { refresh(readings()) }
+            }
         }
     }
 
@@ -64,8 +68,10 @@ extension SessionService {
         await ingestHeld()
     }
 
-    /// The sensors rang: their held batches are taken (no fix came to take them).
+    /// The sensors rang: their held batches are taken (no fix came to take them),
+    /// and a fault they ring for goes to the journal at once.
     public func ingestHeld() async {
+        if let readings { refresh(readings()) }
         takeHeld()
         await afterInput()
     }

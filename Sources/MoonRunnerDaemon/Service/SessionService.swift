@@ -48,10 +48,12 @@ public actor SessionService {
     private let terrain: TerrainFolder?
     var battery: BatteryWatch
     /// The input adapters' health, read when `STATUS` is made (set by the daemon).
-    private var readings: (@Sendable () -> AdapterReadings)?
+    var readings: (@Sendable () -> AdapterReadings)?
     /// Told whether a session needs the sensors, at each change (they park without one).
     private var wantSensors: (@Sendable (Bool) -> Void)?
     private var toldActive: Bool?
+    /// What the journal has been told of the devices (their health and faults, as they change).
+    private var healthLog = DeviceHealthLog()
     /// The last STATUS pushed to watchers while idle (no heartbeat then: a change is pushed).
     private var idleStatus: StatusReply?
     /// The sensors' batches held for the next fix (see `IMUService.hold`).
@@ -139,6 +141,7 @@ public actor SessionService {
     /// The adapters' health, as the daemon's heartbeat reads it.
     public func refresh(_ adapters: AdapterReadings) {
         inputHealth.refresh(adapters)
+        healthLog.observe(adapters, at: MonotonicClock.now(), to: logger)
     }
 
     /// Wires the adapters: `readings` is read for every `STATUS`, `want` told
@@ -202,7 +205,8 @@ public actor SessionService {
     /// at its peak size for as long as it is open.
     @inline(never)
     public func status() -> StatusReply {
-        if let readings { inputHealth.refresh(readings()) }
+        // The journal hears of a device's change before any client sees it in STATUS.
+        if let readings { refresh(readings()) }
         return liveStatus.reply(at: clock.now())
     }
 
