@@ -32,6 +32,7 @@ extension SessionService {
     /// The strap's link and health changed (its source's stream, in order); a
     /// change of link is an `hr_connected` or `hr_lost` event (detail: the strap, or why).
     public func update(heartRate s: HeartRateSourceStatus, detail: String?) async {
+        if let readings { refresh(readings()) }
         guard let kind = inputHealth.heartRateChanged(s) else { return }
         record(SessionEvent(kind: kind, time: engine.now, detectedAt: engine.now, cause: "heart_rate",
                             state: engine.state, detail: detail))
