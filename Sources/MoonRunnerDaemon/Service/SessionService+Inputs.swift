@@ -32,7 +32,7 @@ extension SessionService {
     /// The strap's link and health changed (its source's stream, in order); a
     /// change of link is an `hr_connected` or `hr_lost` event (detail: the strap, or why).
     public func update(heartRate s: HeartRateSourceStatus, detail: String?) async {
-        if let readings { refresh(readings()) }
+        readDevices()
         guard let kind = inputHealth.heartRateChanged(s) else { return }
         record(SessionEvent(kind: kind, time: engine.now, detectedAt: engine.now, cause: "heart_rate",
                             state: engine.state, detail: detail))
@@ -57,7 +57,7 @@ extension SessionService {
             switch update {
             case let .fix(fix, at): await ingest(fix: fix, at: at)
             // gpsd lost or back: the journal hears it now, not at the next heartbeat.
-            case .health: if let readings { refresh(readings()) }
+            case .health: readDevices()
             }
         }
     }
@@ -72,7 +72,7 @@ extension SessionService {
     /// The sensors rang: their held batches are taken (no fix came to take them),
     /// and a fault they ring for goes to the journal at once.
     public func ingestHeld() async {
-        if let readings { refresh(readings()) }
+        readDevices()
         takeHeld()
         await afterInput()
     }

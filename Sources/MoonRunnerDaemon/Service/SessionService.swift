@@ -48,7 +48,7 @@ public actor SessionService {
     private let terrain: TerrainFolder?
     var battery: BatteryWatch
     /// The input adapters' health, read when `STATUS` is made (set by the daemon).
-    var readings: (@Sendable () -> AdapterReadings)?
+    private var readings: (@Sendable () -> AdapterReadings)?
     /// Told whether a session needs the sensors, at each change (they park without one).
     private var wantSensors: (@Sendable (Bool) -> Void)?
     private var toldActive: Bool?
@@ -139,6 +139,11 @@ public actor SessionService {
     }
 
     /// The adapters' health, as the daemon's heartbeat reads it.
+    /// The devices read now (once connected): their health into `STATUS`, a change into the journal.
+    func readDevices() {
+        if let readings { refresh(readings()) }
+    }
+
     public func refresh(_ adapters: AdapterReadings) {
         inputHealth.refresh(adapters)
         healthLog.observe(adapters, at: MonotonicClock.now(), to: logger)
@@ -206,7 +211,7 @@ public actor SessionService {
     @inline(never)
     public func status() -> StatusReply {
         // The journal hears of a device's change before any client sees it in STATUS.
-        if let readings { refresh(readings()) }
+        readDevices()
         return liveStatus.reply(at: clock.now())
     }
 

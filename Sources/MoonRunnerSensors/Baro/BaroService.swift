@@ -48,39 +48,10 @@ public struct BaroServiceConfig: Sendable, Equatable {
     }
 }
 
-/// Running totals since the service started.
-public struct BaroServiceCounters: Sendable, Equatable {
-    /// Readings delivered.
-    public var samples = 0
-    /// Failed bus transfers (EIO, NACK, timeouts …), during init or reads.
-    public var busErrors = 0
-    /// Times the readings froze and the device was re-initialised for it.
-    public var stuck = 0
-    /// Successful (re)initialisations, the first one included.
-    public var initializations = 0
-    public var initFailures = 0
-    /// Batches dropped because the consumer did not keep up.
-    public var droppedBatches = 0
-    public init() {}
-}
-
-/// A snapshot of the barometer service, readable from any thread.
-public struct BaroServiceStatus: Sendable, Equatable {
-    /// `ok`, `degraded` (recent faults, being re-initialised) or `lost`.
-    public var health = IMUHealth.lost
-    public var counters = BaroServiceCounters()
-    /// "BMP280 at 0x76 on /dev/i2c-1"; nil before the first initialisation.
-    public var device: String?
-    /// The source spec as given.
-    public var source: String
-    public var lastError: String?
-    public var lastErrorTime: Double?
-    /// A replayed trace has been played to its end.
-    public var endOfTrace = false
-    public var running = false
-
-    public init(source: String) { self.source = source }
-}
+/// The barometer service's totals and snapshot: those every chip service
+/// keeps (`ChipServiceStatus`).
+public typealias BaroServiceCounters = ChipServiceCounters
+public typealias BaroServiceStatus = ChipServiceStatus
 
 /// What the service hands the daemon every `batchInterval`: readings in time order.
 public struct BaroBatch: Sendable {
@@ -339,5 +310,3 @@ public final class BaroService: Sendable {
     }
 }
 
-extension BaroServiceCounters: SensorCounters {}
-extension BaroServiceStatus: SensorStatus {}

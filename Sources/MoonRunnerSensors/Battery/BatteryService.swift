@@ -30,39 +30,10 @@ public struct BatteryServiceConfig: Sendable, Equatable {
     }
 }
 
-/// Running totals since the service started.
-public struct BatteryServiceCounters: Sendable, Equatable {
-    /// Readings delivered.
-    public var samples = 0
-    /// Failed reads and bring-ups (bus errors, unreadable files).
-    public var busErrors = 0
-    /// Times the readings froze and the gauge was re-initialised for it.
-    public var stuck = 0
-    public var initializations = 0
-    public var initFailures = 0
-    /// Readings dropped because the consumer did not keep up.
-    public var droppedBatches = 0
-    public init() {}
-}
-
-/// A snapshot of the battery service, readable from any thread.
-public struct BatteryServiceStatus: Sendable, Equatable {
-    public var health = IMUHealth.lost
-    public var counters = BatteryServiceCounters()
-    /// "MAX17048 at 0x36 on /dev/i2c-1"; nil before the first initialisation.
-    public var device: String?
-    /// The source spec as resolved ("power_supply:/sys/class/power_supply/BAT0" for `auto`).
-    public var source: String
-    public var lastError: String?
-    public var lastErrorTime: Double?
-    public var endOfTrace = false
-    public var running = false
-
-    public init(source: String) { self.source = source }
-}
-
-extension BatteryServiceCounters: SensorCounters {}
-extension BatteryServiceStatus: SensorStatus {}
+/// The battery service's totals and snapshot: those every chip service
+/// keeps (`ChipServiceStatus`).
+public typealias BatteryServiceCounters = ChipServiceCounters
+public typealias BatteryServiceStatus = ChipServiceStatus
 
 /// Reads a battery gauge on its own thread every `interval` and hands the
 /// readings over, stamped on the engine clock. Like the other sensor
