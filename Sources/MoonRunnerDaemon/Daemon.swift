@@ -163,9 +163,10 @@ public struct Daemon: Service {
         while !Task.isCancelled {
             let active = await service.isActive
             let watched = !service.watchers.isEmpty
-            if active && watched {
-                // Watched sessions tick with their fixes (`ingest(fix:)`); this is the fallback,
-                // a plain sleep: the doorbell's two tasks would cost the pool more than it saves.
+            if active && watched && !inputs.sensorsRing {
+                // Watched sessions tick with their fixes (`ingest(fix:)`), and when the fixes stop
+                // with the sensors' rings; without a sensor this is the fallback, a plain sleep:
+                // the doorbell's two tasks would cost the pool more than it saves.
                 try await Task.sleep(for: .seconds(2.5))
             } else {
                 await service.bell.wait(upTo: active || watched ? service.idleStatusInterval : watchdog ?? 3600)

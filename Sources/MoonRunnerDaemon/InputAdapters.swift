@@ -96,6 +96,14 @@ struct InputAdapters: Sendable {
                         baro: baro.map { BaroStatus($0.status) }, heartRate: heartRate?.status, battery: battery?.status)
     }
 
+    /// A sensor is delivering, so it rings when fixes stop coming (`BatchHold`):
+    /// a watched session then needs no heartbeat timer of its own.
+    var sensorsRing: Bool {
+        let imuOn = imu.map { $0.status.health != .lost && !$0.status.endOfTrace } ?? false
+        let baroOn = baro.map { $0.status.health != .lost && !$0.status.endOfTrace } ?? false
+        return imuOn || baroOn
+    }
+
     /// Whether a session needs the sensors: without one the IMU and the
     /// barometer sleep and gpsd's fixes are taken every 15 s.
     func want(_ active: Bool) {

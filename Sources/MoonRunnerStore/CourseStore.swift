@@ -25,7 +25,7 @@ public struct StoredCourse: Sendable, Equatable {
 /// The course library, in the sessions' database: added whole in one
 /// transaction (a course is there with all its points or not at all).
 public final class CourseStore: Sendable {
-    private let pool: DatabasePool
+    private let pool: DatabaseQueue
 
     public init(_ store: SessionStore) {
         pool = store.pool

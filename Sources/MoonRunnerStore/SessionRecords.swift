@@ -4,7 +4,7 @@ import MoonRunnerCore
 /// What the database holds of sessions, read as the model's values. It knows
 /// nothing of the journal: `SessionStore` adds the commits held there.
 struct SessionRecords: Sendable {
-    let pool: DatabasePool
+    let pool: DatabaseQueue
 
     /// Session rows left open (recording or paused), and those of `ids` whatever their state.
     func openSessions(including ids: [Int64]) async throws -> [StoredSession] {

@@ -22,7 +22,7 @@ public final class SessionStore: Sendable {
     public static let journalName = "moonrunner.journal"
     public let path: String
     /// Shared with `CourseStore` (one database, one writer).
-    let pool: DatabasePool
+    let pool: DatabaseQueue
     /// Set when the database found at start was damaged and had to be kept aside.
     public let recoveredFromDamage: StoreError?
     /// The journal, while this store is its writer.
@@ -95,26 +95,49 @@ public final class SessionStore: Sendable {
     /// database takes it in later (see the type's comment); a failure to do so
     /// loses nothing and is reported in `consolidationError`.
     public func commit(_ batch: CommitBatch) async throws {
-        guard let journal else { throw StoreError.readOnly(path: path) }
+        let due = try await withCheckedThrowingContinuation { (c: CheckedContinuation<Bool, any Error>) in
+            append(batch) { c.resume(with: $0) }
+        }
+        if due { await consolidateAndTrim() }
+    }
+
+    /// Starts making `batch` durable and returns at once; `done` runs on the
+    /// journal's queue once the record is on disk, with whether the database
+    /// is now due to take the journal in (`consolidateAndTrim`), or the error.
+    /// A caller that can take the outcome later pays no wake for it.
+    public func append(_ batch: CommitBatch, done: @escaping @Sendable (Result<Bool, any Error>) -> Void) {
+        guard let journal else { return done(.failure(StoreError.readOnly(path: path))) }
         let seq = held.withLock { $0.nextSeq }
-        let raw = try JournalEntry(seq: seq, batch: batch).json()
-        try await onJournalQueue {
-            // Deflated against the record before it, which only the journal's queue knows.
-            let payload = try JournalCodec.deflate(raw, dictionary: journal.chain)
-            try journal.append(payload, seq: seq, raw: raw)
+        let raw: Data
+        do {
+            raw = try JournalEntry(seq: seq, batch: batch).json()
+        } catch {
+            return done(.failure(error))
         }
-        let due = held.withLock { h -> Bool in
-            h.hold(batch)
-            h.nextSeq = seq + 1
-            return MonotonicClock.now() - h.since >= consolidationInterval
+        io.async { [self] in
+            do {
+                // Deflated against the record before it, which only the journal's queue knows.
+                let payload = try JournalCodec.deflate(raw, dictionary: journal.chain)
+                try journal.append(payload, seq: seq, raw: raw)
+            } catch {
+                return done(.failure(error))
+            }
+            let due = self.held.withLock { h -> Bool in
+                h.hold(batch)
+                h.nextSeq = seq + 1
+                return MonotonicClock.now() - h.since >= self.consolidationInterval
+            }
+            done(.success(due || batch.endTime != nil || batch.snapshot.state == .stopped))
         }
-        if due || batch.endTime != nil || batch.snapshot.state == .stopped {
-            await consolidate()
-            // The batches held until now are freed: their pages go back to the system
-            // (glibc returns only the top of its main heap by itself), so what the daemon
-            // holds stays what it holds between two consolidations (footprint.py).
-            _ = malloc_trim(0)
-        }
+    }
+
+    /// The database takes the journal in, and the batches held until now are
+    /// freed: their pages go back to the system (glibc returns only the top of
+    /// its main heap by itself), so what the daemon holds stays what it holds
+    /// between two consolidations (footprint.py).
+    public func consolidateAndTrim() async {
+        await consolidate()
+        _ = malloc_trim(0)
     }
 
     /// The database takes in what the journal holds, and the journal is emptied.

@@ -19,7 +19,7 @@ public struct StoredWorkout: Sendable, Equatable {
 /// The workout library, in the sessions' database. Only checked workouts
 /// come in (the caller resolves them first), so a stored one always runs.
 public final class WorkoutStore: Sendable {
-    private let pool: DatabasePool
+    private let pool: DatabaseQueue
 
     public init(_ store: SessionStore) {
         pool = store.pool

@@ -122,11 +122,11 @@ struct StoreDurabilityTests {
         #expect(s.session != nil)
     }
 
-    /// After a kill, the journal and the WAL are cut at a random byte: the
-    /// store still opens, holds a consistent prefix of what was written, and
-    /// the daemon records on.
-    @Test("a torn journal or WAL leaves a readable, consistent store and the daemon records on")
-    func tornWALTrials() async throws {
+    /// After a kill, the journal is cut at a random byte: the store still
+    /// opens, holds a consistent prefix of what was written, and the daemon
+    /// records on.
+    @Test("a torn journal leaves a readable, consistent store and the daemon records on")
+    func tornJournalTrials() async throws {
         let rig = try Rig("torn")
         try rig.startGPS(epochsPerSecond: 20, loop: true)
         let config = "store:\n  commit_interval_s: 0.5\n"
@@ -142,11 +142,11 @@ struct StoreDurabilityTests {
             rig.daemon?.signal(SIGKILL)
             _ = rig.daemon?.wait(timeout: 5)
 
-            // Tear the journal (what commits write) and the WAL (what the database
-            // writes when it takes the journal in), each at a random byte.
-            let db = rig.state.appendingPathComponent(SessionStore.fileName).path
+            // Tear the journal (what commits write) at a random byte. SQLite's own rollback
+            // journal is not torn: it is synced whole before the database is written, so a cut
+            // finds it whole or not yet hot (vm-check cuts the power under both).
             let journal = rig.state.appendingPathComponent(SessionStore.journalName).path
-            for file in [db + "-wal", journal] {
+            for file in [journal] {
                 // The journal is preallocated (zeros past its records): cut where something was written.
                 let size = file == journal ? Self.writtenLength(file) : Self.fileSize(file)
                 if size > 0 {
@@ -182,7 +182,7 @@ struct StoreDurabilityTests {
             rig.daemon?.signal(SIGKILL)
             _ = rig.daemon?.wait(timeout: 5)
         }
-        print("torn journal/WAL trials: \(durabilityTrials) (\(tornJournals) journals torn), failures: \(failures.count)")
+        print("torn journal trials: \(durabilityTrials) (\(tornJournals) journals torn), failures: \(failures.count)")
         #expect(tornJournals > 0, "no journal was there to tear")
         #expect(failures.isEmpty, "\(failures)")
     }

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import MoonRunnerCore
 import Testing
 @testable import MoonRunnerStore
@@ -24,11 +25,17 @@ func point(_ t: Double) -> TrackPoint {
 
 @Suite("Session store")
 struct SessionStoreTests {
-    @Test("WAL mode with synchronous=FULL")
+    @Test("a rollback journal (kept, its header zeroed) with synchronous=FULL; a WAL database left by an older version is converted")
     func durability() async throws {
-        let store = try SessionStore(directory: try tempStoreDir())
-        #expect(try await store.pragma("journal_mode") == "wal")
+        let dir = try tempStoreDir()
+        let path = (dir as NSString).appendingPathComponent(SessionStore.fileName)
+        let old = try DatabaseQueue(path: path)
+        try await old.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
+        try old.close()
+        let store = try SessionStore(directory: dir)
+        #expect(try await store.pragma("journal_mode") == "persist")
         #expect(try await store.pragma("synchronous") == "2")  // FULL
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
     }
 
     @Test("a committed batch reads back whole")

@@ -6,8 +6,7 @@ GPS, the emulated IMU at 100 Hz, the default commit interval) and reads the
 daemon's `write_bytes` from /proc/PID/io (what it sent to the storage layer:
 a page for each buffered page it dirtied, the size of each direct write)
 from 30 s into the session to the end of the window and then through its
-stop (the rest of the rows taken in and the WAL checkpointed into the
-database, which inside a window happens only every 1000 WAL pages). The
+stop (the rest of the rows taken in). The
 figure is per hour of the session's own clock: commits follow that clock (one
 every 2 recorded seconds at any speed), and the journal's consolidation,
 which follows the wall clock, is given `store.consolidate_interval_s` 1800 / N
@@ -51,7 +50,7 @@ def write_bytes(pid):
     raise RuntimeError("no write_bytes in /proc/PID/io")
 
 
-def wal_mtime(path):
+def mtime(path):
     try:
         return os.stat(path).st_mtime_ns
     except FileNotFoundError:
@@ -63,6 +62,7 @@ def main():
     rig.common_args(p, data=False)
     p.add_argument("--speed", type=float, default=10)
     p.add_argument("--minutes", type=float, default=60, help="recorded minutes to measure over")
+    p.add_argument("--keep", action="store_true", help="keep the state folder (its path is printed) to look into")
     a = p.parse_args()
     work = tempfile.mkdtemp(prefix="mr-writes-")
     # write_bytes counts what reaches a block device: on tmpfs it means nothing.
@@ -77,7 +77,7 @@ def main():
         gpsfake = rig.start_gpsfake(os.path.join(rig.DEMO, "walk.nmea"), port, work, rig.demo_cycle(a.speed), wait=20)
         daemon = rig.start_daemon(a.bin, sock, os.path.join(work, "state"), port, rig.demo_imu(a.speed, loop=True),
                                   config=f"imu:\n  rate_hz: 100\nstore:\n  consolidate_interval_s: {consolidate:g}\n")
-        wal = os.path.join(work, "state", "moonrunner.sqlite-wal")
+        database = os.path.join(work, "state", "moonrunner.sqlite")
 
         def cli(*args):
             return rig.cli(a.bin, sock, *args, check=True).stdout
@@ -89,18 +89,18 @@ def main():
         rig.wait_for(lambda: elapsed() >= 30, 30 / a.speed + 60, "30 s of the session")
         s0, b0 = rig.status(a.bin, sock), write_bytes(daemon.pid)
         target = s0["elapsed_s"] + a.minutes * 60
-        # Consolidations seen in the window: each one writes the WAL (its mtime moves).
+        # Consolidations seen in the window: each one writes the database (its mtime moves).
         # The bytes written in the half seconds where it moved are the consolidations' share (an upper
         # bound: the commits of those half seconds are in it too).
-        consolidations, last_wal, deadline = 0, wal_mtime(wal), time.monotonic() + a.minutes * 60 / a.speed * 2 + 60
+        consolidations, last_db, deadline = 0, mtime(database), time.monotonic() + a.minutes * 60 / a.speed * 2 + 60
         consolidation_bytes, last_bytes = 0, b0
         while elapsed() < target:
             if time.monotonic() > deadline:
                 raise RuntimeError(f"timed out waiting for {a.minutes:g} recorded minutes")
             time.sleep(0.5)
-            m, now_bytes = wal_mtime(wal), write_bytes(daemon.pid)
-            if m != last_wal:
-                consolidations, last_wal = consolidations + 1, m
+            m, now_bytes = mtime(database), write_bytes(daemon.pid)
+            if m != last_db:
+                consolidations, last_db = consolidations + 1, m
                 consolidation_bytes += now_bytes - last_bytes
             last_bytes = now_bytes
         s1 = rig.status(a.bin, sock)
@@ -109,9 +109,8 @@ def main():
         db = os.path.join(work, "state")
         kept = sum(os.path.getsize(os.path.join(db, f)) for f in os.listdir(db)
                    if os.path.isfile(os.path.join(db, f)))
-        # The WAL is checkpointed into the database every 1000 pages or when the daemon stops: rarely
-        # inside the window. Stopping it (the rest of the rows taken in, the checkpoint) and reading
-        # its counters before it is reaped puts that share in the figure too.
+        # Stopping the daemon (the rest of the rows taken in) and reading its counters before it
+        # is reaped puts the stop's share in the figure too.
         daemon.send_signal(signal.SIGTERM)
         os.waitid(os.P_PID, daemon.pid, os.WEXITED | os.WNOWAIT)
         b2 = write_bytes(daemon.pid)
@@ -131,7 +130,10 @@ def main():
     finally:
         rig.stop_daemon(daemon)
         rig.end_gpsfake(gpsfake)
-        shutil.rmtree(work, ignore_errors=True)
+        if a.keep:
+            print(f"  kept: {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -46,7 +46,13 @@ extension SessionService {
         order.add(fix: fix, at: t)
         takeHeld()
         await afterInput()
-        // The heartbeat rides on the fixes while they come (one wake, not two).
+        await tickIfWatched()
+    }
+
+    /// A watched session's heartbeat rides on the inputs that wake the daemon
+    /// anyway: the fixes while they come, the sensors' rings when they stop
+    /// (a ring comes 1.5 s after the last fix), so it needs no timer of its own.
+    private func tickIfWatched() async {
         if engine.state.isActive, !watchers.isEmpty, MonotonicClock.now() - lastTick >= 0.95 { await tick() }
     }
 
@@ -75,6 +81,7 @@ extension SessionService {
         readDevices()
         takeHeld()
         await afterInput()
+        await tickIfWatched()
     }
 
     /// The IMU's and the barometer's batches held since the last call and

@@ -10,13 +10,13 @@ import MoonRunnerTerrain
 /// through this actor, one at a time, so the pure values it holds need no
 /// locks: the engine, what the session records (`SessionRecording`), when it is
 /// written (`CommitScheduler`), `STATUS` (`LiveStatus`). It does the I/O they
-/// decide: store writes are awaited, never blocking a thread, and the actor
-/// keeps taking samples while a commit is in flight. Commands return typed
+/// decide: store writes never block a thread, and the actor keeps taking
+/// samples while a commit is in flight (`SessionService+Commits`). Commands return typed
 /// replies or throw a `RequestError`: the wire is the `RequestRouter`'s, and
 /// recorded sessions are the `SessionArchive`'s.
 public actor SessionService {
     var engine: SessionEngine
-    private let store: SessionStore
+    let store: SessionStore
     let clock: EngineClock
     private let config: DaemonConfig
     let logger: Logger
@@ -25,9 +25,9 @@ public actor SessionService {
     private var lastSessionID: Int64?
     private var starting = false
     /// Events, splits and badges of the live session.
-    private var recording: SessionRecording
+    var recording: SessionRecording
     /// The rows for the store, the commit in flight and the store's health.
-    private var commits: CommitScheduler
+    var commits: CommitScheduler
     /// Reused between calls so that the IMU path does not allocate per sample.
     private var outputs: [EngineOutput] = []
 
@@ -62,6 +62,11 @@ public actor SessionService {
     var order = InputOrder()
     /// When watchers last got `STATUS` (monotonic): a fix ticks when a second has passed.
     public private(set) var lastTick = -Double.infinity
+    /// Where the journal's queue leaves the outcome of a routine commit.
+    let routine = CommitMailbox()
+    /// A routine commit is in flight; `awaitingRoutine`: someone waits for its outcome.
+    var routineInFlight = false
+    var awaitingRoutine = false
 
     public init(config: DaemonConfig, store: SessionStore, clock: EngineClock, logger: Logger) {
         self.config = config
@@ -291,12 +296,6 @@ public actor SessionService {
 
     // MARK: Internals
 
-    /// Returns once no commit is in flight or queued.
-    func commitsSettled() async {
-        guard commits.isBusy else { return }
-        await withCheckedContinuation { commits.wait($0) }
-    }
-
     /// Runs the engine with a buffer for its outputs, then handles them. The
     /// buffer is kept between calls, so a sample costs no allocation.
     func collect(_ body: (inout SessionEngine, (EngineOutput) -> Void) -> Void) {
@@ -329,6 +328,7 @@ public actor SessionService {
 
     /// After every input and command: the moments it brought, then a commit when one is due.
     func afterInput() async {
+        await takeRoutineOutcome()
         tell(recording.look(at: engine, into: &commits.pending))
         if recording.eventJournaled {
             recording.eventJournaled = false
@@ -354,27 +354,8 @@ public actor SessionService {
         watchers.send(s)
     }
 
-    /// Writes the batch the scheduler hands out. On failure its rows stay
-    /// pending and are retried at the next commit.
-    private func commit(force: Bool) async {
-        let ended = engine.state == .stopped
-        let taken = commits.begin(force: force, at: clock.now(), ended: ended) { batch in
-            if let s = recording.steps.take() { batch.stepSeconds.append(s) }
-            batch.snapshot = engine.snapshot
-        }
-        guard let batch = taken else { return }
-        do {
-            try await store.commit(batch)
-            if commits.written() { logger.notice("store writable again; pending rows committed") }
-        } catch {
-            if commits.failed(batch, error: error) { logger.error("store error: \(error)") }
-        }
-        if commits.takeQueued() { await commit(force: true) }
-        for waiter in commits.settled() { waiter.resume() }
-    }
-
     /// The session being recorded: the one whose rows are not all written yet.
-    private var sessionID: Int64? { commits.session }
+    var sessionID: Int64? { commits.session }
 
     /// The session being recorded, as the archive sees it (its engine is newer than its stored row).
     var liveSession: LiveSession? {
