@@ -10,7 +10,7 @@ import Synchronization
 ///
 /// A commit is one record appended to a journal file and made durable at
 /// once (`JournalFile`: direct I/O, one 512-byte block written). The SQLite
-/// database (WAL, `synchronous=FULL`, GRDB) takes the journal in at a
+/// database (a rollback journal, `synchronous=FULL`, GRDB) takes the journal in at a
 /// session's end, on shutdown and every `consolidationInterval` seconds, in
 /// one transaction that records the last record taken; the journal is then
 /// emptied, and reads see both until then. A journal left by a crash or power

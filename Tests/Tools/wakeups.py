@@ -41,7 +41,7 @@ SCENARIO = "c_trail"
 
 
 def threads(pid):
-    """{tid: (name, context switches so far)} of every thread of `pid`."""
+    """{tid: (name, context switches so far, of them involuntary)} of every thread of `pid`."""
     out = {}
     for tid in os.listdir(f"/proc/{pid}/task"):
         try:
@@ -50,7 +50,8 @@ def threads(pid):
             v = rig.proc_kb(pid, f"task/{tid}/status")
         except OSError:
             continue  # the thread ended meanwhile
-        out[int(tid)] = (name, v.get("voluntary_ctxt_switches", 0) + v.get("nonvoluntary_ctxt_switches", 0))
+        forced = v.get("nonvoluntary_ctxt_switches", 0)
+        out[int(tid)] = (name, v.get("voluntary_ctxt_switches", 0) + forced, forced)
     return out
 
 
@@ -69,26 +70,30 @@ def window(pid, seconds):
     time.sleep(seconds)
     t1, c1, w1, cpu1 = time.monotonic(), threads(pid), write_bytes(pid), rig.cpu_seconds(pid)
     span = t1 - t0
-    per = {}
-    for tid, (name, n) in c1.items():
-        per[(name, tid)] = (n - c0.get(tid, (name, 0))[1]) / span
-    for tid, (name, n) in c0.items():
+    per, forced = {}, {}
+    for tid, (name, n, f) in c1.items():
+        before = c0.get(tid, (name, 0, 0))
+        per[(name, tid)] = (n - before[1]) / span
+        forced[(name, tid)] = (f - before[2]) / span
+    for tid, (name, n, f) in c0.items():
         if tid not in c1:
             per[(name + " (ended)", tid)] = 0.0  # its last switches are lost with it
-    return {"span": span, "threads": per, "total": sum(per.values()), "cpu": cpu1 - cpu0, "bytes": w1 - w0}
+    return {"span": span, "threads": per, "forced": forced, "total": sum(per.values()),
+            "forced_total": sum(forced.values()), "cpu": cpu1 - cpu0, "bytes": w1 - w0}
 
 
 def table(recording, idle):
     """One line per thread: wakeups a second recording and idle."""
     names = sorted(set(recording["threads"]) | set(idle["threads"]),
                    key=lambda k: -(recording["threads"].get(k, 0) + idle["threads"].get(k, 0)))
-    print(f"  {'thread':<24} {'tid':>8} {'recording':>10} {'idle':>8}   (context switches a second)")
+    print(f"  {'thread':<24} {'tid':>8} {'recording':>10} {'idle':>8}  {'(preempted)':>11}   (context switches a second;"
+          f" preempted: of the recording ones, involuntary)")
     for key in names:
         r, i = recording["threads"].get(key), idle["threads"].get(key)
         cells = [f"{v:10.2f}" if v is not None else f"{'-':>10}" for v in (r, i)]
         if max(r or 0, i or 0) >= 0.005:
-            print(f"  {key[0]:<24} {key[1]:>8} {cells[0]} {cells[1][2:]:>8}")
-    print(f"  {'all threads':<24} {'':>8} {recording['total']:10.2f} {idle['total']:8.2f}")
+            print(f"  {key[0]:<24} {key[1]:>8} {cells[0]} {cells[1][2:]:>8}  {recording['forced'].get(key, 0):11.2f}")
+    print(f"  {'all threads':<24} {'':>8} {recording['total']:10.2f} {idle['total']:8.2f}  {recording['forced_total']:11.2f}")
 
 
 def run(a):
