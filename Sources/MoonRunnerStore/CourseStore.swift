@@ -25,16 +25,16 @@ public struct StoredCourse: Sendable, Equatable {
 /// The course library, in the sessions' database: added whole in one
 /// transaction (a course is there with all its points or not at all).
 public final class CourseStore: Sendable {
-    private let pool: DatabaseQueue
+    private let database: DatabaseQueue
 
     public init(_ store: SessionStore) {
-        pool = store.pool
+        database = store.database
     }
 
     /// Stores a course read from a file; returns its row.
     public func add(_ course: Course, format: String, sourceBytes: Int, at time: Double) async throws -> StoredCourse {
         let s = CourseSummary(course.points)
-        let id: Int64 = try await pool.write { db in
+        let id: Int64 = try await database.write { db in
             try db.execute(sql: """
                 INSERT INTO course (name, format, created_at, source_bytes, length_m, climb_m, descent_m, point_count,
                                     min_lat, min_lon, max_lat, max_lon)
@@ -62,20 +62,20 @@ public final class CourseStore: Sendable {
 
     /// Every course, newest first.
     public func courses() async throws -> [StoredCourse] {
-        try await pool.read { db in
+        try await database.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM course ORDER BY id DESC").map(Self.course(from:))
         }
     }
 
     public func course(id: Int64) async throws -> StoredCourse? {
-        try await pool.read { db in
+        try await database.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM course WHERE id = ?", arguments: [id]).map(Self.course(from:))
         }
     }
 
     /// The course with its points and marks, ready to follow; nil when there is no such course.
     public func load(id: Int64) async throws -> (StoredCourse, Course)? {
-        try await pool.read { db in
+        try await database.read { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT * FROM course WHERE id = ?", arguments: [id]) else { return nil }
             let stored = Self.course(from: row)
             let points = try Row.fetchAll(db, sql: "SELECT lat, lon, ele FROM course_point WHERE course_id = ? ORDER BY seq",
@@ -95,7 +95,7 @@ public final class CourseStore: Sendable {
     /// Deletes a course and its points; false when there was none. Sessions
     /// that followed it keep its name and id in their snapshot.
     public func delete(id: Int64) async throws -> Bool {
-        try await pool.write { db in
+        try await database.write { db in
             try db.execute(sql: "DELETE FROM course WHERE id = ?", arguments: [id])
             return db.changesCount > 0
         }

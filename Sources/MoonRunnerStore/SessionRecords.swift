@@ -4,11 +4,11 @@ import MoonRunnerCore
 /// What the database holds of sessions, read as the model's values. It knows
 /// nothing of the journal: `SessionStore` adds the commits held there.
 struct SessionRecords: Sendable {
-    let pool: DatabaseQueue
+    let database: DatabaseQueue
 
     /// Session rows left open (recording or paused), and those of `ids` whatever their state.
     func openSessions(including ids: [Int64]) async throws -> [StoredSession] {
-        try await pool.read { db in
+        try await database.read { db in
             try Row.fetchAll(db, sql: """
                 SELECT * FROM session WHERE state IN ('recording', 'autoPaused', 'paused') OR id IN (\(
                     ids.map(String.init).joined(separator: ",")
@@ -19,7 +19,7 @@ struct SessionRecords: Sendable {
 
     /// Newest first; `before` pages backwards by id.
     func sessions(limit: Int, before: Int64?) async throws -> [StoredSession] {
-        try await pool.read { db in
+        try await database.read { db in
             try Row.fetchAll(db, sql: """
                 SELECT * FROM session WHERE id < ? ORDER BY id DESC LIMIT ?
                 """, arguments: [before ?? Int64.max, limit]).compactMap(StoredSession.init(row:))
@@ -27,7 +27,7 @@ struct SessionRecords: Sendable {
     }
 
     func session(id: Int64) async throws -> StoredSession? {
-        try await pool.read { db in
+        try await database.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM session WHERE id = ?", arguments: [id]).flatMap(StoredSession.init(row:))
         }
     }
@@ -36,7 +36,7 @@ struct SessionRecords: Sendable {
         // Columns by position, rows through a cursor: looking a column up by name
         // lower-cases it for every row and column (GRDB), which was most of the
         // 270 ms a 10-hour session's ?SESSION cost.
-        try await pool.read { db in
+        try await database.read { db in
             var points: [TrackPoint] = []
             let rows = try Row.fetchCursor(db, sql: """
                 SELECT time, fix_time, lat, lon, alt, speed, course, eph, new_segment, distance, hr
@@ -53,21 +53,21 @@ struct SessionRecords: Sendable {
     }
 
     func heartRate(session id: Int64) async throws -> [HeartRatePoint] {
-        try await pool.read { db in
+        try await database.read { db in
             try Row.fetchAll(db, sql: "SELECT time, bpm FROM hr_sample WHERE session_id = ? ORDER BY time, rowid",
                              arguments: [id]).map { HeartRatePoint(time: $0[0], bpm: $0[1] ?? .nan) }
         }
     }
 
     func rrIntervals(session id: Int64) async throws -> [RRInterval] {
-        try await pool.read { db in
+        try await database.read { db in
             try Row.fetchAll(db, sql: "SELECT time, rr_ms FROM rr_interval WHERE session_id = ? ORDER BY time, rowid",
                              arguments: [id]).map { RRInterval(time: $0[0], milliseconds: $0[1]) }
         }
     }
 
     func events(session id: Int64) async throws -> [SessionEvent] {
-        try await pool.read { db -> [SessionEvent] in
+        try await database.read { db -> [SessionEvent] in
             try Row.fetchAll(db, sql: "SELECT * FROM event WHERE session_id = ? ORDER BY time, id", arguments: [id]).compactMap { r -> SessionEvent? in
                 guard let kind = SessionEventKind(rawValue: r["kind"]),
                       let state = SessionState(rawValue: r["state"]) else { return nil }
@@ -79,7 +79,7 @@ struct SessionRecords: Sendable {
     }
 
     func rejectedFixes(session id: Int64) async throws -> [RejectedFix] {
-        try await pool.read { db -> [RejectedFix] in
+        try await database.read { db -> [RejectedFix] in
             try Row.fetchAll(db, sql: "SELECT * FROM rejected_fix WHERE session_id = ? ORDER BY id", arguments: [id]).compactMap { r -> RejectedFix? in
                 guard let reason = FixRejection(rawValue: r["reason"]) else { return nil }
                 let fix = GPSFix(time: r["fix_time"] ?? .nan, mode: 0, latitude: r["lat"] ?? .nan,
@@ -90,13 +90,13 @@ struct SessionRecords: Sendable {
     }
 
     func pointCount(session id: Int64) async throws -> Int {
-        try await pool.read { db in
+        try await database.read { db in
             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM point WHERE session_id = ?", arguments: [id]) ?? 0
         }
     }
 
     func stepSeconds(session id: Int64) async throws -> [StepSecondSample] {
-        try await pool.read { db in
+        try await database.read { db in
             var seconds: [StepSecondSample] = []
             let rows = try Row.fetchCursor(db, sql: "SELECT second, steps, cadence FROM step_second WHERE session_id = ? ORDER BY second",
                                            arguments: [id])

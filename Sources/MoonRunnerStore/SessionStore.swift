@@ -21,8 +21,8 @@ public final class SessionStore: Sendable {
     public static let fileName = "moonrunner.sqlite"
     public static let journalName = "moonrunner.journal"
     public let path: String
-    /// Shared with `CourseStore` (one database, one writer).
-    let pool: DatabaseQueue
+    /// The database's one connection, shared with `CourseStore` and `WorkoutStore`.
+    let database: DatabaseQueue
     /// Set when the database found at start was damaged and had to be kept aside.
     public let recoveredFromDamage: StoreError?
     /// The journal, while this store is its writer.
@@ -45,8 +45,8 @@ public final class SessionStore: Sendable {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let path = (directory as NSString).appendingPathComponent(Self.fileName)
         self.path = path
-        (pool, recoveredFromDamage) = try StoreDatabase.openKeepingDamageAside(path)
-        records = SessionRecords(pool: pool)
+        (database, recoveredFromDamage) = try StoreDatabase.openKeepingDamageAside(path)
+        records = SessionRecords(database: database)
 
         let journalPath = (directory as NSString).appendingPathComponent(Self.journalName)
         var file = try StoreDatabase.openJournal(journalPath)
@@ -56,7 +56,7 @@ public final class SessionStore: Sendable {
             file = try StoreDatabase.openJournal(journalPath)
         }
         if writerWait > 0 && !file.isWriter { throw StoreError.readOnly(path: journalPath) }
-        let applied = try pool.read { db in try UInt64.fetchOne(db, sql: "SELECT applied_seq FROM journal_state") ?? 0 }
+        let applied = try database.read { db in try UInt64.fetchOne(db, sql: "SELECT applied_seq FROM journal_state") ?? 0 }
         let entries = JournalEntry.decodeAll(file.readAll()).filter { $0.seq > applied }
         var state = HeldCommits()
         state.nextSeq = max(applied, entries.last?.seq ?? 0) + 1
@@ -65,7 +65,7 @@ public final class SessionStore: Sendable {
             if !entries.isEmpty {
                 let batches = entries.map(\.batch)
                 let upTo = entries.last?.seq ?? applied
-                try pool.write { db in try BatchTables.apply(batches, upTo: upTo, in: db) }
+                try database.write { db in try BatchTables.apply(batches, upTo: upTo, in: db) }
             }
             try file.reset()
             journal = file
@@ -81,7 +81,7 @@ public final class SessionStore: Sendable {
     /// Opens a session row and returns its id.
     public func createSession(activity: Activity, snapshot: SessionSnapshot) async throws -> Int64 {
         let json = try SnapshotJSON.encode(snapshot)
-        return try await pool.write { db in
+        return try await database.write { db in
             try db.execute(sql: """
                 INSERT INTO session (activity, state, start_time, updated_at, snapshot)
                 VALUES (?, ?, ?, ?, ?)
@@ -149,7 +149,7 @@ public final class SessionStore: Sendable {
         }
         guard !batches.isEmpty else { return }
         do {
-            try await pool.write { db in try BatchTables.apply(batches, upTo: upTo, in: db) }
+            try await database.write { db in try BatchTables.apply(batches, upTo: upTo, in: db) }
             held.withLock { h in
                 h.batches.removeFirst(min(batches.count, h.batches.count))
                 h.inFlight = 0
@@ -189,7 +189,7 @@ public final class SessionStore: Sendable {
     /// Closes a session that cannot be resumed, keeping what was committed.
     public func closeInterrupted(id: Int64) async throws {
         await consolidate()  // the database alone is changed: it first takes in what the journal holds
-        try await pool.write { db in
+        try await database.write { db in
             try db.execute(sql: """
                 UPDATE session SET state = 'stopped', interrupted = 1, end_time = COALESCE(end_time, updated_at)
                 WHERE id = ?
@@ -204,7 +204,7 @@ public final class SessionStore: Sendable {
     /// Deletes a session and everything recorded in it. Returns false when absent.
     public func delete(id: Int64) async throws -> Bool {
         await consolidate()  // the database alone is changed: it first takes in what the journal holds
-        return try await pool.write { db in
+        return try await database.write { db in
             try db.execute(sql: "DELETE FROM session WHERE id = ?", arguments: [id])
             return db.changesCount > 0
         }
@@ -214,7 +214,7 @@ public final class SessionStore: Sendable {
     /// returns how many went. Open sessions are never touched.
     public func deleteSessions(endedBefore cutoff: Double) async throws -> Int {
         await consolidate()  // the database alone is changed: it first takes in what the journal holds
-        return try await pool.write { db in
+        return try await database.write { db in
             try db.execute(sql: """
                 DELETE FROM session WHERE state = 'stopped' AND COALESCE(end_time, updated_at) < ?
                 """, arguments: [cutoff])
@@ -284,6 +284,6 @@ public final class SessionStore: Sendable {
 
     /// A PRAGMA's value, as the writer connection sees it (diagnostics and tests).
     func pragma(_ name: String) async throws -> String? {
-        try await pool.write { db in try String.fetchOne(db, sql: "PRAGMA \(name)") }
+        try await database.write { db in try String.fetchOne(db, sql: "PRAGMA \(name)") }
     }
 }

@@ -19,17 +19,17 @@ public struct StoredWorkout: Sendable, Equatable {
 /// The workout library, in the sessions' database. Only checked workouts
 /// come in (the caller resolves them first), so a stored one always runs.
 public final class WorkoutStore: Sendable {
-    private let pool: DatabaseQueue
+    private let database: DatabaseQueue
 
     public init(_ store: SessionStore) {
-        pool = store.pool
+        database = store.database
     }
 
     /// Stores a workout; returns its row.
     public func add(_ workout: Workout, format: String, sourceBytes: Int, steps: Int,
                     at time: Double) async throws -> StoredWorkout {
         let json = String(decoding: try JSONEncoder().encode(workout), as: UTF8.self)
-        let id: Int64 = try await pool.write { db in
+        let id: Int64 = try await database.write { db in
             try db.execute(sql: """
                 INSERT INTO workout (name, sport, format, created_at, source_bytes, steps, definition)
                 VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -43,13 +43,13 @@ public final class WorkoutStore: Sendable {
     /// Every workout, newest first. A row whose definition no longer reads
     /// (written by something else) is left out rather than failing the list.
     public func workouts() async throws -> [StoredWorkout] {
-        try await pool.read { db in
+        try await database.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM workout ORDER BY id DESC").compactMap(Self.workout(from:))
         }
     }
 
     public func workout(id: Int64) async throws -> StoredWorkout? {
-        try await pool.read { db in
+        try await database.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM workout WHERE id = ?", arguments: [id]).flatMap(Self.workout(from:))
         }
     }
@@ -57,7 +57,7 @@ public final class WorkoutStore: Sendable {
     /// Deletes a workout; false when there was none. Sessions that ran it
     /// keep it in their snapshot.
     public func delete(id: Int64) async throws -> Bool {
-        try await pool.write { db in
+        try await database.write { db in
             try db.execute(sql: "DELETE FROM workout WHERE id = ?", arguments: [id])
             return db.changesCount > 0
         }

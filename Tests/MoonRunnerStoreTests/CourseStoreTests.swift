@@ -36,7 +36,7 @@ struct CourseStoreTests {
         #expect(try await store.delete(id: c.id))
         #expect(try await !store.delete(id: c.id))
         #expect(try await store.load(id: c.id) == nil)
-        let left = try await sessions.pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM course_point") }
+        let left = try await sessions.database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM course_point") }
         #expect(left == 0)
         #expect(try await sessions.session(id: sid) != nil)
     }

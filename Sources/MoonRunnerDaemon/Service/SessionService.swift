@@ -143,12 +143,12 @@ public actor SessionService {
         }
     }
 
-    /// The adapters' health, as the daemon's heartbeat reads it.
     /// The devices read now (once connected): their health into `STATUS`, a change into the journal.
     func readDevices() {
         if let readings { refresh(readings()) }
     }
 
+    /// The adapters' health, as the daemon's heartbeat reads it.
     public func refresh(_ adapters: AdapterReadings) {
         inputHealth.refresh(adapters)
         healthLog.observe(adapters, at: MonotonicClock.now(), to: logger)
