@@ -91,6 +91,20 @@ struct CommitSchedulerTests {
         #expect(commits.status(consolidationError: nil) == StoreStatus(health: .ok, pending: 0, lastError: nil))
     }
 
+    @Test("rows in a write not yet heard of are still pending: a refused write is not hidden while the next is in flight")
+    func inFlightRowsArePending() throws {
+        var commits = Self.gathering(rows: 2)
+        let first = try #require(commits.begin(force: false, at: 10, ended: false) { _ in })
+        commits.pending?.points.append(SessionRecordingTests.point(10, metres: 30))
+        #expect(commits.status(consolidationError: nil).pending == 3, "two in flight, one gathered")
+        _ = commits.failed(first, error: DiskFull())
+        let again = try #require(commits.begin(force: false, at: 12, ended: false) { _ in })
+        #expect(again.rowCount == 3)
+        #expect(commits.status(consolidationError: nil).pending == 3, "the retry in flight is not on disk yet")
+        _ = commits.written()
+        #expect(commits.status(consolidationError: nil).pending == 0)
+    }
+
     @Test("the batch a session ended with, refused, is pending again: the session is still being recorded")
     func endedBatchRefused() throws {
         var commits = Self.gathering(rows: 1)

@@ -17,6 +17,8 @@ struct CommitScheduler: Sendable {
     /// Rows gathered for the next commit; nil outside a session.
     var pending: CommitBatch?
     private var inFlight = false
+    /// Rows of the batch in flight: not on disk until its write is heard of.
+    private var inFlightRows = 0
     /// The stopped session whose last batch is in flight: still the session until that
     /// batch is written, so `?SESSIONS` never reads its stored row, still `recording`.
     private var closing: Int64?
@@ -60,6 +62,7 @@ struct CommitScheduler: Sendable {
         pending = ended ? nil : CommitBatch(sessionID: batch.sessionID, snapshot: batch.snapshot)
         closing = ended ? batch.sessionID : nil
         inFlight = true
+        inFlightRows = batch.rowCount
         lastCommit = now
         return batch
     }
@@ -67,6 +70,7 @@ struct CommitScheduler: Sendable {
     /// The batch in flight was written. True when the store had failed before (it recovered).
     mutating func written() -> Bool {
         inFlight = false
+        inFlightRows = 0
         closing = nil
         defer {
             storeHealthy = true
@@ -80,6 +84,7 @@ struct CommitScheduler: Sendable {
     /// True when the store was healthy until now, as `storeFailed`.
     mutating func failed(_ batch: CommitBatch, error: any Error) -> Bool {
         inFlight = false
+        inFlightRows = 0
         closing = nil
         if pending == nil {
             pending = batch
@@ -117,10 +122,12 @@ struct CommitScheduler: Sendable {
         return waiters
     }
 
-    /// `STATUS.store`: this health and the rows waiting, with the store's own
+    /// `STATUS.store`: this health and the rows not yet known to be on disk
+    /// (gathered, or in a write not yet heard of), with the store's own
     /// trouble taking its journal in.
     func status(consolidationError: String?) -> StoreStatus {
-        StoreStatus(healthy: storeHealthy, lastError: storeError, pendingRows: pending?.rowCount ?? 0,
+        StoreStatus(healthy: storeHealthy, lastError: storeError,
+                    pendingRows: (pending?.rowCount ?? 0) + inFlightRows,
                     consolidationError: consolidationError)
     }
 }
