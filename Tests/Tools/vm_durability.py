@@ -264,7 +264,8 @@ def memory(check, ctx, speed=10, hours=1.0):
     check.expect(oom == "0" and st.get("elapsed_s", 0) >= 0.9 * epochs,
                  f"8. an hour-long session ({st.get('elapsed_s', 0) / 60:.0f} min, {st.get('distance_m', 0) / 1000:.1f} km "
                  f"at {speed}x) with the web app, the announcer and gpsd in {512} MB: no OOM kill; MemAvailable "
-                 f"{end / 1024:.0f} MB at the end (lowest {lowest / 1024 if lowest else 0:.0f} MB); RSS "
+                 f"lowest {lowest / 1024 if lowest else 0:.0f} MB while recording (every 20 s), "
+                 f"{end / 1024:.0f} MB after the stop; RSS "
                  + "; ".join(r.strip() for r in rss if r.strip()), vm_system.explain(ctx))
     ctx.facts["mem_available_mb"] = end / 1024
 
