@@ -16,9 +16,9 @@ struct CommitScheduler: Sendable {
     let interval: Double
     /// Rows gathered for the next commit; nil outside a session.
     var pending: CommitBatch?
-    private var inFlight = false
-    /// Rows of the batch in flight: not on disk until its write is heard of.
-    private var inFlightRows = 0
+    /// The rows of the batch in flight (not on disk until its write is heard
+    /// of); nil when no commit is in flight.
+    private var inFlightRows: Int?
     /// The stopped session whose last batch is in flight: still the session until that
     /// batch is written, so `?SESSIONS` never reads its stored row, still `recording`.
     private var closing: Int64?
@@ -46,14 +46,14 @@ struct CommitScheduler: Sendable {
     func isDue(at now: Double) -> Bool { now - lastCommit >= interval }
 
     /// Whether a command must wait before it says it is done.
-    var isBusy: Bool { inFlight || queued }
+    var isBusy: Bool { inFlightRows != nil || queued }
 
     /// The batch to write now, or nil: nothing is gathered, or a commit is in
     /// flight (a forced one then runs right after it). `close` completes the
     /// batch as it leaves (the open step second, the engine's snapshot); after
     /// the batch a session `ended` with, nothing more is gathered.
     mutating func begin(force: Bool, at now: Double, ended: Bool, close: (inout CommitBatch) -> Void) -> CommitBatch? {
-        if inFlight {
+        if inFlightRows != nil {
             if force { queued = true }
             return nil
         }
@@ -61,7 +61,6 @@ struct CommitScheduler: Sendable {
         close(&batch)
         pending = ended ? nil : CommitBatch(sessionID: batch.sessionID, snapshot: batch.snapshot)
         closing = ended ? batch.sessionID : nil
-        inFlight = true
         inFlightRows = batch.rowCount
         lastCommit = now
         return batch
@@ -69,8 +68,7 @@ struct CommitScheduler: Sendable {
 
     /// The batch in flight was written. True when the store had failed before (it recovered).
     mutating func written() -> Bool {
-        inFlight = false
-        inFlightRows = 0
+        inFlightRows = nil
         closing = nil
         defer {
             storeHealthy = true
@@ -83,8 +81,7 @@ struct CommitScheduler: Sendable {
     /// since (the batch a session ended with is pending again, as it was).
     /// True when the store was healthy until now, as `storeFailed`.
     mutating func failed(_ batch: CommitBatch, error: any Error) -> Bool {
-        inFlight = false
-        inFlightRows = 0
+        inFlightRows = nil
         closing = nil
         if pending == nil {
             pending = batch
@@ -127,7 +124,7 @@ struct CommitScheduler: Sendable {
     /// trouble taking its journal in.
     func status(consolidationError: String?) -> StoreStatus {
         StoreStatus(healthy: storeHealthy, lastError: storeError,
-                    pendingRows: (pending?.rowCount ?? 0) + inFlightRows,
+                    pendingRows: (pending?.rowCount ?? 0) + (inFlightRows ?? 0),
                     consolidationError: consolidationError)
     }
 }
