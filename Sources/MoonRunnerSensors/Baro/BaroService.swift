@@ -188,7 +188,7 @@ public final class BaroService: Sendable {
                 continue
             }
             flush(&p, at: t)
-            pause(max(period / 2, config.readInterval))
+            thread.pauseOnce(max(period / 2, config.readInterval), clock: clock, step: 0.05)
         }
         p.device.driver?.sleepDevice()
         flush(&p, at: clock.now(), force: !p.pending.isEmpty)

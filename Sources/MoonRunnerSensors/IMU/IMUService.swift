@@ -226,7 +226,7 @@ public final class IMUService: Sendable {
                 p.device.release()?.sleepDevice()
                 continue
             }
-            pause(p.interval - (clock.now() - p.readStart))
+            thread.pauseOnce(p.interval - (clock.now() - p.readStart), clock: clock, step: 0.05)
         }
         p.device.driver?.sleepDevice()
         shared.update { $0.running = false }

@@ -100,6 +100,22 @@ final class SensorThread: Sendable {
         }
     }
 
+    /// Sleeps about `seconds` of `clock` time between reads: like `pause`, but
+    /// where the clock can wait, in one wait only. A replay's clock that stood
+    /// still meanwhile (waiting for the receiver) ends it a little early instead
+    /// of costing the CPU a second wakeup; a read a little early loses nothing.
+    func pauseOnce(_ seconds: Double, clock: IMUClock, step: Double) {
+        guard let wait = clock.wait else {
+            pause(seconds, clock: clock, step: step)
+            return
+        }
+        guard !stopRequested, seconds > 0 else { return }
+        if wait(seconds, stopSignal) {
+            // Left signalled for `waitForStop()` and any later pause.
+            stopSignal.signal()
+        }
+    }
+
     /// For the thread, as its last act.
     func finish() {
         flags.withLock { $0.finished = true }
