@@ -2,7 +2,7 @@ import NIOCore
 import Synchronization
 
 /// Writes a watcher's lines straight to its channel: each `STATUS` and
-/// `EVENT` costs the event loop one wake, where a writer task awaiting each
+/// `EVENT` costs the event loop one wake (one task), where a writer task awaiting each
 /// write cost the cooperative pool two more (on a Pi every wake is battery).
 /// Lines not yet in the kernel are counted; a watcher that lets them pass
 /// `limit` bytes is not reading, and is closed (once) rather than let the
@@ -31,9 +31,13 @@ final class WatcherLines: Sendable {
         var buffer = channel.allocator.buffer(capacity: size)
         buffer.writeString(line)
         buffer.writeInteger(UInt8(ascii: "\n"))
-        let written = channel.eventLoop.makePromise(of: Void.self)
-        written.futureResult.whenComplete { _ in self.unsent.subtract(size, ordering: .relaxed) }
-        channel.writeAndFlush(buffer, promise: written)
+        // One task on the event loop: a future's callback added from off the loop is a
+        // task of its own, so the write and its accounting apart woke the loop twice.
+        let channel = self.channel
+        let line = buffer
+        channel.eventLoop.execute {
+            channel.writeAndFlush(line).whenComplete { _ in self.unsent.subtract(size, ordering: .relaxed) }
+        }
         return true
     }
 
