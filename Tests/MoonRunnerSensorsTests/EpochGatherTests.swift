@@ -68,3 +68,24 @@ struct EngineClockReaderTests {
         #expect(now <= t0 + 0.1 + 1e-9)
     }
 }
+
+extension EpochGatherTests {
+    @Test("a second TPV seen once is unlearned after three epochs that went with one")
+    func unlearnsTheCount() {
+        var g = EpochGather(speed: 1)
+        g.late(1, after: 1)
+        #expect(!g.complete(1))
+        g.went(with: 1)
+        g.went(with: 1)
+        #expect(!g.complete(1), "two short epochs are not yet a pattern")
+        g.went(with: 1)
+        #expect(g.complete(1))
+        // An epoch that brings what is expected starts the count over.
+        g.late(1, after: 1)
+        g.went(with: 1)
+        g.went(with: 2)
+        g.went(with: 1)
+        g.went(with: 1)
+        #expect(!g.complete(1))
+    }
+}

@@ -33,6 +33,11 @@ public struct EpochGather: Sendable, Equatable {
     public private(set) var interval = 1.0
     private var lastEpoch = Double.nan
     private let scale: Double
+    /// Epochs gone in a row with fewer TPVs than `reports`, and the most one of them had.
+    private var short = 0
+    private var shortMost = 0
+    /// Epochs gone short in a row after which `reports` is learned down again.
+    public static let unlearnAfter = 3
 
     /// `speed`: a replay's speed (1 for a receiver); the times shrink with it.
     public init(speed: Double) {
@@ -66,6 +71,27 @@ public struct EpochGather: Sendable, Equatable {
     /// The epoch handed over with `count` TPVs has had `late` more since.
     public mutating func late(_ late: Int, after count: Int) {
         reports = min(4, max(reports, count + late))
+        short = 0
+        shortMost = 0
+    }
+
+    /// An epoch went with `count` TPVs. When `unlearnAfter` in a row went with
+    /// fewer than `reports` (gpsd sent two for an epoch once, at the start, and
+    /// one since), the count is learned down to what they brought: otherwise
+    /// every epoch would wait for a TPV that never comes and go a second late.
+    public mutating func went(with count: Int) {
+        guard count < reports else {
+            short = 0
+            shortMost = 0
+            return
+        }
+        short += 1
+        shortMost = max(shortMost, count)
+        if short >= Self.unlearnAfter {
+            reports = max(1, shortMost)
+            short = 0
+            shortMost = 0
+        }
     }
 
     /// An epoch's last TPV came `seconds` after its first, past the sleep.

@@ -27,6 +27,9 @@ public final class GPSDClient: Sendable {
     /// Seconds without a TPV before the GPS is reported lost.
     public static let silenceLimit = 5.0
 
+    /// A wait on the socket this long or longer ended because data came (not already there).
+    static let waitedOnSocket = 0.001
+
     /// Seconds between the fixes handed over while no session needs them:
     /// enough for `STATUS.gps` and the receiver's clock, and the thread sleeps
     /// through the epochs in between (gpsd's reports wait in the socket).
@@ -110,14 +113,21 @@ public final class GPSDClient: Sendable {
         var handedOut = Double.nan
         var handedCount = 0
         var gather = EpochGather(speed: clock.speed)
+        var phase = EpochPhase(speed: clock.speed)
         var open = true
         while open && !stopped {
-            // Wake for data; without any, only when the silence runs out.
+            // A session's epochs come at a known phase: sleep through their reports and read
+            // each epoch whole (`EpochPhase`); else wake for data, or when the silence runs out.
+            if wanted, let nap = phase.sleep(at: MonotonicClock.now(), interval: gather.interval) {
+                _ = wake.wait(timeout: .now() + nap)
+            }
             let silence = Self.silenceLimit * max(1, 1 / clock.speed)
             let quiet = max(0.25, silence - (MonotonicClock.now() - lastTPV))
+            let polled = MonotonicClock.now()
             if gps_waiting(&data, Int32(quiet * 1e6)) {
                 let arrived = MonotonicClock.now()
                 var read = readAvailable(&data, arrived: arrived, after: handedOut, &assembler, &gather)
+                read.waited = arrived - polled > Self.waitedOnSocket
                 if assembler.isPending {
                     gatherEpoch(&data, arrived: arrived, after: handedOut, &assembler, &gather, &read)
                 }
@@ -127,13 +137,14 @@ public final class GPSDClient: Sendable {
                 if read.tpv { lastTPV = MonotonicClock.now() }
                 // The epoch is complete (a late report of it is dropped: see `take`).
                 let count = assembler.pendingReports
+                if read.wentShort || read.late > 0 { phase.reset() }
                 if let e = assembler.flush() {
                     handedOut = e.fix.time
                     handedCount = count
-                    gather.handedOver(receiverTime: e.fix.time)
-                    deliver(e.fix, at: e.at)
+                    handOver(e, count: count, measured: read.waited, &gather, &phase)
                     if !wanted, e.fix.hasPosition { lastIdleFix = MonotonicClock.now() }
                 }
+                if !wanted { phase.reset() }
                 // No session: sleep through the next epochs (stop or a session wakes it).
                 let rest = Self.idleInterval / max(1, clock.speed) - (MonotonicClock.now() - lastIdleFix)
                 if open, !wanted, rest > 0 {
@@ -149,6 +160,20 @@ public final class GPSDClient: Sendable {
         return delivered
     }
 
+    /// Hands an epoch over, and learns from it how the epochs come.
+    private func handOver(_ e: (fix: GPSFix, at: Double), count: Int, measured: Bool,
+                          _ gather: inout EpochGather, _ phase: inout EpochPhase) {
+        if gather.complete(count) {
+            phase.completed(receiverTime: e.fix.time, at: MonotonicClock.now(), measured: measured,
+                            interval: gather.interval)
+        } else {
+            phase.reset()
+        }
+        gather.went(with: count)
+        gather.handedOver(receiverTime: e.fix.time)
+        deliver(e.fix, at: e.at)
+    }
+
     /// What one read of the socket brought.
     private struct Read {
         var any = false
@@ -157,12 +182,17 @@ public final class GPSDClient: Sendable {
         var late = 0
         /// gpsd closed the connection.
         var closed = false
+        /// An epoch went before all its TPVs came (the next epoch's first closed it).
+        var wentShort = false
+        /// The last read came after a wait on the socket: the data arrived then.
+        var waited = false
 
         mutating func merge(_ other: Read) {
             any = any || other.any
             tpv = tpv || other.tpv
             late += other.late
             closed = closed || other.closed
+            wentShort = wentShort || other.wentShort
         }
     }
 
@@ -174,11 +204,14 @@ public final class GPSDClient: Sendable {
         if !gather.complete(assembler.pendingReports) {
             _ = wake.wait(timeout: .now() + max(0, gather.sleep - (MonotonicClock.now() - arrived)))
             read.merge(readAvailable(&data, arrived: arrived, after: after, &assembler, &gather))
+            read.waited = false
         }
         while !read.closed, !stopped, assembler.isPending, !gather.complete(assembler.pendingReports) {
             let left = gather.deadline - (MonotonicClock.now() - arrived)
+            let polled = MonotonicClock.now()
             guard left > 0, gps_waiting(&data, Int32(left * 1e6)) else { return }
             waited = true
+            read.waited = MonotonicClock.now() - polled > Self.waitedOnSocket
             read.merge(readAvailable(&data, arrived: arrived, after: after, &assembler, &gather))
         }
         if waited { gather.took(MonotonicClock.now() - arrived) }
@@ -195,9 +228,17 @@ public final class GPSDClient: Sendable {
                 break
             }
             read.any = true
+            let before = assembler.pendingReports
+            let pending = assembler.isPending
             switch take(data, arrived: arrived, after: after, &assembler, &gather) {
             case .other: break
-            case .tpv: read.tpv = true
+            case .tpv:
+                read.tpv = true
+                // The epoch in progress went with this TPV of the next one.
+                if pending && assembler.pendingReports == 1 {
+                    gather.went(with: before)
+                    read.wentShort = read.wentShort || !gather.complete(before)
+                }
             case .late:
                 read.tpv = true
                 read.late += 1
