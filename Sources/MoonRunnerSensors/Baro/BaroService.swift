@@ -154,8 +154,8 @@ public final class BaroService: Sendable {
 
     private var stopRequested: Bool { thread.stopRequested }
 
-    private func pause(_ seconds: Double) {
-        thread.pause(seconds, clock: clock, step: 0.05)
+    private func pause(_ seconds: Double, once: Bool = false) {
+        thread.pause(seconds, clock: clock, step: 0.05, once: once)
     }
 
     private func run() {
@@ -188,7 +188,7 @@ public final class BaroService: Sendable {
                 continue
             }
             flush(&p, at: t)
-            thread.pauseOnce(max(period / 2, config.readInterval), clock: clock, step: 0.05)
+            pause(max(period / 2, config.readInterval), once: true)
         }
         p.device.driver?.sleepDevice()
         flush(&p, at: clock.now(), force: !p.pending.isEmpty)

@@ -71,8 +71,7 @@ public struct EpochGather: Sendable, Equatable {
     /// The epoch handed over with `count` TPVs has had `late` more since.
     public mutating func late(_ late: Int, after count: Int) {
         reports = min(4, max(reports, count + late))
-        short = 0
-        shortMost = 0
+        (short, shortMost) = (0, 0)
     }
 
     /// An epoch went with `count` TPVs. When `unlearnAfter` in a row went with
@@ -81,16 +80,13 @@ public struct EpochGather: Sendable, Equatable {
     /// every epoch would wait for a TPV that never comes and go a second late.
     public mutating func went(with count: Int) {
         guard count < reports else {
-            short = 0
-            shortMost = 0
+            (short, shortMost) = (0, 0)
             return
         }
-        short += 1
-        shortMost = max(shortMost, count)
+        (short, shortMost) = (short + 1, max(shortMost, count))
         if short >= Self.unlearnAfter {
             reports = max(1, shortMost)
-            short = 0
-            shortMost = 0
+            (short, shortMost) = (0, 0)
         }
     }
 

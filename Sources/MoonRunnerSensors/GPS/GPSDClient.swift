@@ -123,11 +123,11 @@ public final class GPSDClient: Sendable {
             }
             let silence = Self.silenceLimit * max(1, 1 / clock.speed)
             let quiet = max(0.25, silence - (MonotonicClock.now() - lastTPV))
-            let polled = MonotonicClock.now()
-            if gps_waiting(&data, Int32(quiet * 1e6)) {
+            let ready = waitForData(&data, seconds: quiet)
+            if ready.any {
                 let arrived = MonotonicClock.now()
                 var read = readAvailable(&data, arrived: arrived, after: handedOut, &assembler, &gather)
-                read.waited = arrived - polled > Self.waitedOnSocket
+                read.waited = ready.came
                 if assembler.isPending {
                     gatherEpoch(&data, arrived: arrived, after: handedOut, &assembler, &gather, &read)
                 }
@@ -208,13 +208,22 @@ public final class GPSDClient: Sendable {
         }
         while !read.closed, !stopped, assembler.isPending, !gather.complete(assembler.pendingReports) {
             let left = gather.deadline - (MonotonicClock.now() - arrived)
-            let polled = MonotonicClock.now()
-            guard left > 0, gps_waiting(&data, Int32(left * 1e6)) else { return }
+            guard left > 0 else { return }
+            let ready = waitForData(&data, seconds: left)
+            guard ready.any else { return }
             waited = true
-            read.waited = MonotonicClock.now() - polled > Self.waitedOnSocket
+            read.waited = ready.came
             read.merge(readAvailable(&data, arrived: arrived, after: after, &assembler, &gather))
         }
         if waited { gather.took(MonotonicClock.now() - arrived) }
+    }
+
+    /// Waits up to `seconds` on gpsd's socket: whether data is there, and whether
+    /// it came during the wait (so that now is when it came), not already waiting.
+    private func waitForData(_ data: inout gps_data_t, seconds: Double) -> (any: Bool, came: Bool) {
+        let polled = MonotonicClock.now()
+        let any = gps_waiting(&data, Int32(seconds * 1e6))
+        return (any, any && MonotonicClock.now() - polled > Self.waitedOnSocket)
     }
 
     /// Reads every report that is waiting, without blocking.

@@ -191,8 +191,8 @@ public final class IMUService: Sendable {
     private var stopRequested: Bool { thread.stopRequested }
 
     /// Sleeps `seconds` of engine time; `stop()` ends it at once.
-    private func pause(_ seconds: Double) {
-        thread.pause(seconds, clock: clock, step: 0.05)
+    private func pause(_ seconds: Double, once: Bool = false) {
+        thread.pause(seconds, clock: clock, step: 0.05, once: once)
     }
 
     private func run() {
@@ -226,7 +226,7 @@ public final class IMUService: Sendable {
                 p.device.release()?.sleepDevice()
                 continue
             }
-            thread.pauseOnce(p.interval - (clock.now() - p.readStart), clock: clock, step: 0.05)
+            pause(p.interval - (clock.now() - p.readStart), once: true)
         }
         p.device.driver?.sleepDevice()
         shared.update { $0.running = false }

@@ -82,8 +82,11 @@ final class SensorThread: Sendable {
 
     /// Sleeps `seconds` of `clock` time, returning at once on `stop()`: in one
     /// wait on the stop signal where the clock can (one wakeup a pause), else
-    /// in steps of at most `step`.
-    func pause(_ seconds: Double, clock: IMUClock, step: Double) {
+    /// in steps of at most `step`. With `once`, a wait that ends before the clock
+    /// reached the deadline ends the pause all the same: a replay's clock that
+    /// stood still meanwhile (waiting for the receiver) would otherwise cost a
+    /// second wakeup, and a sensor read a little early loses nothing.
+    func pause(_ seconds: Double, clock: IMUClock, step: Double, once: Bool = false) {
         let deadline = clock.now() + seconds
         while !stopRequested {
             let remaining = deadline - clock.now()
@@ -97,22 +100,7 @@ final class SensorThread: Sendable {
                 stopSignal.signal()
                 return
             }
-        }
-    }
-
-    /// Sleeps about `seconds` of `clock` time between reads: like `pause`, but
-    /// where the clock can wait, in one wait only. A replay's clock that stood
-    /// still meanwhile (waiting for the receiver) ends it a little early instead
-    /// of costing the CPU a second wakeup; a read a little early loses nothing.
-    func pauseOnce(_ seconds: Double, clock: IMUClock, step: Double) {
-        guard let wait = clock.wait else {
-            pause(seconds, clock: clock, step: step)
-            return
-        }
-        guard !stopRequested, seconds > 0 else { return }
-        if wait(seconds, stopSignal) {
-            // Left signalled for `waitForStop()` and any later pause.
-            stopSignal.signal()
+            if once { return }
         }
     }
 
