@@ -20,13 +20,15 @@ public struct Daemon: Service {
     }
 
     /// Builds everything and runs under a ServiceGroup that turns SIGTERM and
-    /// SIGINT into a graceful shutdown.
+    /// SIGINT into a graceful shutdown, every task on the daemon's event loop.
     public static func main(config: DaemonConfig, logger: Logger) async throws {
         let daemon = Daemon(config: config, logger: logger)
         let group = ServiceGroup(configuration: .init(services: [.init(service: daemon)],
                                                       gracefulShutdownSignals: [.sigterm, .sigint],
                                                       logger: logger))
-        try await group.run()
+        try await withTaskExecutorPreference(EventLoopTaskExecutor.daemon) {
+            try await group.run()
+        }
     }
 
     public func run() async throws {
@@ -165,9 +167,9 @@ public struct Daemon: Service {
             let watched = !service.watchers.isEmpty
             if active && watched && !inputs.sensorsRing {
                 // Watched sessions tick with their fixes (`ingest(fix:)`), and when the fixes stop
-                // with the sensors' rings; without a sensor this is the fallback, a plain sleep:
-                // the doorbell's two tasks would cost the pool more than it saves.
-                try await Task.sleep(for: .seconds(2.5))
+                // with the sensors' rings; without a sensor this is the fallback, a plain sleep.
+                await Doorbell.sleep(2.5)
+                try Task.checkCancellation()
             } else {
                 await service.bell.wait(upTo: active || watched ? service.idleStatusInterval : watchdog ?? 3600)
                 try Task.checkCancellation()

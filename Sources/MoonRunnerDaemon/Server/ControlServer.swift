@@ -51,7 +51,8 @@ final class ControlServer: Sendable {
         if policy.controlGroupMissing {
             logger.warning("socket.control_group \(config.controlGroup) does not exist: only root and the daemon's user may change state")
         }
-        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        // On the loop the daemon's tasks run on: a reply or STATUS line is written where it is made.
+        let bootstrap = ServerBootstrap(group: EventLoopTaskExecutor.daemon.loop)
             .serverChannelOption(.backlog, value: 128)
             // A client that shuts down its sending side still gets its replies.
             .childChannelOption(.allowRemoteHalfClosure, value: true)

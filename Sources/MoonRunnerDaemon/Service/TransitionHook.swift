@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MoonRunnerCore
+import NIOCore
 
 /// Runs the configured command on every state transition and navigation
 /// event (to play a sound or buzz a motor, as the seed app did), detached
@@ -51,10 +52,9 @@ struct TransitionHook: Sendable {
         let timeout = self.timeout
         let logger = self.logger
         let pid = process.processIdentifier
-        // One wake-up at the timeout, cancelled when the hook exits first.
-        let reaper = Task.detached {
-            try? await Task.sleep(for: .seconds(timeout))
-            guard !Task.isCancelled, process.isRunning else { return }
+        // One wake-up at the timeout, on an event loop's timer, cancelled when the hook exits first.
+        let reaper = EventLoopTaskExecutor.daemon.loop.scheduleTask(in: .nanoseconds(Int64(timeout * 1e9))) {
+            guard process.isRunning else { return }
             kill(pid, SIGKILL)
             logger.warning("transition hook killed after \(timeout) s")
         }

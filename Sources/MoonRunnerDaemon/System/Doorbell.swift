@@ -1,16 +1,27 @@
+import NIOCore
 import Synchronization
 
 /// Wakes a task that sleeps until something happens or a time passes: the
 /// heartbeat of an idle daemon waits on it (no timer while nobody needs one)
-/// and a session starting or a watcher joining rings it.
+/// and a session starting or a watcher joining rings it. The time is an event
+/// loop's timer: no thread of its own, no libdispatch timer (`EventLoopExecutor`).
 final class Doorbell: Sendable {
     private struct State {
         var waiter: CheckedContinuation<Void, Never>?
+        var timer: Scheduled<Void>?
         var rung = false
     }
     private let state = Mutex(State())
+    private let loop: any EventLoop
 
-    init() {}
+    init(loop: any EventLoop = EventLoopTaskExecutor.daemon.loop) {
+        self.loop = loop
+    }
+
+    /// Sleeps `seconds` (a bell nobody else rings); cancellation ends it early.
+    static func sleep(_ seconds: Double) async {
+        await Doorbell().wait(upTo: seconds)
+    }
 
     /// Wakes the waiter now, or the next `wait` at once.
     func ring() {
@@ -25,31 +36,34 @@ final class Doorbell: Sendable {
         waiter?.resume()
     }
 
-    /// Returns when rung (or rung since the last wait) or after `seconds`.
+    /// Returns when rung (or rung since the last wait), after `seconds`, or
+    /// when the task is cancelled.
     func wait(upTo seconds: Double) async {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-                    let now = self.state.withLock { s -> Bool in
-                        if s.rung {
-                            s.rung = false
-                            return true
-                        }
-                        s.waiter = c
-                        return false
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                let timer = loop.scheduleTask(in: .nanoseconds(Int64(max(0, seconds) * 1e9))) { self.ring() }
+                let now = state.withLock { s -> Bool in
+                    if s.rung {
+                        s.rung = false
+                        return true
                     }
-                    if now { c.resume() }
+                    s.waiter = c
+                    s.timer = timer
+                    return false
+                }
+                if now {
+                    timer.cancel()
+                    c.resume()
                 }
             }
-            group.addTask {
-                try? await Task.sleep(for: .seconds(seconds))
-                self.ring()
-            }
-            await group.next()
-            group.cancelAll()
-            // The other task: a sleep cancelled rings (harmless), a waiter is resumed by it.
-            await group.waitForAll()
-            self.state.withLock { $0.rung = false }
+        } onCancel: {
+            ring()
         }
+        let timer = state.withLock { s -> Scheduled<Void>? in
+            s.rung = false
+            defer { s.timer = nil }
+            return s.timer
+        }
+        timer?.cancel()
     }
 }
