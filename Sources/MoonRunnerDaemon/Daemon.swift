@@ -165,15 +165,12 @@ public struct Daemon: Service {
         while !Task.isCancelled {
             let active = await service.isActive
             let watched = !service.watchers.isEmpty
-            if active && watched && !inputs.sensorsRing {
-                // Watched sessions tick with their fixes (`ingest(fix:)`), and when the fixes stop
-                // with the sensors' rings; without a sensor this is the fallback, a plain sleep.
-                await Doorbell.sleep(2.5)
-                try Task.checkCancellation()
-            } else {
-                await service.bell.wait(upTo: active || watched ? service.idleStatusInterval : watchdog ?? 3600)
-                try Task.checkCancellation()
-            }
+            // Watched sessions tick with their fixes (`ingest(fix:)`), and when the fixes stop
+            // with the sensors' rings; without a sensor every 2.5 s is the fallback.
+            let upTo = active && watched && !inputs.sensorsRing ? 2.5
+                : active || watched ? service.idleStatusInterval : watchdog ?? 3600
+            await service.bell.wait(upTo: upTo)
+            try Task.checkCancellation()
             let readings = inputs.readings
             await service.refresh(readings)
             let lastTick = await service.lastTick

@@ -41,7 +41,7 @@ struct EventLoopTaskExecutorTests {
     @Test("a wait nobody rings ends at its time, not before")
     func timesOut() async {
         let start = MonotonicClock.now()
-        await Doorbell.sleep(0.2)
+        await Doorbell().wait(upTo: 0.2)
         let took = MonotonicClock.now() - start
         #expect(took >= 0.19, "took \(took) s")
     }
@@ -49,7 +49,7 @@ struct EventLoopTaskExecutorTests {
     @Test("cancelling the waiting task ends its wait")
     func cancelled() async {
         let start = MonotonicClock.now()
-        let waiting = Task { await Doorbell.sleep(600) }
+        let waiting = Task { await Doorbell().wait(upTo: 600) }
         waiting.cancel()
         await waiting.value
         #expect(MonotonicClock.now() - start < 300)
