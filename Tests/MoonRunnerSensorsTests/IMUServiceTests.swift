@@ -269,6 +269,34 @@ struct IMUServiceTests {
         #expect(batches.reduce(0) { $0 + $1.samples.count } == service.counters.samples)
     }
 
+    /// Before a trace on the receiver's clock is due the device holds its first sample,
+    /// after its end its last: the session gets the recording, each sample once.
+    @Test func replayOnTheReceiversClockDeliversTheRecordingAlone() async throws {
+        let clock = IMUManualClock(start: Self.start, realPause: 0.0002)
+        // The first sample 2.0037 s after bring-up: between two ticks of the sample clock.
+        let unix = 1_700_000_000.0
+        let trace = IMUTestTraces.indexed(count: 500, t0: unix + 0.0037)
+        let emulator = MPU6050Emulator(clock: { clock.now }, source: ArraySampleSource(trace),
+                                       receiverOffset: { unix - Self.start - 2 })
+        let service = IMUService(bus: { () throws(I2CError) -> any I2CBus in emulator }, config: IMUServiceConfig(),
+                                 clock: clock.imuClock, source: "test", emulator: emulator)
+        let stream = service.batches
+        let drain = Task.detached { () -> [IMUBatch] in
+            var all: [IMUBatch] = []
+            for await b in stream { all.append(b) }
+            return all
+        }
+        service.start()
+        #expect(await imuWait(timeout: 60) { service.status.endOfTrace })
+        service.stop()
+        let samples = await drain.value.flatMap(\.samples)
+        #expect(samples.map { IMUTestTraces.index(of: $0) } == Array(0..<trace.count))
+        #expect(service.counters.samples == trace.count)
+        let read = emulator.fifoBytesRead
+        #expect(read.beforeTrace > 100 * 12, "the held first sample was not read: \(read)")
+        #expect(read.ofTrace == trace.count * 12 && read.afterTrace > 0, "\(read)")
+    }
+
     @Test func missingI2CBusNeverCrashesAndReportsThePath() async throws {
         let clock = IMUManualClock(realPause: 0.0002)
         let service = try IMUService(spec: .parse("i2c:/dev/i2c-97@0x69"), config: IMUServiceConfig(),

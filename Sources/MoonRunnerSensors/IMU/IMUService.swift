@@ -282,14 +282,16 @@ public final class IMUService: Sendable {
     private func poll(_ d: MPU6050Driver, _ p: inout Poll) {
         var samples: [IMUSample] = []
         samples.reserveCapacity(p.reserve)
+        let mark = emulator?.fifoBytesRead
         let tooMany = read(d, into: &samples, &p)
+        if let mark { keepRecorded(&samples, readSince: mark, frameSize: d.frameSize) }
         let t = clock.now()
         if tooMany {
             shared.noteFault("re-initialising after \(config.maxConsecutiveFaults) consecutive faults; last: \(status.lastError ?? "?")", at: t)
             p.device.drop(at: t)
         }
-        let implausible = keepPlausible(&samples, period: p.period)
-        cutAtTraceEnd(&samples, &p, at: t)
+        let implausible = keepPlausible(&samples)
+        endAtTraceEnd(&p, at: t)
         // Without a device (dropped above) health is `lost` whatever the last data was.
         if !samples.isEmpty, p.device.driver != nil { p.device.recovery.delivered(at: t) }
         let delivered = samples.count
@@ -332,29 +334,31 @@ public final class IMUService: Sendable {
         }
     }
 
-    /// Drops the implausible samples and, on a replay on the receiver's clock, those
-    /// before its recording begins; how many were implausible.
-    private func keepPlausible(_ samples: inout [IMUSample], period: Double) -> Int {
-        let read = samples.count
-        samples.removeAll { !$0.isPlausible }
-        let implausible = read - samples.count
-        if waitsForReceiver, let emulator, !samples.isEmpty {
-            // Before its recording begins the emulated device holds the first
-            // sample; a replay on the receiver's clock starts where the trace does.
-            let begin = (emulator.traceStartTime ?? .infinity) - 0.5 * period
-            if samples[0].t < begin { samples.removeAll { $0.t < begin } }
-        }
-        return implausible
+    /// On a replay, the samples of the recording and no others: before it begins the
+    /// emulated device holds its first sample (a trace on the receiver's clock), after
+    /// it ends its last, as a sensor keeps sampling. The emulator says how many of the
+    /// frames just read were which; their stamps could not (one sample too many at 20×).
+    private func keepRecorded(_ samples: inout [IMUSample], readSince mark: FIFOBytesRead, frameSize: Int) {
+        guard let emulator, !samples.isEmpty else { return }
+        let now = emulator.fifoBytesRead
+        let all = (now.total - mark.total) / frameSize
+        // Without a trace nothing is counted, and frames the driver dropped as garbage
+        // leave the rest unmatched: then all are kept.
+        guard all == samples.count else { return }
+        samples.removeFirst((now.beforeTrace - mark.beforeTrace) / frameSize)
+        samples.removeLast((now.afterTrace - mark.afterTrace) / frameSize)
     }
 
-    /// A replay whose recording has ended: the samples past it cut off, and the device ended.
-    private func cutAtTraceEnd(_ samples: inout [IMUSample], _ p: inout Poll, at t: Double) {
-        guard let emulator, let end = emulator.endOfTraceTime else { return }
-        // The emulated device keeps sampling past the recording; cut it there.
-        let cutoff = end + 0.5 * p.period
-        if let cut = samples.firstIndex(where: { $0.t > cutoff }) {
-            samples.removeSubrange(cut...)
-        }
+    /// Drops the implausible samples; how many they were.
+    private func keepPlausible(_ samples: inout [IMUSample]) -> Int {
+        let read = samples.count
+        samples.removeAll { !$0.isPlausible }
+        return read - samples.count
+    }
+
+    /// A replay whose recording has ended: the device ended.
+    private func endAtTraceEnd(_ p: inout Poll, at t: Double) {
+        guard let emulator, emulator.isEndOfTrace else { return }
         p.device.ended = true
         shared.noteFault("end of trace", at: t)
         shared.update { $0.endOfTrace = true }

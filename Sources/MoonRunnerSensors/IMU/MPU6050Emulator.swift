@@ -161,6 +161,9 @@ public final class MPU6050Emulator: I2CBus {
     /// Device (clock) time of the trace's last sample, once the end has been reached.
     public var endOfTraceTime: Double? { state.withLock { $0.playback.endDeviceTime } }
 
+    /// How many of the FIFO's bytes read so far came before, during and after the recording.
+    public var fifoBytesRead: FIFOBytesRead { state.withLock { $0.ledger.read } }
+
     /// A read error from the trace source, if one ended it early.
     public var traceError: String? { state.withLock { $0.playback.error } }
 

@@ -19,6 +19,9 @@ struct EmulatorState {
     var fifoCount = 0
     var lastFIFOByte: UInt8 = 0
     var latchedCount = 0
+    var ledger = FIFOTraceLedger()
+    /// The frame being pushed holds a sample of the recording (not one held before or after it).
+    private var pushingRecorded = false
 
     // Sample clock
     var phaseOrigin = 0.0
@@ -52,6 +55,7 @@ struct EmulatorState {
     mutating func resetRegisters() {
         for i in regs.indices { regs[i] = 0 }
         regs[Int(MPU6050Register.pwrMgmt1)] = MPU6050Bits.sleep   // reset value 0x40
+        ledger.dropped(fifoCount)
         fifoHead = 0
         fifoCount = 0
         latchedCount = 0
@@ -119,6 +123,7 @@ struct EmulatorState {
                 lastFIFOByte = fifo[fifoHead]
                 fifoHead = (fifoHead + 1) % fifo.count
                 fifoCount -= 1
+                if playback.hasSource { ledger.popped() }
             }
             return lastFIFOByte
         default:
@@ -148,6 +153,7 @@ struct EmulatorState {
             restartSampleClock(at: t)
         case MPU6050Register.userCtrl:
             if value & MPU6050Bits.userFIFOReset != 0 {
+                ledger.dropped(fifoCount)
                 fifoHead = 0
                 fifoCount = 0
                 stats.fifoResets += 1
@@ -194,6 +200,7 @@ struct EmulatorState {
         for k in first...due {
             let tick = phaseOrigin + Double(k) * period
             let value = traceValue(at: tick, storing: frame > 0)
+            pushingRecorded = playback.started && !playback.ended
             stats.samplesTaken += 1
             latch(value)
             regs[Int(MPU6050Register.intStatus)] |= MPU6050Bits.intDataReady
@@ -205,6 +212,7 @@ struct EmulatorState {
                 pushFrame()
             }
         }
+        pushingRecorded = false
         lastTick = due
     }
 
@@ -273,10 +281,12 @@ struct EmulatorState {
         if fifoCount == fifo.count {
             fifoHead = (fifoHead + 1) % fifo.count
             fifoCount -= 1
+            ledger.dropped(1)
             markOverflow()
         }
         fifo[(fifoHead + fifoCount) % fifo.count] = byte
         fifoCount += 1
+        ledger.pushed(recorded: pushingRecorded)
     }
 
     private mutating func markOverflow() {
